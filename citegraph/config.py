@@ -1,0 +1,82 @@
+"""One typed configuration, read from flags, the environment and an optional TOML file.
+
+Precedence: explicit overrides (CLI flags) > environment > config file > defaults.
+The Neo4j password never has a default and never lives in code: it comes from
+``CITEGRAPH_PASSWORD`` or the config file (``CITEGRAPH_CONFIG``, default
+``~/.config/citegraph/config.toml``). The embedded ArcadeDB server generates its own.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from .errors import ConfigError
+
+ENV_PREFIX = "CITEGRAPH_"
+DEFAULT_CONFIG_FILE = Path("~/.config/citegraph/config.toml")
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "citegraph"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Where the graph lives and how to reach it.
+
+    ``uri`` unset means the embedded default: a private ArcadeDB server under
+    ``data_dir``. ``database`` unset means the server's default database.
+    """
+
+    uri: str | None = None
+    user: str = "neo4j"
+    password: str | None = None
+    database: str | None = None
+    data_dir: Path = field(default_factory=_default_data_dir)
+    heap: str | None = None  # JVM heap of the embedded ArcadeDB server, e.g. "4g"
+
+    @property
+    def embedded(self) -> bool:
+        return self.uri is None
+
+    def require_password(self) -> str:
+        if self.password is None:
+            raise ConfigError(
+                f"CITEGRAPH_PASSWORD is not set: the server at {self.uri} needs a password "
+                "(set the environment variable or 'password' in the config file)."
+            )
+        return self.password
+
+    @classmethod
+    def load(cls, config_file: Path | None = None, **overrides: object) -> "Config":
+        """Build the configuration; ``None`` overrides are ignored so unset flags fall through."""
+        values: dict[str, object] = {}
+        path = config_file or Path(os.environ.get(f"{ENV_PREFIX}CONFIG", DEFAULT_CONFIG_FILE)).expanduser()
+        if config_file is not None and not path.is_file():
+            raise ConfigError(f"config file {path} does not exist")
+        if path.is_file():
+            values.update(_read_file(path))
+        for f in fields(cls):
+            env = os.environ.get(ENV_PREFIX + f.name.upper())
+            if env:
+                values[f.name] = env
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if "data_dir" in values:
+            values["data_dir"] = Path(str(values["data_dir"])).expanduser()
+        return replace(cls(), **values)
+
+
+def _read_file(path: Path) -> dict[str, object]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config file {path}: {exc}") from exc
+    known = {f.name for f in fields(Config)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"config file {path}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return {k: str(v) for k, v in data.items()}

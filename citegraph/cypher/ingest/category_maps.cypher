@@ -1,0 +1,9 @@
+// Links arXiv categories to the ACM concepts they map to (the arXiv→ACM fusion map).
+// Parameters: $rows: list of {category: arXiv code, codes: list of ACM codes}.
+// Returns: nothing.
+UNWIND $rows AS row
+MERGE (c:ArxivCategory {code: row.category})
+WITH c, row
+UNWIND row.codes AS code
+MERGE (a:AcmConcept {code: code})
+MERGE (c)-[:MAPS_TO]->(a)

@@ -1,0 +1,6 @@
+// Recomputes citation_count (in-corpus inbound citations) of the given papers.
+// Parameters: $ids: list of paper ids.
+// Returns: nothing.
+UNWIND $ids AS id
+MATCH (p:Paper {id: id})
+SET p.citation_count = COUNT { (p)<-[:CITES]-() }

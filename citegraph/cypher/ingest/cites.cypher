@@ -1,0 +1,12 @@
+// Merges citation edges. Contexts and sections replace earlier ones only when the
+// source has them, so a metadata-only re-ingest keeps the contexts of a full-text one.
+// Parameters: $rows: list of {citing, cited, contexts: list|null, sections: list|null,
+//             n_contexts: int|null}; both ends must exist (see ingest/stubs).
+// Returns: nothing.
+UNWIND $rows AS row
+MATCH (a:Paper {id: row.citing})
+MATCH (b:Paper {id: row.cited})
+MERGE (a)-[c:CITES]->(b)
+SET c.contexts = coalesce(row.contexts, c.contexts),
+    c.sections = coalesce(row.sections, c.sections),
+    c.n_contexts = coalesce(row.n_contexts, c.n_contexts)

@@ -1,0 +1,14 @@
+// Deletes up to $limit :External stubs with their citations (the 'drop' policy for
+// papers cited but absent from the corpus) and recounts citation_count of the papers
+// the deleted stubs cited. Run until it returns 0: one DETACH DELETE of millions of
+// elements can exhaust the transaction or deadlock.
+// Parameters: $limit: int.
+// Returns: deleted: the number of stubs deleted.
+MATCH (p:Paper:External)
+WITH p LIMIT $limit
+OPTIONAL MATCH (p)-[:CITES]->(q:Paper)
+WHERE NOT q:External
+WITH collect(DISTINCT p) AS stubs, collect(DISTINCT q) AS cited
+FOREACH (s IN stubs | DETACH DELETE s)
+FOREACH (q IN cited | SET q.citation_count = COUNT { (q)<-[:CITES]-() })
+RETURN size(stubs) AS deleted

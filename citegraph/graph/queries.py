@@ -1,0 +1,95 @@
+"""Named Cypher queries, loaded from ``citegraph/cypher/<name>.cypher``.
+
+Cypher text lives only in those files so that it can be read, reviewed and pasted into
+Neo4j Browser as it is. Each file opens with ``//`` comment lines saying what the query
+does, its parameters and what it returns; the loader keeps that header as the query's
+documentation and finds the ``$parameters`` in the text, so a call that forgets one fails
+before it reaches the server, naming the query and the parameter.
+
+A file may hold several statements separated by a ``;`` at the end of a line (schema
+files do: Neo4j runs schema commands one per transaction).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from ..errors import CitegraphError
+
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_STATEMENT_END = re.compile(r";[ \t]*(?:\n|$)")
+_NAME = re.compile(r"^[a-z0-9_]+(?:/[a-z0-9_]+)*$")
+
+
+@dataclass(frozen=True, slots=True)
+class CypherQuery:
+    name: str
+    doc: str
+    statements: tuple[str, ...]
+    parameters: frozenset[str]
+
+    @property
+    def text(self) -> str:
+        return ";\n".join(self.statements)
+
+    def check(self, params: dict[str, object]) -> None:
+        missing = sorted(self.parameters - params.keys())
+        if missing:
+            raise CitegraphError(
+                f"query '{self.name}' needs parameter(s) {', '.join('$' + m for m in missing)}"
+            )
+
+
+def _cypher_dir():
+    return resources.files("citegraph") / "cypher"
+
+
+def _strip_comments(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+
+
+def parse(name: str, text: str) -> CypherQuery:
+    lines = text.splitlines()
+    header = []
+    for line in lines:
+        if not line.lstrip().startswith("//"):
+            break
+        header.append(line.lstrip()[2:].strip())
+    statements = tuple(
+        s.strip() for s in _STATEMENT_END.split(_strip_comments(text)) if s.strip()
+    )
+    if not header:
+        raise CitegraphError(f"query '{name}' has no header comment (what it does, parameters, returns)")
+    if not statements:
+        raise CitegraphError(f"query '{name}' holds no statement")
+    params = frozenset(p for s in statements for p in _PARAM.findall(s))
+    return CypherQuery(name, "\n".join(header).strip(), statements, params)
+
+
+@cache
+def load(name: str) -> CypherQuery:
+    """The query stored as ``cypher/<name>.cypher`` (``name`` may hold ``/`` for subfolders)."""
+    if not _NAME.match(name):
+        raise CitegraphError(f"invalid query name '{name}'")
+    path = _cypher_dir().joinpath(*f"{name}.cypher".split("/"))
+    if not path.is_file():
+        raise CitegraphError(f"no query named '{name}'; see `citegraph query --list`")
+    return parse(name, path.read_text(encoding="utf-8"))
+
+
+def names() -> list[str]:
+    """Every query name, subfolders included, sorted."""
+    found: list[str] = []
+
+    def walk(node, prefix: str) -> None:
+        for child in node.iterdir():
+            if child.is_dir():
+                walk(child, f"{prefix}{child.name}/")
+            elif child.name.endswith(".cypher"):
+                found.append(prefix + child.name.removesuffix(".cypher"))
+
+    walk(_cypher_dir(), "")
+    return sorted(found)

@@ -1,0 +1,18 @@
+"""The graph schema (constraints and indexes) and whole-graph maintenance."""
+
+from __future__ import annotations
+
+from .store import GraphStore
+
+
+def apply_schema(store: GraphStore) -> None:
+    """Create the constraints and indexes of ``cypher/schema.cypher``; idempotent."""
+    store.apply("schema")
+
+
+def clear_graph(store: GraphStore, batch: int = 10_000) -> int:
+    """Delete every node and relationship, in batches; returns the nodes deleted."""
+    total = 0
+    while deleted := store.value("admin/delete_some", limit=batch):
+        total += deleted
+    return total

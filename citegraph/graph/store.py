@@ -1,0 +1,138 @@
+"""GraphStore: named, parameterised Cypher over Bolt with the official neo4j driver.
+
+One small interface for every caller: stream the rows of a named query lazily, write a
+batch of named statements in one transaction, apply a multi-statement file, close.
+Transient failures (deadlocks, leader switches, a server restarting) are retried with
+exponential backoff: writes through the driver's managed transactions, reads until the
+first row has been handed to the caller (after that a retry would repeat rows).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
+
+from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, Query
+from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
+
+from .queries import CypherQuery, load
+
+_WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|LOAD\s+CSV)\b", re.IGNORECASE)
+_RETRYABLE = (ServiceUnavailable, SessionExpired, TransientError)
+
+
+class Write(NamedTuple):
+    """One statement of a write batch: a query name and its parameters."""
+
+    query: str
+    params: Mapping[str, Any]
+
+
+def _counters(summary) -> Counter[str]:
+    return Counter({k: v for k, v in vars(summary.counters).items()
+                    if not k.startswith("_") and isinstance(v, int) and not isinstance(v, bool) and v})
+
+
+def _writes(query: CypherQuery) -> bool:
+    return bool(_WRITES.search(query.text))
+
+
+class GraphStore:
+    """A Bolt connection to the citation graph.
+
+    Built by :func:`citegraph.graph.open_store`, which also starts the embedded server
+    when no URI is configured; closing the store stops a server it started.
+    """
+
+    def __init__(self, driver: Driver, database: str | None = None, *, on_close=None,
+                 retries: int = 5, backoff: float = 0.5, fetch_size: int = 1000):
+        self._driver = driver
+        self.database = database
+        self._on_close = on_close
+        self.retries = retries
+        self.backoff = backoff
+        self.fetch_size = fetch_size
+
+    # -- reads ---------------------------------------------------------------------
+    def rows(self, name: str, /, **params: Any) -> Iterator[dict[str, Any]]:
+        """Stream the rows of query ``name`` as dicts, fetched lazily in pages."""
+        query = load(name)
+        query.check(params)
+        if len(query.statements) != 1:
+            raise ValueError(f"query '{name}' holds {len(query.statements)} statements; use apply()")
+        mode = WRITE_ACCESS if _writes(query) else READ_ACCESS
+        for attempt in range(self.retries + 1):
+            yielded = False
+            try:
+                with self._driver.session(database=self.database, default_access_mode=mode,
+                                          fetch_size=self.fetch_size) as session:
+                    result = session.run(Query(query.statements[0]), params)
+                    for record in result:
+                        yielded = True
+                        yield record.data()
+                return
+            except _RETRYABLE:
+                if yielded or attempt == self.retries:
+                    raise
+                time.sleep(self.backoff * 2**attempt)
+
+    def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """All rows of a query known to return few."""
+        return list(self.rows(name, **params))
+
+    def value(self, name: str, /, **params: Any) -> Any:
+        """The single value of a one-row, one-column query."""
+        rows = self.run(name, **params)
+        if len(rows) != 1 or len(rows[0]) != 1:
+            raise ValueError(f"query '{name}' returned {len(rows)} row(s), expected one value")
+        return next(iter(rows[0].values()))
+
+    # -- writes --------------------------------------------------------------------
+    def write(self, *steps: Write) -> list[Counter[str]]:
+        """Run the statements in one transaction (all or nothing), retried if transient.
+
+        Returns each statement's update counters (nodes_created, relationships_created, ...).
+        """
+        loaded = []
+        for step in steps:
+            query = load(step.query)
+            query.check(dict(step.params))
+            if len(query.statements) != 1:
+                raise ValueError(f"query '{step.query}' holds {len(query.statements)} statements")
+            loaded.append((query.statements[0], step.params))
+
+        def work(tx) -> list[Counter[str]]:
+            return [_counters(tx.run(text, params).consume()) for text, params in loaded]
+
+        with self._driver.session(database=self.database) as session:
+            return session.execute_write(work)
+
+    def apply(self, name: str, /, **params: Any) -> None:
+        """Run every statement of a multi-statement file, each in its own transaction."""
+        query = load(name)
+        query.check(params)
+        with self._driver.session(database=self.database) as session:
+            for statement in query.statements:
+                used = {k: v for k, v in params.items() if f"${k}" in statement}
+                session.run(Query(statement), used).consume()
+
+    # -- lifecycle -----------------------------------------------------------------
+    def server_info(self) -> dict[str, str]:
+        info = self._driver.get_server_info()
+        return {"agent": info.agent, "protocol": ".".join(map(str, info.protocol_version)),
+                "address": str(info.address)}
+
+    def close(self) -> None:
+        self._driver.close()
+        if self._on_close is not None:
+            self._on_close()
+            self._on_close = None
+
+    def __enter__(self) -> "GraphStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,140 @@
+"""Typed records: what every reader yields and the graph writer consumes.
+
+Readers know their source format and nothing about Cypher; the writer knows Cypher and
+nothing about formats. These dataclasses are the boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import Location, Problem
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    id: str
+    name: str
+
+    @classmethod
+    def from_name(cls, name: str) -> "Author":
+        """An author known only by name (S2ORC, arXiv): the id is the normalised name.
+
+        Sources without author ids give no way to tell two people of one name apart, so
+        they share a node; sources with ids keep theirs.
+        """
+        name = " ".join(name.split())
+        return cls("name:" + name.casefold(), name)
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A citation from the paper that holds it to ``cited_id``.
+
+    ``contexts`` are the citing sentences (with one sentence before and after where the
+    source has full text); ``sections`` the section titles they occur in.
+    ``n_contexts`` is how often the citing paper cites it in its text, when known.
+    """
+
+    cited_id: str
+    contexts: tuple[str, ...] = ()
+    sections: tuple[str, ...] = ()
+    n_contexts: int | None = None
+
+
+def merge_references(references: Iterable[Reference]) -> tuple[Reference, ...]:
+    """One reference per cited id, in first-seen order: repeats pool their contexts."""
+    merged: dict[str, Reference] = {}
+    for ref in references:
+        seen = merged.get(ref.cited_id)
+        if seen is None:
+            merged[ref.cited_id] = ref
+            continue
+        counts = [n for n in (seen.n_contexts, ref.n_contexts) if n is not None]
+        merged[ref.cited_id] = Reference(ref.cited_id, seen.contexts + ref.contexts,
+                                         unique_strings(seen.sections + ref.sections),
+                                         sum(counts) if counts else None)
+    return tuple(merged.values())
+
+
+def unique_strings(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(values))
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    id: str
+    title: str | None = None
+    abstract: str | None = None
+    year: int | None = None
+    venue: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
+    fields: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    authors: tuple[Author, ...] = ()
+    references: tuple[Reference, ...] = ()
+
+    def props(self) -> dict[str, Any]:
+        """The node properties this record sets (unset ones are left as they are)."""
+        values = {"title": self.title, "abstract": self.abstract, "year": self.year,
+                  "venue": self.venue, "doi": self.doi, "arxiv_id": self.arxiv_id}
+        return {k: v for k, v in values.items() if v is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A stand-alone citation edge, for sources that list edges apart from papers."""
+
+    citing_id: str
+    reference: Reference
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A MAG top-level field of study."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ArxivCategory:
+    code: str
+    name: str
+    archive: str
+    group: str
+    group_name: str
+    active: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AcmConcept:
+    """A concept of an ACM classification scheme ('ccs2012' or 'acm1998')."""
+
+    code: str
+    label: str | None
+    scheme: str
+    broader: tuple[str, ...] = ()
+    alt_labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryMapping:
+    """The arXiv→ACM fusion map: an arXiv category and the ACM concepts it covers."""
+
+    category: str
+    acm_codes: tuple[str, ...]
+
+
+Record = Paper | Citation | Field | ArxivCategory | AcmConcept | CategoryMapping
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One thing a reader found at a location: a record, or the problem that prevented one."""
+
+    where: Location
+    record: Record | None = None
+    problem: Problem | None = None

@@ -1,0 +1,160 @@
+"""Reading input files line by line, turning every defect into a located Problem.
+
+Readers are built from these pieces so that all formats report bad input the same way:
+file, 1-based line and field, in words — never a traceback from deep inside a parser.
+Compressed inputs (.gz, .bz2, .xz) are read as streams; a truncated archive is reported
+at the line where it ends.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import lzma
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from ..errors import Location, Problem
+from .records import Item, Record
+
+_OPENERS: dict[str, Callable[[Path], BinaryIO]] = {
+    ".gz": lambda p: gzip.open(p, "rb"),
+    ".bz2": lambda p: bz2.open(p, "rb"),
+    ".xz": lambda p: lzma.open(p, "rb"),
+}
+
+
+class BadField(Exception):
+    """Raised by a record parser: ``field`` of the current record is wrong."""
+
+    def __init__(self, field: str | None, reason: str):
+        super().__init__(reason)
+        self.field = field
+        self.reason = reason
+
+
+def open_binary(path: Path) -> BinaryIO:
+    opener = _OPENERS.get(path.suffix)
+    return opener(path) if opener else open(path, "rb")
+
+
+def lines(path: Path) -> Iterator[tuple[Location, str | Problem]]:
+    """Yield each line's location with its text, or the Problem that stops reading it."""
+    number = 0
+    with open_binary(path) as f:
+        raw_lines = iter(f)
+        while True:
+            try:
+                raw = next(raw_lines)
+            except StopIteration:
+                return
+            except (EOFError, OSError, lzma.LZMAError) as exc:
+                where = Location(path, number + 1)
+                yield where, Problem(where, None, f"file is truncated or corrupt ({exc})")
+                return
+            number += 1
+            where = Location(path, number)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield where, Problem(where, None, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})")
+                continue
+            yield where, text
+
+
+def json_objects(path: Path) -> Iterator[tuple[Location, dict[str, Any] | Problem]]:
+    """JSON Lines: one object per non-blank line."""
+    for where, text in lines(path):
+        if isinstance(text, Problem):
+            yield where, text
+            continue
+        unterminated = not text.endswith("\n")  # only the last line can lack one
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            hint = " (the file may be truncated: its last line has no newline)" if unterminated else ""
+            yield where, Problem(where, None, f"malformed JSON: {exc.msg} at column {exc.colno}{hint}")
+            continue
+        if not isinstance(value, dict):
+            yield where, Problem(where, None, f"expected a JSON object, got {type(value).__name__}")
+            continue
+        yield where, value
+
+
+def items(located: Iterable[tuple[Location, Any]], parse: Callable[[Any], Iterable[Record]]) -> Iterator[Item]:
+    """Apply a record parser to located values; a BadField becomes a Problem at that line.
+
+    A value's records are materialised before any is yielded, so a bad value yields
+    nothing but its Problem.
+    """
+    for where, value in located:
+        if isinstance(value, Problem):
+            yield Item(where, problem=value)
+            continue
+        try:
+            records = list(parse(value))
+        except BadField as bad:
+            yield Item(where, problem=Problem(where, bad.field, bad.reason))
+            continue
+        for record in records:
+            yield Item(where, record=record)
+
+
+# -- field accessors used by the parsers ----------------------------------------------
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def text(obj: Mapping[str, Any], field: str, *, required: bool = False) -> str | None:
+    """A string field, stripped; empty means absent."""
+    value = obj.get(field)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise BadField(field, "is missing" if value is None else "is empty")
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise BadField(field, f"expected a string, got {_kind(value)}")
+    return str(value).strip()
+
+
+def integer(obj: Mapping[str, Any], field: str) -> int | None:
+    """An integer field; digit strings (some dumps quote years) are accepted."""
+    value = obj.get(field)
+    if value is None or value == "":
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    raise BadField(field, f"expected an integer, got {_kind(value)} {value!r}"[:200])
+
+
+def strings(obj: Mapping[str, Any], field: str) -> tuple[str, ...]:
+    """A list of strings (null or absent is empty)."""
+    value = obj.get(field)
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise BadField(field, f"expected a list of strings, got {_kind(value)}")
+    out = []
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise BadField(f"{field}[{i}]", f"expected a string, got {_kind(item)}")
+        if item.strip():
+            out.append(item.strip())
+    return tuple(out)
+
+
+def objects(obj: Mapping[str, Any], field: str) -> list[Any]:
+    """A list field (null or absent is empty)."""
+    value = obj.get(field)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise BadField(field, f"expected a list, got {_kind(value)}")
+    return value
+

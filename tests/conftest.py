@@ -1,0 +1,67 @@
+"""Shared fixtures: one real ArcadeDB Bolt server for the session, a clean graph per test.
+
+Tests marked ``server`` get the graph through Bolt exactly as users do. ``SHARED`` is the
+reference data folder of the workplace (real samples of every input format).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from citegraph.config import Config
+from citegraph.graph import ArcadeServer, GraphStore, open_store
+from citegraph.graph.arcadedb import DATABASE, USER
+from citegraph.graph.schema import clear_graph
+
+SHARED = Path(os.environ.get("CITEGRAPH_SHARED", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+def shared(relative: str) -> Path:
+    path = SHARED / relative
+    if not path.exists():
+        pytest.skip(f"reference data {path} is not available")
+    return path
+
+
+@pytest.fixture(scope="session")
+def arcade_server(tmp_path_factory) -> ArcadeServer:
+    server = ArcadeServer(tmp_path_factory.mktemp("arcadedb"), heap="1g")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def server_config(arcade_server: ArcadeServer, tmp_path_factory) -> Config:
+    info = arcade_server.status()
+    return Config(uri=info.uri, user=USER, password=arcade_server.password(), database=DATABASE,
+                  data_dir=tmp_path_factory.mktemp("data"))
+
+
+@pytest.fixture
+def store(server_config: Config) -> GraphStore:
+    """A store on the session server, with the graph emptied before the test."""
+    with open_store(server_config) as store:
+        clear_graph(store)
+        yield store
+
+
+@pytest.fixture
+def server_env(server_config: Config, monkeypatch) -> dict[str, str]:
+    """Environment that points a citegraph subprocess at the session server."""
+    env = {"CITEGRAPH_URI": server_config.uri, "CITEGRAPH_USER": server_config.user,
+           "CITEGRAPH_PASSWORD": server_config.password, "CITEGRAPH_DATABASE": server_config.database,
+           "CITEGRAPH_DATA_DIR": str(server_config.data_dir)}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return {**os.environ, **env}
+
+
+def pytest_collection_modifyitems(items):
+    """Tests that touch the session server are marked ``server`` without saying so."""
+    for item in items:
+        if {"arcade_server", "server_config", "store", "server_env"} & set(item.fixturenames):
+            item.add_marker(pytest.mark.server)
