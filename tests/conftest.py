@@ -14,7 +14,6 @@ import pytest
 from citegraph.config import Config
 from citegraph.graph import ArcadeServer, GraphStore, open_store
 from citegraph.graph.arcadedb import DATABASE, USER
-from citegraph.graph.schema import clear_graph
 
 SHARED = Path(os.environ.get("CITEGRAPH_SHARED", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
@@ -42,10 +41,10 @@ def server_config(arcade_server: ArcadeServer, tmp_path_factory) -> Config:
 
 
 @pytest.fixture
-def store(server_config: Config) -> GraphStore:
-    """A store on the session server, with the graph emptied before the test."""
+def store(arcade_server: ArcadeServer, server_config: Config) -> GraphStore:
+    """A store on the session server, on a database created afresh for the test."""
+    arcade_server.recreate_database()
     with open_store(server_config) as store:
-        clear_graph(store)
         yield store
 
 

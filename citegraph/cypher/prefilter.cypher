@@ -3,7 +3,8 @@
 // abstract of at least $min_abstract characters, at least $min_citations citations
 // (citation_count: in-corpus inbound citations). :External stubs are never eligible.
 // Runs in batches of 10,000 papers (a single transaction over millions deadlocks).
-// Parameters: $min_abstract: int (paper: 30), $min_citations: int (paper: 3).
+// $min_abstract: int — minimum abstract length in characters (paper: 30)
+// $min_citations: int — minimum citation_count (paper: 3)
 // Returns: nothing; see prefilter_counts.
 MATCH (p:Paper)
 CALL {

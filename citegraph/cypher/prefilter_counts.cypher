@@ -1,5 +1,6 @@
 // How many corpus papers (not :External stubs) pass each prefilter criterion, and all.
-// Parameters: $min_abstract: int, $min_citations: int (as given to prefilter).
+// $min_abstract: int — as given to prefilter
+// $min_citations: int — as given to prefilter
 // Returns: papers, with_year, with_title, with_abstract, with_citations, eligible.
 MATCH (p:Paper)
 WHERE NOT p:External

@@ -1,6 +1,5 @@
 // The constraints and indexes of the citation graph, created if missing (idempotent).
 // Uniqueness constraints also index their key, so MERGE on it is an index lookup.
-// Parameters: none.
 // Returns: nothing.
 CREATE CONSTRAINT paper_id IF NOT EXISTS FOR (p:Paper) REQUIRE p.id IS UNIQUE;
 CREATE CONSTRAINT field_name IF NOT EXISTS FOR (f:Field) REQUIRE f.name IS UNIQUE;

@@ -2,9 +2,15 @@
 
 Cypher text lives only in those files so that it can be read, reviewed and pasted into
 Neo4j Browser as it is. Each file opens with ``//`` comment lines saying what the query
-does, its parameters and what it returns; the loader keeps that header as the query's
-documentation and finds the ``$parameters`` in the text, so a call that forgets one fails
-before it reaches the server, naming the query and the parameter.
+does, one line per parameter and what it returns::
+
+    // Papers most cited within the corpus.
+    // $limit: int — how many
+    // Returns: id, title, year, citation_count
+
+The loader keeps that header as the query's documentation, checks that the declared
+parameters are exactly the ones the text uses, and so can convert command-line strings
+to the declared types and reject a call that forgets one before it reaches the server.
 
 A file may hold several statements separated by a ``;`` at the end of a line (schema
 files do: Neo4j runs schema commands one per transaction).
@@ -12,6 +18,7 @@ files do: Neo4j runs schema commands one per transaction).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -20,8 +27,33 @@ from importlib import resources
 from ..errors import CitegraphError
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_DECLARED = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(\w+)\s*(?:—\s*(.*))?$")
+TYPES = {"int": int, "float": float, "string": str, "bool": bool, "list": list, "map": dict}
 _STATEMENT_END = re.compile(r";[ \t]*(?:\n|$)")
 _NAME = re.compile(r"^[a-z0-9_]+(?:/[a-z0-9_]+)*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    name: str
+    type: str  # a key of TYPES
+    doc: str
+
+    def parse(self, text: str) -> object:
+        """Convert a command-line string to this parameter's type."""
+        if self.type == "string":
+            return text
+        if self.type == "bool" and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            value = None
+        if self.type == "float" and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, TYPES[self.type]) or (self.type == "int" and isinstance(value, bool)):
+            raise CitegraphError(f"parameter ${self.name} must be {self.type} (JSON for list/map), got {text!r}")
+        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,14 +61,14 @@ class CypherQuery:
     name: str
     doc: str
     statements: tuple[str, ...]
-    parameters: frozenset[str]
+    parameters: dict[str, Parameter]
 
     @property
     def text(self) -> str:
         return ";\n".join(self.statements)
 
     def check(self, params: dict[str, object]) -> None:
-        missing = sorted(self.parameters - params.keys())
+        missing = sorted(self.parameters.keys() - params.keys())
         if missing:
             raise CitegraphError(
                 f"query '{self.name}' needs parameter(s) {', '.join('$' + m for m in missing)}"
@@ -65,8 +97,18 @@ def parse(name: str, text: str) -> CypherQuery:
         raise CitegraphError(f"query '{name}' has no header comment (what it does, parameters, returns)")
     if not statements:
         raise CitegraphError(f"query '{name}' holds no statement")
-    params = frozenset(p for s in statements for p in _PARAM.findall(s))
-    return CypherQuery(name, "\n".join(header).strip(), statements, params)
+    declared = {}
+    for line in header:
+        if match := _DECLARED.match(line):
+            pname, ptype, pdoc = match.groups()
+            if ptype not in TYPES:
+                raise CitegraphError(f"query '{name}': parameter ${pname} has unknown type '{ptype}' "
+                                     f"(known: {', '.join(TYPES)})")
+            declared[pname] = Parameter(pname, ptype, (pdoc or "").strip())
+    used = {p for s in statements for p in _PARAM.findall(s)}
+    if used != declared.keys():
+        raise CitegraphError(f"query '{name}': the header declares {sorted(declared)} but the text uses {sorted(used)}")
+    return CypherQuery(name, "\n".join(header).strip(), statements, declared)
 
 
 @cache

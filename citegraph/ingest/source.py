@@ -12,6 +12,7 @@ import bz2
 import gzip
 import json
 import lzma
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -109,8 +110,13 @@ def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
+def nfc(value: str) -> str:
+    """Unicode NFC, so that 'ĭ' typed as i + combining breve equals the precomposed one."""
+    return value if unicodedata.is_normalized("NFC", value) else unicodedata.normalize("NFC", value)
+
+
 def text(obj: Mapping[str, Any], field: str, *, required: bool = False) -> str | None:
-    """A string field, stripped; empty means absent."""
+    """A string field, stripped and NFC-normalised; empty means absent."""
     value = obj.get(field)
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
@@ -118,7 +124,7 @@ def text(obj: Mapping[str, Any], field: str, *, required: bool = False) -> str |
         return None
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise BadField(field, f"expected a string, got {_kind(value)}")
-    return str(value).strip()
+    return nfc(str(value).strip())
 
 
 def integer(obj: Mapping[str, Any], field: str) -> int | None:
@@ -145,7 +151,7 @@ def strings(obj: Mapping[str, Any], field: str) -> tuple[str, ...]:
         if not isinstance(item, str):
             raise BadField(f"{field}[{i}]", f"expected a string, got {_kind(item)}")
         if item.strip():
-            out.append(item.strip())
+            out.append(nfc(item.strip()))
     return tuple(out)
 
 

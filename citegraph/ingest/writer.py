@@ -98,11 +98,13 @@ class GraphWriter:
         add("cites", "rows", [_edge_row(citing, ref) for citing, ref in kept])
         add("citation_counts", "ids", list(dict.fromkeys(ref.cited_id for _, ref in kept)))
         steps.extend(extra)
-        roles.extend("" for _ in extra)
+        roles.extend("extra" for _ in extra)
 
         if not steps:
             return stats
         for role, counters in zip(roles, self.store.write(*steps)):
+            if role == "extra":  # bookkeeping such as checkpoints is not data
+                continue
             stats.nodes_created += counters["nodes_created"]
             stats.relationships_created += counters["relationships_created"]
             stats.properties_set += counters["properties_set"]

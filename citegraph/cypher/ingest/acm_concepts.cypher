@@ -1,6 +1,6 @@
 // Upserts ACM classification concepts (CCS 2012 or ACM 1998) and their BROADER links.
 // A broader concept not yet seen is created by code and labelled when it arrives.
-// Parameters: $rows: list of {code, label|null, scheme, alt_labels, broader: list of codes}.
+// $rows: list — of {code, label (may be null), scheme, alt_labels, broader: list of codes}
 // Returns: nothing.
 UNWIND $rows AS row
 MERGE (c:AcmConcept {code: row.code})

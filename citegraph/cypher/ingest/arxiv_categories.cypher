@@ -1,5 +1,5 @@
 // Upserts arXiv categories with their archive and group.
-// Parameters: $rows: list of {code, name, archive, group, group_name, active}.
+// $rows: list — of {code, name, archive, group, group_name, active}
 // Returns: nothing.
 UNWIND $rows AS row
 MERGE (c:ArxivCategory {code: row.code})

@@ -1,5 +1,5 @@
 // Links arXiv categories to the ACM concepts they map to (the arXiv→ACM fusion map).
-// Parameters: $rows: list of {category: arXiv code, codes: list of ACM codes}.
+// $rows: list — of {category: arXiv code, codes: list of ACM codes}
 // Returns: nothing.
 UNWIND $rows AS row
 MERGE (c:ArxivCategory {code: row.category})

@@ -1,5 +1,5 @@
 // Forgets the resume points of the given input files (ingest --restart).
-// Parameters: $keys: list of strings.
+// $keys: list — checkpoint keys
 // Returns: nothing.
 MATCH (c:IngestCheckpoint)
 WHERE c.key IN $keys

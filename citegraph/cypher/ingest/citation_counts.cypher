@@ -1,5 +1,5 @@
 // Recomputes citation_count (in-corpus inbound citations) of the given papers.
-// Parameters: $ids: list of paper ids.
+// $ids: list — paper ids
 // Returns: nothing.
 UNWIND $ids AS id
 MATCH (p:Paper {id: id})

@@ -1,7 +1,6 @@
 // Merges citation edges. Contexts and sections replace earlier ones only when the
 // source has them, so a metadata-only re-ingest keeps the contexts of a full-text one.
-// Parameters: $rows: list of {citing, cited, contexts: list|null, sections: list|null,
-//             n_contexts: int|null}; both ends must exist (see ingest/stubs).
+// $rows: list — of {citing, cited, contexts: list or null, sections: list or null, n_contexts: int or null}; both ends must exist (see ingest/stubs)
 // Returns: nothing.
 UNWIND $rows AS row
 MATCH (a:Paper {id: row.citing})

@@ -2,7 +2,7 @@
 // papers cited but absent from the corpus) and recounts citation_count of the papers
 // the deleted stubs cited. Run until it returns 0: one DETACH DELETE of millions of
 // elements can exhaust the transaction or deadlock.
-// Parameters: $limit: int.
+// $limit: int — at most this many stubs per call
 // Returns: deleted: the number of stubs deleted.
 MATCH (p:Paper:External)
 WITH p LIMIT $limit

@@ -1,5 +1,5 @@
 // Links papers to their authors (:Author)-[:WROTE {position}]->(:Paper).
-// Parameters: $rows: list of {id: paper id, authors: list of {id, name, position}}.
+// $rows: list — of {id: paper id, authors: list of {id, name, position}}
 // Returns: nothing.
 UNWIND $rows AS row
 MATCH (p:Paper {id: row.id})

@@ -1,6 +1,6 @@
 // Links papers to their arXiv categories, creating a category not seen before (the
 // taxonomy ingest fills in its name, archive and group).
-// Parameters: $rows: list of {id: paper id, codes: list of arXiv category codes}.
+// $rows: list — of {id: paper id, codes: list of arXiv category codes}
 // Returns: nothing.
 UNWIND $rows AS row
 MATCH (p:Paper {id: row.id})

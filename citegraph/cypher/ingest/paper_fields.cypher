@@ -1,5 +1,5 @@
 // Links papers to their MAG fields of study, creating a field not seen before.
-// Parameters: $rows: list of {id: paper id, names: list of field names}.
+// $rows: list — of {id: paper id, names: list of field names}
 // Returns: nothing.
 UNWIND $rows AS row
 MATCH (p:Paper {id: row.id})

@@ -1,7 +1,7 @@
 // Upserts papers by id and sets the properties the source gave (absent ones are kept).
 // A paper first seen as a cited :External stub becomes a full paper. New papers start
 // with citation_count 0; ingest keeps it equal to the inbound CITES count.
-// Parameters: $rows: list of {id: string, props: map}.
+// $rows: list — of {id: string, props: map}
 // Returns: nothing.
 UNWIND $rows AS row
 MERGE (p:Paper {id: row.id})

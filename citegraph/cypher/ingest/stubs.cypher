@@ -1,6 +1,6 @@
 // Creates a (:Paper:External) stub for each id not yet in the graph, so that a citation
 // to a paper outside the corpus has an end. A later ingest of that paper upgrades it.
-// Parameters: $ids: list of distinct paper ids.
+// $ids: list — distinct paper ids
 // Returns: nothing.
 UNWIND $ids AS id
 OPTIONAL MATCH (p:Paper {id: id})

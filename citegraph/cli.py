@@ -1,0 +1,375 @@
+"""The ``citegraph`` command line: a thin layer over the modules it calls.
+
+Every command that touches the graph takes the connection from flags, the environment
+(``CITEGRAPH_URI`` …) or the config file; with no URI the embedded ArcadeDB server is
+started for the command and stopped after it (or reused if ``citegraph server start`` runs).
+Heavy libraries are imported inside commands so that ``citegraph --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .config import Config
+from .errors import CitegraphError
+from .ingest.formats import FORMATS
+
+
+class _Group(click.Group):
+    """Prints a :class:`CitegraphError` as one line instead of a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except CitegraphError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+def _console():
+    from rich.console import Console
+
+    return Console()
+
+
+@click.group(cls=_Group)
+@click.version_option(__version__, prog_name="citegraph")
+@click.option("--uri", help="Bolt URI of a Neo4j 5 (or other Bolt) server [env CITEGRAPH_URI]; "
+              "unset: the embedded ArcadeDB server.")
+@click.option("--user", help="Graph user [env CITEGRAPH_USER, default neo4j]. The password comes "
+              "from CITEGRAPH_PASSWORD or the config file, never from a flag.")
+@click.option("--database", help="Database name [env CITEGRAPH_DATABASE; default: the server's].")
+@click.option("--data-dir", type=click.Path(path_type=Path), help="Where citegraph keeps its data "
+              "[env CITEGRAPH_DATA_DIR, default ~/.local/share/citegraph].")
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="TOML config file [env CITEGRAPH_CONFIG, default ~/.config/citegraph/config.toml].")
+@click.pass_context
+def main(ctx, uri, user, database, data_dir, config_file):
+    """citegraph: citation recommendation and its benchmarks on a graph database."""
+    ctx.obj = Config.load(config_file, uri=uri, user=user, database=database, data_dir=data_dir)
+
+
+@contextmanager
+def _store(config: Config):
+    from .graph import open_store
+
+    if config.embedded:
+        click.echo(f"Using the embedded ArcadeDB graph in {config.data_dir}", err=True)
+    store = open_store(config)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+# -- server ----------------------------------------------------------------------------
+@main.group()
+def server():
+    """The embedded ArcadeDB Bolt server (for users without Neo4j)."""
+
+
+def _arcade(config: Config, heap: str | None = None):
+    from .graph import embedded_server
+
+    server_ = embedded_server(config)
+    if heap:
+        server_.heap = heap
+    return server_
+
+
+@server.command("start")
+@click.option("--port", type=int, default=7687, show_default=True, help="Bolt port on 127.0.0.1.")
+@click.option("--heap", help="JVM heap, e.g. 4g (default: the JVM's, a quarter of RAM).")
+@click.pass_obj
+def server_start(config: Config, port: int, heap: str | None):
+    """Start a long-lived ArcadeDB server on 127.0.0.1 for the data directory."""
+    server_ = _arcade(config, heap)
+    info = server_.start(port, detach=True)
+    click.echo(f"ArcadeDB serves {server_.home} at {info.uri} (pid {info.pid}); log: {server_.log_file}")
+    click.echo(f"user: root; password in {server_.home / 'credentials'}. "
+               "Commands without --uri use this server while it runs.")
+
+
+@server.command("stop")
+@click.pass_obj
+def server_stop(config: Config):
+    """Stop the server of the data directory."""
+    server_ = _arcade(config)
+    click.echo("stopped" if server_.stop() else f"no server runs for {server_.home}")
+
+
+@server.command("status")
+@click.pass_obj
+def server_status(config: Config):
+    """Say whether a server runs for the data directory (exit code 1 if not)."""
+    server_ = _arcade(config)
+    info = server_.status()
+    if info is None:
+        click.echo(f"no server runs for {server_.home}")
+        sys.exit(1)
+    click.echo(f"running: {info.uri} (pid {info.pid}, HTTP {info.http_port}); log: {server_.log_file}")
+
+
+# -- ingest ----------------------------------------------------------------------------
+class _RichProgress:
+    """The ingest pipeline's Progress drawn with rich: lines done, rate, time left."""
+
+    def __init__(self, enabled: bool):
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        self._progress = Progress(
+            TextColumn("{task.description:>10}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+            TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+            console=_console(), disable=not enabled, transient=False)
+        self._task = None
+
+    def start(self, description: str, total: int | None) -> None:
+        self._progress.start()
+        self._task = self._progress.add_task(description, total=total, rate="")
+
+    def advance(self, lines: int) -> None:
+        self._progress.advance(self._task, lines)
+        speed = self._progress.tasks[-1].speed
+        self._progress.update(self._task, rate=f"{speed:,.0f} lines/s" if speed else "")
+
+    def finish(self) -> None:
+        self._progress.stop()
+
+
+INGEST_HELP = """Ingest PATHS (files or folders) in FORMAT into the graph.
+
+\b
+Formats:
+""" + "\n".join(f"  {f.name:9} {f.summary}" for f in FORMATS.values()) + """
+
+Input is validated before anything is written; writes are idempotent MERGEs in
+batches, and a killed ingest resumes where it stopped when run again.
+Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
+"""
+
+
+@main.command(help=INGEST_HELP)
+@click.argument("format_name", metavar="FORMAT", type=click.Choice(sorted(FORMATS)))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--batch-size", default=2000, show_default=True, help="Input lines per transaction.")
+@click.option("--skip-bad", is_flag=True, help="Leave bad lines out (listed in --rejects) instead of stopping.")
+@click.option("--rejects", type=click.Path(path_type=Path, dir_okay=False), default="citegraph-rejects.jsonl",
+              show_default=True, help="Where --skip-bad lists the bad lines and why.")
+@click.option("--external", type=click.Choice(["keep", "drop"]), default="keep", show_default=True,
+              help="Cited papers absent from the corpus: keep as :Paper:External stubs, or drop them "
+                   "and their citations after the ingest.")
+@click.option("--restart", is_flag=True, help="Ignore checkpoints: re-read files already ingested.")
+@click.option("--min-abstract", default=30, show_default=True, help="Prefilter: minimum abstract length.")
+@click.option("--min-citations", default=3, show_default=True, help="Prefilter: minimum citation count.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
+@click.pass_obj
+def ingest(config: Config, format_name: str, paths: tuple[Path, ...], batch_size, skip_bad, rejects,
+           external, restart, min_abstract, min_citations, progress):
+    from . import ingest as ingest_
+    from .ingest.taxonomy import BUNDLED
+
+    if not paths:
+        if format_name != "taxonomy":
+            raise click.UsageError(f"give the {format_name} file(s) or folder(s) to ingest")
+        paths = (BUNDLED,)
+    options = ingest_.IngestOptions(batch_size=batch_size, skip_bad=skip_bad, rejects=rejects, external=external,
+                                    restart=restart,
+                                    prefilter=ingest_.Prefilter(min_abstract=min_abstract, min_citations=min_citations))
+    show = sys.stderr.isatty() if progress is None else progress
+    with _store(config) as store:
+        summary = ingest_.ingest(store, ingest_.get(format_name), list(paths), options, _RichProgress(show))
+    _print_summary(summary)
+
+
+def _print_summary(summary) -> None:
+    from rich.table import Table
+
+    w = summary.write
+    table = Table(title=f"ingest {summary.format}: {summary.files} file(s), {summary.seconds:.1f} s",
+                  show_header=False)
+    rows = [
+        ("lines read", summary.lines),
+        *((f"records: {kind}", n) for kind, n in sorted(w.records.items())),
+        ("bad lines skipped", summary.rejected),
+        ("citations written", w.citations),
+        ("self-citations skipped", w.self_citations),
+        ("nodes created", w.nodes_created),
+        ("relationships created", w.relationships_created),
+        ("external stubs created", w.external_created),
+        ("external stubs now full papers", w.external_upgraded),
+        ("external stubs dropped", summary.external_dropped),
+    ]
+    rate = summary.lines / summary.seconds if summary.seconds else 0
+    rows.append(("lines/s", f"{rate:,.0f}"))
+    for label, value in rows:
+        table.add_row(label, f"{value:,}" if isinstance(value, int) else str(value))
+    console = _console()
+    console.print(table)
+    for file in summary.skipped_files:
+        console.print(f"already ingested, skipped (use --restart to re-read): {file}")
+    for file, line in summary.resumed.items():
+        console.print(f"resumed {file} after line {line:,}")
+    if summary.rejects_file:
+        console.print(f"[yellow]{summary.rejected:,} bad line(s) listed in {summary.rejects_file}[/]")
+    _print_eligibility(summary.eligibility)
+
+
+def _print_eligibility(counts: dict[str, int]) -> None:
+    labels = {"papers": "corpus papers", "with_year": "with a year", "with_title": "with a title",
+              "with_abstract": "with an abstract ≥ min length", "with_citations": "with ≥ min citations",
+              "eligible": "eligible (all of these)"}
+    _table("prefilter (MDCR §3)", [{"criterion": labels.get(k, k), "papers": v} for k, v in counts.items()])
+
+
+@main.command()
+@click.option("--min-abstract", default=30, show_default=True, help="Minimum abstract length in characters.")
+@click.option("--min-citations", default=3, show_default=True, help="Minimum in-corpus citation count.")
+@click.pass_obj
+def prefilter(config: Config, min_abstract: int, min_citations: int):
+    """Mark papers eligible for evaluation as the MDCR paper prefilters S2ORC."""
+    from .ingest import Prefilter, prefilter as prefilter_
+
+    with _store(config) as store:
+        _print_eligibility(prefilter_(store, Prefilter(min_abstract, min_citations)))
+
+
+# -- looking at the graph ----------------------------------------------------------------
+def _table(title: str, rows: list[dict]) -> None:
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in rows[0] if rows else []:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*(_cell(v) for v in row.values()))
+    _console().print(table if rows else f"{title}: no rows")
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return "" if value is None else str(value)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@click.pass_obj
+def stats(config: Config, as_json: bool):
+    """Counts per label and relationship type, and the citation degree summary."""
+    from .demo import graph_stats
+
+    with _store(config) as store:
+        result = graph_stats(store)
+    _print_stats(result, as_json)
+
+
+def _print_stats(result: dict[str, list[dict]], as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    _table("nodes per label", result["labels"])
+    _table("relationships per type", result["relationships"])
+    degrees = result["citation_degrees"][0] if result["citation_degrees"] else {}
+    _table("citation degrees", [{"statistic": k, "value": v} for k, v in degrees.items()])
+
+
+def _parse_params(query, pairs: Iterable[str]) -> dict:
+    params = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected key=value, got {pair!r}", param_hint="-p")
+        if key not in query.parameters:
+            declared = ", ".join(query.parameters) or "none"
+            raise click.BadParameter(f"query '{query.name}' has no parameter ${key} (it has: {declared})",
+                                     param_hint="-p")
+        params[key] = query.parameters[key].parse(text)
+    return params
+
+
+@main.command()
+@click.argument("name", required=False)
+@click.option("-p", "--param", "pairs", multiple=True, metavar="KEY=VALUE",
+              help="A query parameter, converted to the type the query declares (JSON for list/map).")
+@click.option("--json", "as_json", is_flag=True, help="Stream rows as JSON lines instead of a table.")
+@click.option("--list", "list_", is_flag=True, help="List the named queries with their parameters.")
+@click.pass_obj
+def query(config: Config, name: str | None, pairs: tuple[str, ...], as_json: bool, list_: bool):
+    """Run the named query NAME (a file citegraph/cypher/NAME.cypher)."""
+    from .graph import queries
+
+    if list_ or not name:
+        for qname in queries.names():
+            q = queries.load(qname)
+            params = " ".join(f"-p {p.name}=<{p.type}>" for p in q.parameters.values())
+            click.echo(f"{qname} {params}".rstrip())
+            click.echo(f"    {q.doc.splitlines()[0]}")
+        return
+    q = queries.load(name)
+    params = _parse_params(q, pairs)
+    q.check(params)
+    with _store(config) as store:
+        if len(q.statements) > 1:
+            store.apply(name, **params)
+            click.echo(f"ran {len(q.statements)} statements of {name}")
+        elif as_json:
+            for row in store.rows(name, **params):
+                click.echo(json.dumps(row, ensure_ascii=False, default=str))
+        else:
+            _table(name, store.run(name, **params))
+
+
+@main.command()
+@click.option("--yes", is_flag=True, help="Confirm: every node and relationship is deleted.")
+@click.pass_obj
+def clear(config: Config, yes: bool):
+    """Delete the whole graph, keeping the schema.
+
+    The embedded ArcadeDB database is dropped and created again (instant); on a user's
+    server the nodes are deleted in batches.
+    """
+    from .graph import embedded_server
+    from .graph.schema import apply_schema, clear_graph
+
+    if not yes:
+        raise click.UsageError("clear deletes the whole graph; add --yes to confirm")
+    with _store(config) as store:
+        if config.embedded:
+            embedded_server(config).recreate_database()
+            click.echo("dropped and created the embedded database")
+        else:
+            click.echo(f"deleted {clear_graph(store):,} nodes")
+        apply_schema(store)
+
+
+# -- demo ------------------------------------------------------------------------------
+@main.command()
+@click.option("--progress/--no-progress", default=None, help="Progress bars (default: on a terminal).")
+@click.pass_obj
+def demo(config: Config, progress):
+    """The main job on bundled data: ingest ACL-200 and the taxonomies, then query the graph."""
+    from . import demo as demo_
+
+    show = sys.stderr.isatty() if progress is None else progress
+    with _store(config) as store:
+        result = demo_.run(store, lambda: _RichProgress(show))
+    for summary in result.ingests:
+        _print_summary(summary)
+    _print_stats(result.stats, as_json=False)
+    _table("most cited papers (cypher/most_cited)", result.most_cited)
+    _table(f"co-cited with {result.top_id} (cypher/co_cited)", result.co_cited)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,10 @@
+// One paper with its fields, categories, authors and citation counts.
+// $id: string — the paper
+// Returns: id, title, abstract, year, venue, external, eligible, citation_count, references, fields, categories, authors (no row if absent).
+MATCH (p:Paper {id: $id})
+RETURN p.id AS id, p.title AS title, p.abstract AS abstract, p.year AS year, p.venue AS venue,
+       p:External AS external, p.eligible AS eligible, p.citation_count AS citation_count,
+       COUNT { (p)-[:CITES]->() } AS references,
+       [(p)-[:IN_FIELD]->(f) | f.name] AS fields,
+       [(p)-[:IN_CATEGORY]->(c) | c.code] AS categories,
+       [(a)-[:WROTE]->(p) | a.name] AS authors

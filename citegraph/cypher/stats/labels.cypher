@@ -1,0 +1,6 @@
+// How many nodes carry each label (a node with two labels counts under both).
+// Returns: label, count — one row per label, by label.
+MATCH (n)
+UNWIND labels(n) AS label
+RETURN label, count(*) AS count
+ORDER BY label

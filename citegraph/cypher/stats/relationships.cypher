@@ -1,0 +1,5 @@
+// How many relationships there are of each type.
+// Returns: type, count — one row per relationship type, by type.
+MATCH ()-[r]->()
+RETURN type(r) AS type, count(*) AS count
+ORDER BY type

@@ -1,0 +1,282 @@
+"""The taxonomies papers are classified by, read from one folder.
+
+The folder holds four files, read in this order (vocabularies first, then the map that
+links two of them):
+
+- ``mag_fields.txt``: the 19 MAG top-level fields of study, one a line (the values of
+  S2ORC's ``mag_field_of_study``) → :class:`Field`;
+- ``arxiv_categories.tsv``: arXiv categories under the header ``category name archive group
+  group_name is_active`` → :class:`ArxivCategory`;
+- ``acm_ccs2012.xml``: the ACM Computing Classification System 2012 as SKOS/RDF XML →
+  :class:`AcmConcept` of scheme ``ccs2012``;
+- ``arxiv_cs_to_acm1998.csv``: the arXiv→ACM 1998 fusion map of SymTax → one
+  :class:`CategoryMapping` per row, and the ACM 1998 concepts it mentions as
+  :class:`AcmConcept` of scheme ``acm1998``.
+
+Any of them may be gzipped (``<name>.gz``). A copy ships in the package (:data:`BUNDLED`,
+with its sources and licences in its README) so that ``citegraph ingest taxonomy`` needs
+no download; the XML is gzipped there to keep the wheel small.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from xml.parsers import expat
+
+from ..errors import CitegraphError, Location, Problem
+from .records import AcmConcept, ArxivCategory, CategoryMapping, Field, Item, unique_strings
+from .source import BadField, items, lines, open_binary, text
+
+BUNDLED = Path(__file__).resolve().parent.parent / "data" / "taxonomy"
+
+FIELDS = "mag_fields.txt"
+CATEGORIES = "arxiv_categories.tsv"
+CCS2012 = "acm_ccs2012.xml"
+ACM1998_MAP = "arxiv_cs_to_acm1998.csv"
+
+CATEGORY_COLUMNS = ["category", "name", "archive", "group", "group_name", "is_active"]
+MAP_COLUMNS = ["Category_code", "Category_name", "ACM_subject_classes", "ACM_subject_names"]
+
+# Both tables have one row per line. The TSV quotes nothing: a quote is part of a name.
+_TSV: dict[str, Any] = {"delimiter": "\t", "quoting": csv.QUOTE_NONE, "strict": True}
+_CSV: dict[str, Any] = {"strict": True}
+
+# The 11 top-level classes of ACM 1998 (public fact). The map names only C, H and K; these
+# label the other tops its codes imply (I for I.2.7).
+ACM1998_TOP = {
+    "A": "General Literature", "B": "Hardware", "C": "Computer Systems Organization",
+    "D": "Software", "E": "Data", "F": "Theory of Computation", "G": "Mathematics of Computing",
+    "H": "Information Systems", "I": "Computing Methodologies", "J": "Computer Applications",
+    "K": "Computing Milieux",
+}
+# A class letter, then subclass numbers ('m' is ACM 1998's "miscellaneous"): I, I.2, I.2.10.
+_ACM1998_CODE = re.compile(r"[A-Z](\.(\d+|m))*")
+
+
+def files(path: Path) -> list[Path]:
+    """The four files of the folder ``path``, in reading order; all are required."""
+    if not path.is_dir():
+        raise CitegraphError(f"{path}: the taxonomy format reads a folder holding {FIELDS}, "
+                             f"{CATEGORIES}, {CCS2012} and {ACM1998_MAP}")
+    found = []
+    for name in (FIELDS, CATEGORIES, CCS2012, ACM1998_MAP):
+        match = next((c for c in (path / name, path / f"{name}.gz") if c.is_file()), None)
+        if match is None:
+            raise CitegraphError(f"{path}: {name} (or {name}.gz) is missing")
+        found.append(match)
+    return found
+
+
+def read(file: Path) -> Iterator[Item]:
+    """The records of one of the four files, told apart by name."""
+    readers: dict[str, Callable[[Path], Iterator[Item]]] = {
+        FIELDS: _read_fields, CATEGORIES: _read_categories, CCS2012: _read_ccs2012, ACM1998_MAP: _read_map}
+    reader = readers.get(file.name.removesuffix(".gz"))
+    if reader is None:
+        raise CitegraphError(f"{file}: not a taxonomy file (expected one of {', '.join(readers)})")
+    return reader(file)
+
+
+# -- MAG fields and arXiv categories ---------------------------------------------------
+def _read_fields(file: Path) -> Iterator[Item]:
+    return items(lines(file), lambda line: [Field(line.strip())] if line.strip() else [])
+
+
+def _read_categories(file: Path) -> Iterator[Item]:
+    return items(_table(file, CATEGORY_COLUMNS, _TSV), _category)
+
+
+def _category(row: dict[str, str]) -> list[ArxivCategory]:
+    active = row["is_active"].strip()
+    if active not in ("True", "False"):
+        raise BadField("is_active", f"expected True or False, got {active!r}")
+    return [ArxivCategory(code=text(row, "category", required=True), name=text(row, "name", required=True),
+                          archive=text(row, "archive", required=True), group=text(row, "group", required=True),
+                          group_name=text(row, "group_name", required=True), active=active == "True")]
+
+
+def _table(file: Path, columns: list[str], dialect: dict[str, Any]) -> Iterator[tuple[Location, dict[str, str] | Problem]]:
+    """The rows of a table whose first line is the header ``columns``, one row per line."""
+    for where, line in lines(file):
+        if isinstance(line, Problem):
+            yield where, line
+            continue
+        try:
+            cells = next(csv.reader([line], **dialect), [])
+        except csv.Error as exc:
+            yield where, Problem(where, None, f"malformed row: {exc}")
+            continue
+        if where.line == 1:
+            if cells != columns:
+                yield where, Problem(where, None, f"expected the header {' '.join(columns)}, got {' '.join(cells)}")
+                return
+            continue
+        if not line.strip():
+            continue
+        if len(cells) != len(columns):
+            yield where, Problem(where, None, f"expected {len(columns)} columns, got {len(cells)}")
+            continue
+        yield where, dict(zip(columns, cells))
+
+
+# -- ACM CCS 2012 (SKOS XML) -------------------------------------------------------------
+_SKOS = "http://www.w3.org/2004/02/skos/core# "  # expat joins namespace and name with a space
+_RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns# "
+
+
+@dataclass
+class _SkosConcept:
+    """A skos:Concept element as written; :func:`_ccs_concept` checks it."""
+
+    about: str | None
+    pref_labels: list[str] = field(default_factory=list)
+    alt_labels: list[str] = field(default_factory=list)
+    broader: list[str | None] = field(default_factory=list)
+
+
+class _SkosCollector:
+    """expat handlers that collect each skos:Concept, with the line of its opening tag.
+
+    expat rather than ElementTree because it tells the line of every tag and of a syntax
+    error, and it streams. The file states ``skos:broader`` for every concept but the 13
+    top ones (and ``skos:narrower``, the same links seen from above), so broader is read
+    as it is.
+    """
+
+    def __init__(self, file: Path):
+        self.file = file
+        self.parser = expat.ParserCreate(namespace_separator=" ")
+        self.parser.StartElementHandler = self._start
+        self.parser.EndElementHandler = self._end
+        self.parser.CharacterDataHandler = self._text
+        self.done: list[tuple[Location, _SkosConcept]] = []
+        self.concept: tuple[Location, _SkosConcept] | None = None
+        self.label: list[str] | None = None  # text of the label being read
+
+    def _start(self, name: str, attrs: dict[str, str]) -> None:
+        if name == _SKOS + "Concept":
+            self.concept = Location(self.file, self.parser.CurrentLineNumber), _SkosConcept(attrs.get(_RDF + "about"))
+        elif self.concept and name in (_SKOS + "prefLabel", _SKOS + "altLabel"):
+            self.label = []
+        elif self.concept and name == _SKOS + "broader":
+            self.concept[1].broader.append(attrs.get(_RDF + "resource"))
+
+    def _end(self, name: str) -> None:
+        if name == _SKOS + "Concept" and self.concept:
+            self.done.append(self.concept)
+            self.concept = None
+        elif self.concept and self.label is not None and name in (_SKOS + "prefLabel", _SKOS + "altLabel"):
+            concept = self.concept[1]
+            (concept.pref_labels if name == _SKOS + "prefLabel" else concept.alt_labels).append("".join(self.label))
+            self.label = None
+
+    def _text(self, data: str) -> None:
+        if self.label is not None:
+            self.label.append(data)
+
+    def take(self) -> list[tuple[Location, _SkosConcept]]:
+        done, self.done = self.done, []
+        return done
+
+
+def _skos_concepts(file: Path) -> Iterator[tuple[Location, _SkosConcept | Problem]]:
+    collector = _SkosCollector(file)
+    parser = collector.parser
+    try:
+        with open_binary(file) as f:
+            while chunk := f.read(1 << 16):
+                parser.Parse(chunk, False)
+                yield from collector.take()
+            parser.Parse(b"", True)
+    except expat.ExpatError as exc:
+        yield from collector.take()
+        where = Location(file, exc.lineno)
+        yield where, Problem(where, None, f"malformed XML: {expat.ErrorString(exc.code)} at column {exc.offset + 1}")
+        return
+    except (EOFError, OSError, zlib.error) as exc:
+        yield from collector.take()
+        where = Location(file, parser.CurrentLineNumber)
+        yield where, Problem(where, None, f"file is truncated or corrupt ({exc})")
+        return
+    yield from collector.take()
+
+
+def _read_ccs2012(file: Path) -> Iterator[Item]:
+    return items(_skos_concepts(file), _ccs_concept)
+
+
+def _ccs_concept(concept: _SkosConcept) -> list[AcmConcept]:
+    if not concept.about:
+        raise BadField("rdf:about", "is missing")
+    labels = [label.strip() for label in concept.pref_labels if label.strip()]
+    if not labels:  # the file has one (English) prefLabel per concept
+        raise BadField("skos:prefLabel", "is empty" if concept.pref_labels else "is missing")
+    if None in concept.broader:
+        raise BadField("skos:broader", "has no rdf:resource")
+    alt_labels = unique_strings(label.strip() for label in concept.alt_labels if label.strip())
+    return [AcmConcept(concept.about, labels[0], "ccs2012", tuple(concept.broader), alt_labels)]
+
+
+# -- the arXiv→ACM 1998 map --------------------------------------------------------------
+def _read_map(file: Path) -> Iterator[Item]:
+    """Each row's mapping, followed by the ACM 1998 concepts it is the first to mention.
+
+    ACM 1998 has no machine-readable tree to read, but its codes spell their ancestry
+    (I ⊃ I.2 ⊃ I.2.10), so every code listed and its ancestors become concepts; "M.*"
+    codes (SymTax's additions for areas ACM 1998 lacks) are kept as they are. The file
+    (40 rows) is read whole first because a code's label may come from a later row than
+    the one that first mentions it: J.5 is first listed by cs.SD, whose names do not pair
+    up with its codes, and named by cs.SI.
+    """
+    rows = list(_table(file, MAP_COLUMNS, _CSV))
+    labels: dict[str, str] = {}
+    for _, row in rows:
+        if isinstance(row, dict):
+            with suppress(BadField):  # items() below reports it in its place
+                for code, label in _mapping(row)[1].items():
+                    labels.setdefault(code, label)
+    emitted: set[str] = set()
+
+    def parse(row: dict[str, str]) -> list[CategoryMapping | AcmConcept]:
+        mapping, _ = _mapping(row)
+        lineage = dict.fromkeys(ancestor for code in mapping.acm_codes for ancestor in _lineage(code))
+        new = [code for code in lineage if code not in emitted]
+        emitted.update(new)
+        return [mapping, *(_acm1998_concept(code, labels) for code in new)]
+
+    yield from items(rows, parse)
+
+
+def _mapping(row: dict[str, str]) -> tuple[CategoryMapping, dict[str, str]]:
+    """The row's mapping, and the labels it gives its codes.
+
+    ``ACM_subject_names`` is '; '-separated and lists a name per code in the same order,
+    except in rows that have fewer names than codes (cs.ET, cs.GT, cs.LG, cs.SD and cs.SY
+    in the bundled copy); those rows name none, as which name belongs to which code is a guess.
+    """
+    category = text(row, "Category_code", required=True)
+    codes = [code.strip() for code in text(row, "ACM_subject_classes", required=True).split(",")]
+    for code in codes:
+        if not _ACM1998_CODE.fullmatch(code):
+            raise BadField("ACM_subject_classes", f"{code!r} is not an ACM 1998 code (like I.2.7)")
+    names = [name.strip() for name in (text(row, "ACM_subject_names") or "").split(";")]
+    labels = {code: name for code, name in zip(codes, names) if name} if len(names) == len(codes) else {}
+    return CategoryMapping(category, unique_strings(codes)), labels
+
+
+def _lineage(code: str) -> list[str]:
+    """The code's ancestors, top first, then the code: I, I.2, I.2.10."""
+    parts = code.split(".")
+    return [".".join(parts[:n]) for n in range(1, len(parts) + 1)]
+
+
+def _acm1998_concept(code: str, labels: dict[str, str]) -> AcmConcept:
+    parent = code.rpartition(".")[0]
+    return AcmConcept(code, labels.get(code) or ACM1998_TOP.get(code), "acm1998", (parent,) if parent else ())

@@ -1,0 +1,173 @@
+"""The graph layer on a real ArcadeDB Bolt server: named queries, streaming, transactions,
+the managed server's life cycle, and the uniqueness constraints."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+import types
+
+import neo4j
+import pytest
+
+from citegraph.config import Config
+from citegraph.errors import CitegraphError, ConfigError, ServerError
+from citegraph.graph import ArcadeServer, Write, open_store, queries
+from citegraph.graph.schema import apply_schema, clear_graph
+
+SAMPLE_VALUES = {"int": 5, "float": 0.5, "string": "x", "bool": False, "list": [], "map": {}}
+
+
+def test_every_query_file_has_a_header_and_declares_exactly_its_parameters():
+    names = queries.names()
+    assert "schema" in names and "ingest/papers" in names and "stats/labels" in names
+    for name in names:
+        query = queries.load(name)  # raises if the header and the text disagree
+        assert query.doc, name
+        assert "Returns:" in query.doc, f"{name}: the header must say what it returns"
+
+
+def test_a_header_that_disagrees_with_the_text_is_refused():
+    with pytest.raises(CitegraphError, match=r"declares \['a'\] but the text uses \['b'\]"):
+        queries.parse("bad", "// Doc.\n// $a: int — one\n// Returns: x\nRETURN $b AS x\n")
+    with pytest.raises(CitegraphError, match="no header comment"):
+        queries.parse("bare", "RETURN 1 AS x\n")
+    with pytest.raises(CitegraphError, match="unknown type 'number'"):
+        queries.parse("typed", "// Doc.\n// $a: number\n// Returns: x\nRETURN $a AS x\n")
+
+
+def test_parameters_convert_command_line_strings_to_their_declared_types():
+    query = queries.parse("p", "// Doc.\n// $n: int — n\n// $ids: list — ids\n// $id: string — an id\n"
+                               "// $on: bool — flag\n// Returns: x\nRETURN [$n, $ids, $id, $on] AS x\n")
+    assert query.parameters["n"].parse("10") == 10
+    assert query.parameters["ids"].parse('["a", "b"]') == ["a", "b"]
+    assert query.parameters["id"].parse("77490025") == "77490025"  # numeric-looking ids stay strings
+    assert query.parameters["on"].parse("true") is True
+    with pytest.raises(CitegraphError, match=r"\$n must be int"):
+        query.parameters["n"].parse("ten")
+    with pytest.raises(CitegraphError, match=r"needs parameter\(s\) \$ids, \$on"):
+        query.check({"n": 1, "id": "a"})
+
+
+def test_every_query_file_runs_on_the_server(store):
+    """Each .cypher file is sent to the server with values of its declared types."""
+    for name in queries.names():
+        query = queries.load(name)
+        params = {p.name: SAMPLE_VALUES[p.type] for p in query.parameters.values()}
+        if len(query.statements) > 1:
+            store.apply(name, **params)
+        else:
+            list(store.rows(name, **params))
+
+
+def test_schema_is_idempotent_and_paper_ids_are_unique(store, server_config):
+    apply_schema(store)
+    apply_schema(store)
+    store.write(Write("ingest/papers", {"rows": [{"id": "P1", "props": {"title": "One"}}]}))
+    with neo4j.GraphDatabase.driver(server_config.uri, auth=(server_config.user, server_config.password)) as driver:
+        constraints = driver.execute_query("SHOW CONSTRAINTS", database_=server_config.database).records
+        assert {"paper_id", "field_name", "author_id"} <= {r["name"] for r in constraints}
+        with pytest.raises(neo4j.exceptions.ConstraintError):
+            driver.execute_query("CREATE (:Paper {id: 'P1'})", database_=server_config.database)
+    assert store.run("paper", id="P1")[0]["title"] == "One"
+
+
+def test_a_write_batch_is_one_transaction(store):
+    """If any statement of a batch fails, nothing of the batch is written."""
+    apply_schema(store)
+    good = Write("ingest/papers", {"rows": [{"id": "A", "props": {"title": "A"}}]})
+    bad = Write("ingest/papers", {"rows": [{"id": "B", "props": {"nested": {"maps": "are not properties"}}}]})
+    with pytest.raises(neo4j.exceptions.Neo4jError):
+        store.write(good, bad)
+    assert store.run("paper", id="A") == []
+    counters = store.write(good)
+    assert counters[0]["nodes_created"] == 1
+
+
+def test_rows_are_streamed_lazily_and_a_stream_can_be_abandoned(store):
+    apply_schema(store)
+    store.write(Write("ingest/papers", {"rows": [{"id": f"P{i:04}", "props": {"year": 2000}} for i in range(3000)]}))
+    store.fetch_size = 100
+    rows = store.rows("most_cited", limit=3000)
+    assert isinstance(rows, types.GeneratorType)
+    first = next(rows)
+    assert first["id"] == "P0000"
+    rows.close()  # abandons the rest; the session is released
+    assert store.value("admin/delete_some", limit=10) == 10
+
+
+def test_missing_parameter_fails_before_the_server(store):
+    with pytest.raises(CitegraphError, match=r"'most_cited' needs parameter\(s\) \$limit"):
+        store.run("most_cited")
+    with pytest.raises(CitegraphError, match="no query named 'nope'"):
+        store.run("nope")
+
+
+def test_clear_graph_deletes_in_batches(store):
+    apply_schema(store)
+    store.write(Write("ingest/stubs", {"ids": [f"X{i}" for i in range(250)]}))
+    assert clear_graph(store, batch=100) == 250
+    assert store.run("stats/labels") == []
+
+
+def test_managed_server_lifecycle(tmp_path):
+    server = ArcadeServer(tmp_path / "home", heap="512m")
+    assert server.status() is None
+    info = server.start()
+    try:
+        assert server.status() == info
+        assert server.started_here
+        assert stat.S_IMODE((server.home / "credentials").stat().st_mode) == 0o600
+        assert "ArcadeDB Server" in server.log_file.read_text()
+        again = ArcadeServer(tmp_path / "home")
+        assert again.start() == info and not again.started_here  # reused, not restarted
+        with pytest.raises(ServerError, match="already runs on port"):
+            again.start(port=info.bolt_port + 1)
+    finally:
+        assert server.stop()
+    assert server.status() is None and not server.state_file.exists()
+    assert not server.stop()
+
+
+def test_embedded_default_starts_and_stops_its_own_server(tmp_path):
+    config = Config(data_dir=tmp_path, heap="512m")
+    with open_store(config) as store:
+        assert "ArcadeDB" in store.server_info()["agent"]
+        apply_schema(store)
+        store.write(Write("ingest/papers", {"rows": [{"id": "E1", "props": {"year": 2020}}]}))
+        pid = ArcadeServer(tmp_path / "arcadedb").status().pid
+    assert ArcadeServer(tmp_path / "arcadedb").status() is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    with open_store(config) as store:  # the data persisted in the data directory
+        assert store.run("paper", id="E1")[0]["year"] == 2020
+
+
+def test_reads_retry_while_the_server_restarts(tmp_path):
+    server = ArcadeServer(tmp_path / "home", heap="512m")
+    info = server.start()
+    config = Config(uri=info.uri, user="root", password=server.password(), database="citegraph")
+    with open_store(config) as store:
+        server.stop()
+        restart = threading.Thread(target=lambda: (time.sleep(1.0), server.start(port=info.bolt_port)))
+        restart.start()
+        try:
+            assert store.run("stats/labels") == []  # refused at first, answered after the restart
+        finally:
+            restart.join()
+            server.stop()
+
+
+def test_user_server_errors_name_what_is_missing(tmp_path):
+    with pytest.raises(ConfigError, match="CITEGRAPH_PASSWORD is not set"):
+        open_store(Config(uri="bolt://127.0.0.1:1", data_dir=tmp_path))
+    with pytest.raises(ServerError, match="cannot reach the graph at bolt://127.0.0.1:1"):
+        open_store(Config(uri="bolt://127.0.0.1:1", password="x", data_dir=tmp_path))
+
+
+def test_user_server_with_a_wrong_password_is_refused(server_config):
+    wrong = Config(uri=server_config.uri, user=server_config.user, password="wrong-password")
+    with pytest.raises(ServerError, match="refused user 'root'"):
+        open_store(wrong)
