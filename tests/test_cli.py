@@ -1,0 +1,105 @@
+"""The command line as users run it: real subprocesses against the session server and
+against the embedded default."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from citegraph.graph import ArcadeServer
+from citegraph.graph.arcadedb import free_port
+
+from conftest import shared
+
+
+def citegraph(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "citegraph.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+def test_help_lists_formats_and_queries():
+    result = citegraph("ingest", "--help")
+    assert result.returncode == 0
+    for name in ("s2orc", "unarxive", "acl200", "taxonomy", "jsonl"):
+        assert name in result.stdout
+    listed = citegraph("query", "--list").stdout
+    assert "most_cited -p limit=<int>" in listed and "co_cited -p id=<string> -p limit=<int>" in listed
+
+
+def test_ingest_stats_and_query_on_a_user_server(store, server_env):
+    result = citegraph("ingest", "s2orc", str(shared("samples/s2orc/metadata_sample.jsonl")), "--no-progress",
+                       env=server_env)
+    assert result.returncode == 0, result.stderr
+    assert "external stubs created" in result.stdout and "6,049" in result.stdout
+    assert "Using the embedded" not in result.stderr
+    stats = json.loads(citegraph("stats", "--json", env=server_env).stdout)
+    assert {"label": "External", "count": 6049} in stats["labels"]
+    rows = citegraph("query", "most_cited", "-p", "limit=2", "--json", env=server_env).stdout.splitlines()
+    assert [json.loads(r)["id"] for r in rows] == ["2871678", "2871295"]  # 297 and 180 inbound in the sample
+    paper = json.loads(citegraph("query", "paper", "-p", "id=77490025", "--json", env=server_env).stdout)
+    assert paper["year"] == 1975  # a numeric-looking id stays a string parameter
+
+
+def test_errors_are_one_clear_line(store, server_env, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "P1"}\n{"id": "P2", "year": "soon"}\n')
+    result = citegraph("ingest", "jsonl", str(bad), "--no-progress", env=server_env)
+    assert result.returncode == 1
+    assert f"Error: {bad}:2: field 'year' expected an integer" in result.stderr
+    assert "Traceback" not in result.stderr
+    result = citegraph("query", "most_cited", "-p", "limit=many", env=server_env)
+    assert result.returncode == 2 and "$limit must be int" in result.stderr
+    result = citegraph("query", "most_cited", "-p", "top=3", env=server_env)
+    assert "has no parameter $top (it has: limit)" in result.stderr
+    env = {k: v for k, v in server_env.items() if k != "CITEGRAPH_PASSWORD"}
+    env["CITEGRAPH_CONFIG"] = str(tmp_path / "absent.toml")
+    result = citegraph("stats", env=env)
+    assert result.returncode == 1 and "CITEGRAPH_PASSWORD is not set" in result.stderr
+
+
+def test_config_file_supplies_the_connection(store, server_env, tmp_path):
+    config = tmp_path / "citegraph.toml"
+    config.write_text(f'uri = "{server_env["CITEGRAPH_URI"]}"\nuser = "root"\n'
+                      f'password = "{server_env["CITEGRAPH_PASSWORD"]}"\ndatabase = "citegraph"\n')
+    env = {k: v for k, v in server_env.items() if not k.startswith("CITEGRAPH_")}
+    result = citegraph("--config", str(config), "stats", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["labels"] == []
+
+
+def test_server_start_status_stop(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEGRAPH_")}
+    port = free_port()
+    base = ["--data-dir", str(tmp_path)]
+    started = citegraph(*base, "server", "start", "--port", str(port), "--heap", "512m", env=env)
+    try:
+        assert started.returncode == 0, started.stderr
+        assert f"bolt://127.0.0.1:{port}" in started.stdout
+        status = citegraph(*base, "server", "status", env=env)
+        assert status.returncode == 0 and f"bolt://127.0.0.1:{port}" in status.stdout
+        # a command without --uri reuses the running server and leaves it running
+        assert citegraph(*base, "stats", "--json", env=env).returncode == 0
+        assert ArcadeServer(tmp_path / "arcadedb").status().bolt_port == port
+    finally:
+        stopped = citegraph(*base, "server", "stop", env=env)
+    assert stopped.stdout.strip() == "stopped"
+    status = citegraph(*base, "server", "status", env=env)
+    assert status.returncode == 1 and "no server runs" in status.stdout
+
+
+def test_demo_runs_on_the_embedded_default(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEGRAPH_")}
+    env["CITEGRAPH_HEAP"] = "1g"
+    result = citegraph("--data-dir", str(tmp_path), "demo", "--no-progress", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Using the embedded ArcadeDB graph" in result.stderr
+    out = result.stdout
+    assert "P07-2045" in out and "Moses: Open Source Toolkit for" in out
+    assert "32,865" in out  # ACL-200 citations (32,873 edges less 8 self-citations)
+    assert "co-cited with P07-2045" in out
+    assert ArcadeServer(tmp_path / "arcadedb").status() is None  # stopped on exit

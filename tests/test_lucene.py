@@ -1,0 +1,33 @@
+"""The graph and Lucene in one Python process: the reason the graph runs in its own.
+
+ArcadeDB's in-process API starts a JVM through JPype and pyserini starts one through
+pyjnius; two JVMs in one process crash. citegraph talks Bolt to a server process, so a
+process can index and search with pyserini while it reads and writes the graph.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from citegraph.ingest import formats, ingest
+from citegraph.retrieval.lucene import prepare
+
+from conftest import shared
+
+pytestmark = pytest.mark.lucene
+
+
+def test_graph_and_pyserini_in_one_process(store, tmp_path):
+    pytest.importorskip("pyserini", reason="needs the [lucene] extra")
+    ingest(store, formats.get("s2orc"), [shared("samples/s2orc/metadata_sample.jsonl")])
+    prepare()
+    from pyserini.index.lucene import LuceneIndexer
+    from pyserini.search.lucene import LuceneSearcher
+
+    papers = [store.run("paper", id=pid)[0] for pid in ("2871678", "77490025")]
+    indexer = LuceneIndexer(str(tmp_path / "index"))
+    indexer.add_batch_dict([{"id": p["id"], "contents": f"{p['title']} {p['abstract'] or ''}"} for p in papers])
+    indexer.close()
+    hits = LuceneSearcher(str(tmp_path / "index")).search("TRAIL apoptosis resistance", k=2)
+    assert [h.docid for h in hits][0] == "2871678"
+    assert store.run("most_cited", limit=1)[0]["id"] == "2871678"  # the graph still answers
