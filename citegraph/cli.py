@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Iterable
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -77,10 +78,7 @@ def server():
 def _arcade(config: Config, heap: str | None = None):
     from .graph import embedded_server
 
-    server_ = embedded_server(config)
-    if heap:
-        server_.heap = heap
-    return server_
+    return embedded_server(replace(config, heap=heap or config.heap))
 
 
 @server.command("start")
@@ -292,7 +290,7 @@ def _cell(value) -> str:
 @click.pass_obj
 def stats(config: Config, as_json: bool):
     """Counts per label and relationship type, and the citation degree summary."""
-    from .demo import graph_stats
+    from .graph.schema import graph_stats
 
     with _store(config) as store:
         result = graph_stats(store)

@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from .graph import GraphStore
+from .graph.schema import graph_stats
 from .ingest import IngestOptions, IngestSummary, get, ingest
 from .ingest.pipeline import NoProgress, Progress
 from .ingest.taxonomy import BUNDLED as TAXONOMY
@@ -28,11 +29,6 @@ class DemoResult:
     most_cited: list[dict]
     top_id: str | None
     co_cited: list[dict]
-
-
-def graph_stats(store: GraphStore) -> dict[str, list[dict]]:
-    """Counts per label and relationship type and the citation degree summary."""
-    return {name: store.run(f"stats/{name}") for name in ("labels", "relationships", "citation_degrees")}
 
 
 def run(store: GraphStore, progress: Callable[[], Progress] = NoProgress, top: int = 10) -> DemoResult:

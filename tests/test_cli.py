@@ -72,6 +72,7 @@ def test_config_file_supplies_the_connection(store, server_env, tmp_path):
     assert json.loads(result.stdout)["labels"] == []
 
 
+@pytest.mark.slow
 def test_server_start_status_stop(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CITEGRAPH_")}
     port = free_port()
@@ -92,6 +93,7 @@ def test_server_start_status_stop(tmp_path):
     assert status.returncode == 1 and "no server runs" in status.stdout
 
 
+@pytest.mark.slow
 def test_demo_runs_on_the_embedded_default(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CITEGRAPH_")}
     env["CITEGRAPH_HEAP"] = "1g"

@@ -112,6 +112,7 @@ def test_clear_graph_deletes_in_batches(store):
     assert store.run("stats/labels") == []
 
 
+@pytest.mark.slow
 def test_managed_server_lifecycle(tmp_path):
     server = ArcadeServer(tmp_path / "home", heap="512m")
     assert server.status() is None
@@ -131,6 +132,7 @@ def test_managed_server_lifecycle(tmp_path):
     assert not server.stop()
 
 
+@pytest.mark.slow
 def test_embedded_default_starts_and_stops_its_own_server(tmp_path):
     config = Config(data_dir=tmp_path, heap="512m")
     with open_store(config) as store:
@@ -145,6 +147,7 @@ def test_embedded_default_starts_and_stops_its_own_server(tmp_path):
         assert store.run("paper", id="E1")[0]["year"] == 2020
 
 
+@pytest.mark.slow
 def test_reads_retry_while_the_server_restarts(tmp_path):
     server = ArcadeServer(tmp_path / "home", heap="512m")
     info = server.start()

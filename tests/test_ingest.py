@@ -164,6 +164,7 @@ def test_s2orc_sample_graph(store):
     assert summary.eligibility["eligible"] == store.run("prefilter_counts", min_abstract=30, min_citations=3)[0]["eligible"]
 
 
+@pytest.mark.slow
 def test_citation_counts_equal_inbound_edges_of_the_input(store):
     ingest(store, formats.get("acl200"), [ACL200], IngestOptions(batch_size=3000))
     inbound: dict[str, int] = {}
@@ -237,6 +238,7 @@ def test_prefilter_follows_the_mdcr_criteria(store, tmp_path):
     assert summary.eligibility["eligible"] == 3  # OK, SHORT, FEW
 
 
+@pytest.mark.slow
 def test_a_killed_ingest_resumes_to_the_same_graph(store, server_env, tmp_path):
     rows = [{"id": f"P{i:05}", "title": f"Paper {i}", "year": 1990 + i % 30,
              "references": [f"P{j:05}" for j in range(max(0, i - 5), i)] + [f"X{i % 97}"]} for i in range(6000)]

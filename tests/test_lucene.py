@@ -17,6 +17,7 @@ from conftest import shared
 pytestmark = pytest.mark.lucene
 
 
+@pytest.mark.slow
 def test_graph_and_pyserini_in_one_process(store, tmp_path):
     pytest.importorskip("pyserini", reason="needs the [lucene] extra")
     ingest(store, formats.get("s2orc"), [shared("samples/s2orc/metadata_sample.jsonl")])

@@ -26,7 +26,7 @@ from importlib import resources
 
 from ..errors import CitegraphError
 
-_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _DECLARED = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(\w+)\s*(?:—\s*(.*))?$")
 TYPES = {"int": int, "float": float, "string": str, "bool": bool, "list": list, "map": dict}
 _STATEMENT_END = re.compile(r";[ \t]*(?:\n|$)")
@@ -105,7 +105,7 @@ def parse(name: str, text: str) -> CypherQuery:
                 raise CitegraphError(f"query '{name}': parameter ${pname} has unknown type '{ptype}' "
                                      f"(known: {', '.join(TYPES)})")
             declared[pname] = Parameter(pname, ptype, (pdoc or "").strip())
-    used = {p for s in statements for p in _PARAM.findall(s)}
+    used = {p for s in statements for p in PARAMETER.findall(s)}
     if used != declared.keys():
         raise CitegraphError(f"query '{name}': the header declares {sorted(declared)} but the text uses {sorted(used)}")
     return CypherQuery(name, "\n".join(header).strip(), statements, declared)

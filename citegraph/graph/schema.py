@@ -1,4 +1,4 @@
-"""The graph schema (constraints and indexes) and whole-graph maintenance."""
+"""The graph schema (constraints and indexes), whole-graph statistics and maintenance."""
 
 from __future__ import annotations
 
@@ -16,3 +16,8 @@ def clear_graph(store: GraphStore, batch: int = 10_000) -> int:
     while deleted := store.value("admin/delete_some", limit=batch):
         total += deleted
     return total
+
+
+def graph_stats(store: GraphStore) -> dict[str, list[dict]]:
+    """Counts per label and relationship type, and the citation degree summary."""
+    return {name: store.run(f"stats/{name}") for name in ("labels", "relationships", "citation_degrees")}

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, Query
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
-from .queries import CypherQuery, load
+from .queries import PARAMETER, CypherQuery, load
 
 _WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|LOAD\s+CSV)\b", re.IGNORECASE)
 _RETRYABLE = (ServiceUnavailable, SessionExpired, TransientError)
@@ -116,7 +116,7 @@ class GraphStore:
         query.check(params)
         with self._driver.session(database=self.database) as session:
             for statement in query.statements:
-                used = {k: v for k, v in params.items() if f"${k}" in statement}
+                used = {k: params[k] for k in PARAMETER.findall(statement)}
                 session.run(Query(statement), used).consume()
 
     # -- lifecycle -----------------------------------------------------------------

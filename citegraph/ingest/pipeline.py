@@ -6,8 +6,8 @@
 2. **Write** each file in batches of whole lines, one transaction per batch. The batch's
    transaction also moves the file's checkpoint (an ``:IngestCheckpoint`` node) to its last
    line, so a killed ingest, run again, continues after the last committed batch; a file
-   that was ingested completely is skipped unless ``restart`` is set. Writes are MERGEs,
-   so re-reading a line is harmless.
+   that was ingested completely is skipped (and not validated again) unless ``restart``
+   is set. Writes are MERGEs, so re-reading a line is harmless.
 3. Apply the external-paper policy, then the MDCR prefilter, and report the counts.
 
 Memory stays constant: lines are read lazily and only one batch is held at a time.
@@ -157,26 +157,28 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
     files = [file for path in paths for file in fmt.files(Path(path))]
     summary.files = len(files)
     apply_schema(store)
-    line_counts = _validate(fmt, files, options, progress, summary)
-    summary.lines = sum(line_counts.values())
-
     keys = {file: checkpoint_key(fmt, file) for file in files}
     if options.restart:
         store.run("ingest/checkpoints_clear", keys=list(keys.values()))
+    resume_after: dict[Path, int] = {}
+    for file in files:
+        found = store.run("ingest/checkpoint", key=keys[file])
+        if found and found[0]["done"]:
+            summary.skipped_files.append(str(file))
+        else:
+            resume_after[file] = found[0]["line"] if found else 0
+    todo = list(resume_after)
+    line_counts = _validate(fmt, todo, options, progress, summary)
+    summary.lines = sum(line_counts.values())
+
     writer = GraphWriter(store)
     progress.start("writing", summary.lines)
     try:
-        for file in files:
-            found = store.run("ingest/checkpoint", key=keys[file])
-            if found and found[0]["done"]:
-                summary.skipped_files.append(str(file))
-                progress.advance(line_counts[file])
-                continue
-            start_after = found[0]["line"] if found else 0
-            if start_after:
-                summary.resumed[str(file)] = start_after
-                progress.advance(start_after)
-            _write_file(fmt, file, keys[file], start_after, writer, options, progress, summary.write)
+        for file in todo:
+            if resume_after[file]:
+                summary.resumed[str(file)] = resume_after[file]
+                progress.advance(resume_after[file])
+            _write_file(fmt, file, keys[file], resume_after[file], writer, options, progress, summary.write)
     finally:
         progress.finish()
 
