@@ -11,7 +11,7 @@ import pytest
 
 from citegraph.errors import CitegraphError
 from citegraph.ingest import IngestOptions, formats, ingest
-from citegraph.ingest.records import AcmConcept, ArxivCategory, CategoryMapping, Field
+from citegraph.ingest.records import MAG_FIELDS, AcmConcept, ArxivCategory, CategoryMapping, Field
 from citegraph.ingest.taxonomy import BUNDLED, files, read
 
 FIELDS, CATEGORIES, CCS2012, MAP = files(BUNDLED)
@@ -82,6 +82,7 @@ def test_mag_fields():
     fields = records(FIELDS)
     assert len(fields) == 19
     assert fields[0] == Field("Art") and Field("Computer Science") in fields
+    assert tuple(f.name for f in fields) == MAG_FIELDS  # the constant the readers check against
 
 
 def test_arxiv_categories():

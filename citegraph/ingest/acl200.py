@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import CitegraphError, Location, Problem
+from ..errors import CitegraphError
 from .records import Citation, Item, Paper, Reference
-from .source import BadField, integer, items, json_objects, lines, text
+from .source import TSV, BadField, integer, items, json_objects, table, text
 
 PAPERS = "papers.jsonl"
 EDGES = "edges.tsv"
@@ -37,31 +37,12 @@ def files(path: Path) -> list[Path]:
 def read(file: Path) -> Iterator[Item]:
     if file.name.startswith(PAPERS):
         return items(json_objects(file), _paper)
-    return items(_edge_rows(file), _edge)
+    return items(table(file, EDGE_COLUMNS, TSV), _edge)
 
 
 def _paper(obj: dict[str, Any]) -> list[Paper]:
     return [Paper(id=text(obj, "paper_id", required=True), title=text(obj, "title"),
                   abstract=text(obj, "abstract"), year=integer(obj, "year"))]
-
-
-def _edge_rows(file: Path) -> Iterator[tuple[Location, dict[str, str] | Problem]]:
-    for where, line in lines(file):
-        if isinstance(line, Problem):
-            yield where, line
-            continue
-        cells = line.rstrip("\r\n").split("\t")
-        if where.line == 1:
-            if cells != EDGE_COLUMNS:
-                yield where, Problem(where, None, f"expected the header {' '.join(EDGE_COLUMNS)}, got {' '.join(cells)}")
-                return
-            continue
-        if not line.strip():
-            continue
-        if len(cells) != len(EDGE_COLUMNS):
-            yield where, Problem(where, None, f"expected {len(EDGE_COLUMNS)} tab-separated columns, got {len(cells)}")
-            continue
-        yield where, dict(zip(EDGE_COLUMNS, cells))
 
 
 def _edge(row: dict[str, str]) -> list[Citation]:

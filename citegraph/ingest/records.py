@@ -13,6 +13,13 @@ from typing import Any
 from ..errors import Location, Problem
 
 
+#: The 19 top-level fields of study of the Microsoft Academic Graph, as S2ORC and MDCR use them.
+MAG_FIELDS = ("Art", "Biology", "Business", "Chemistry", "Computer Science", "Economics", "Engineering",
+              "Environmental Science", "Geography", "Geology", "History", "Materials Science",
+              "Mathematics", "Medicine", "Philosophy", "Physics", "Political Science", "Psychology",
+              "Sociology")
+
+
 @dataclass(frozen=True, slots=True)
 class Author:
     id: str

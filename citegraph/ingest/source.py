@@ -9,6 +9,7 @@ at the line where it ends.
 from __future__ import annotations
 
 import bz2
+import csv
 import gzip
 import json
 import lzma
@@ -84,6 +85,34 @@ def json_objects(path: Path) -> Iterator[tuple[Location, dict[str, Any] | Proble
             yield where, Problem(where, None, f"expected a JSON object, got {type(value).__name__}")
             continue
         yield where, value
+
+
+#: Tab-separated, nothing quoted (a quote is part of a value): the TSVs citegraph reads.
+TSV: dict[str, Any] = {"delimiter": "\t", "quoting": csv.QUOTE_NONE, "strict": True}
+
+
+def table(file: Path, columns: list[str], dialect: Mapping[str, Any]) -> Iterator[tuple[Location, dict[str, str] | Problem]]:
+    """The rows of a CSV/TSV whose first line is the header ``columns``, one row per line."""
+    for where, line in lines(file):
+        if isinstance(line, Problem):
+            yield where, line
+            continue
+        try:
+            cells = next(csv.reader([line], **dialect), [])
+        except csv.Error as exc:
+            yield where, Problem(where, None, f"malformed row: {exc}")
+            continue
+        if where.line == 1:
+            if cells != columns:
+                yield where, Problem(where, None, f"expected the header {' '.join(columns)}, got {' '.join(cells)}")
+                return
+            continue
+        if not line.strip():
+            continue
+        if len(cells) != len(columns):
+            yield where, Problem(where, None, f"expected {len(columns)} columns, got {len(cells)}")
+            continue
+        yield where, dict(zip(columns, cells))
 
 
 def items(located: Iterable[tuple[Location, Any]], parse: Callable[[Any], Iterable[Record]]) -> Iterator[Item]:

@@ -20,7 +20,6 @@ no download; the XML is gzipped there to keep the wheel small.
 
 from __future__ import annotations
 
-import csv
 import re
 import zlib
 from collections.abc import Callable, Iterator
@@ -32,7 +31,7 @@ from xml.parsers import expat
 
 from ..errors import CitegraphError, Location, Problem
 from .records import AcmConcept, ArxivCategory, CategoryMapping, Field, Item, unique_strings
-from .source import BadField, items, lines, open_binary, text
+from .source import TSV, BadField, items, lines, open_binary, table, text
 
 BUNDLED = Path(__file__).resolve().parent.parent / "data" / "taxonomy"
 
@@ -44,8 +43,6 @@ ACM1998_MAP = "arxiv_cs_to_acm1998.csv"
 CATEGORY_COLUMNS = ["category", "name", "archive", "group", "group_name", "is_active"]
 MAP_COLUMNS = ["Category_code", "Category_name", "ACM_subject_classes", "ACM_subject_names"]
 
-# Both tables have one row per line. The TSV quotes nothing: a quote is part of a name.
-_TSV: dict[str, Any] = {"delimiter": "\t", "quoting": csv.QUOTE_NONE, "strict": True}
 _CSV: dict[str, Any] = {"strict": True}
 
 # The 11 top-level classes of ACM 1998 (public fact). The map names only C, H and K; these
@@ -90,7 +87,7 @@ def _read_fields(file: Path) -> Iterator[Item]:
 
 
 def _read_categories(file: Path) -> Iterator[Item]:
-    return items(_table(file, CATEGORY_COLUMNS, _TSV), _category)
+    return items(table(file, CATEGORY_COLUMNS, TSV), _category)
 
 
 def _category(row: dict[str, str]) -> list[ArxivCategory]:
@@ -100,30 +97,6 @@ def _category(row: dict[str, str]) -> list[ArxivCategory]:
     return [ArxivCategory(code=text(row, "category", required=True), name=text(row, "name", required=True),
                           archive=text(row, "archive", required=True), group=text(row, "group", required=True),
                           group_name=text(row, "group_name", required=True), active=active == "True")]
-
-
-def _table(file: Path, columns: list[str], dialect: dict[str, Any]) -> Iterator[tuple[Location, dict[str, str] | Problem]]:
-    """The rows of a table whose first line is the header ``columns``, one row per line."""
-    for where, line in lines(file):
-        if isinstance(line, Problem):
-            yield where, line
-            continue
-        try:
-            cells = next(csv.reader([line], **dialect), [])
-        except csv.Error as exc:
-            yield where, Problem(where, None, f"malformed row: {exc}")
-            continue
-        if where.line == 1:
-            if cells != columns:
-                yield where, Problem(where, None, f"expected the header {' '.join(columns)}, got {' '.join(cells)}")
-                return
-            continue
-        if not line.strip():
-            continue
-        if len(cells) != len(columns):
-            yield where, Problem(where, None, f"expected {len(columns)} columns, got {len(cells)}")
-            continue
-        yield where, dict(zip(columns, cells))
 
 
 # -- ACM CCS 2012 (SKOS XML) -------------------------------------------------------------
@@ -235,7 +208,7 @@ def _read_map(file: Path) -> Iterator[Item]:
     the one that first mentions it: J.5 is first listed by cs.SD, whose names do not pair
     up with its codes, and named by cs.SI.
     """
-    rows = list(_table(file, MAP_COLUMNS, _CSV))
+    rows = list(table(file, MAP_COLUMNS, _CSV))
     labels: dict[str, str] = {}
     for _, row in rows:
         if isinstance(row, dict):

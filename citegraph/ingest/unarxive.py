@@ -33,16 +33,8 @@ from typing import Any
 
 from .formats import files_in
 from .generic import PATTERNS
-from .records import Author, Item, Paper, Reference, merge_references, unique_strings
+from .records import MAG_FIELDS, Author, Item, Paper, Reference, merge_references, unique_strings
 from .source import BadField, items, json_objects, objects, text
-
-#: The 19 MAG top-level fields; unarXive's ``discipline`` is kept only when it is one.
-MAG_FIELDS = frozenset({
-    "Art", "Biology", "Business", "Chemistry", "Computer Science", "Economics", "Engineering",
-    "Environmental Science", "Geography", "Geology", "History", "Materials Science",
-    "Mathematics", "Medicine", "Philosophy", "Physics", "Political Science", "Psychology",
-    "Sociology",
-})
 
 # New-style (2212.11867) or old-style (hep-th/9402147; a subject class as in math.PR/…
 # is not part of the id) arXiv ids, optionally prefixed "arXiv:" and versioned "v2".
