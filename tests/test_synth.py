@@ -1,5 +1,6 @@
 """The synthetic corpus generator: determinism, readability by citegraph's own readers, and
-the shape of what it generates (citation order, topic homophily, heavy tails, fields)."""
+the shape of what it generates (citation order, topic homophily, recency, heavy tails,
+fields)."""
 
 from __future__ import annotations
 
@@ -164,10 +165,39 @@ def test_citations_favour_the_citing_papers_topic(large, p_same):
 
 def test_in_degrees_are_heavy_tailed(large):
     degrees = np.sort(in_degrees(large))[::-1]
+    mean = degrees.mean()
     top = degrees[: len(degrees) // 100].sum() / degrees.sum()
-    assert degrees[0] > 30 * degrees.mean()
-    assert top > 0.15  # uniform attachment would give the top 1% about 3%
-    assert (degrees == 0).mean() > 0.2  # and most papers are rarely cited
+    assert degrees[0] > 20 * mean  # recent draws alone (p_recent=1) stay below 8 × the mean
+    assert top > 0.12  # uniform attachment would give the top 1% about 3%
+    assert (degrees >= 5 * mean).mean() > 0.01  # a tail Poisson-like counts would not have
+    assert (degrees < mean).mean() > 0.65  # and most papers are cited less than the average
+
+
+def reference_ages(corpus: list[dict]) -> np.ndarray:
+    return np.array([r["year"] - corpus[index(c)]["year"] for r in corpus for c in r["outbound_citations"]])
+
+
+def test_references_are_mostly_recent(large):
+    """Real corpora cite mostly recent work (median reference age about 5-8 years)."""
+    ages = reference_ages(large)
+    assert 4 <= np.median(ages) <= 8
+    assert 6 <= ages.mean() <= 12
+    assert (ages > 20).mean() > 0.03  # yet old classics are still cited
+
+
+@pytest.mark.parametrize("p_recent", [0.0, 1.0])
+def test_recency_and_attachment_shape_the_graph(p_recent):
+    """p_recent=1 cites only recent papers and levels in-degrees; p_recent=0 is pure
+    preferential attachment, without aging: old references and a heavy tail."""
+    spec = SynthSpec(papers=5000, seed=9, p_recent=p_recent)
+    corpus = list(records(spec))
+    ages, degrees = reference_ages(corpus), in_degrees(corpus)
+    if p_recent:
+        assert (ages <= spec.recent_years).mean() > 0.95  # the rest: no recent paper to cite
+        assert degrees.max() < 8 * degrees.mean()
+    else:
+        assert np.median(ages) >= 10
+        assert degrees.max() > 20 * degrees.mean()
 
 
 def test_fields_and_categories_follow_the_topic(large):
@@ -197,6 +227,9 @@ def test_edge_cases():
     assert all(r["outbound_citations"] == [] for r in records(SynthSpec(papers=200, citations_per_paper=0)))
     one_topic = list(records(SynthSpec(papers=500, topics=1, seed=4)))
     assert sum(len(r["outbound_citations"]) for r in one_topic) > 500 * 5
-    for bad in (dict(papers=0), dict(papers=5, p_same_topic=1.5), dict(papers=5, start_year=2000, end_year=1999)):
+    one_year = list(records(SynthSpec(papers=500, seed=4, start_year=2000, end_year=2000, recent_years=0)))
+    assert sum(len(r["outbound_citations"]) for r in one_year) > 500 * 5
+    for bad in (dict(papers=0), dict(papers=5, p_same_topic=1.5), dict(papers=5, start_year=2000, end_year=1999),
+                dict(papers=5, p_recent=-0.1), dict(papers=5, recent_years=-1), dict(papers=5, recent_years=2.5)):
         with pytest.raises(ValueError):
             SynthSpec(**bad)
