@@ -119,16 +119,18 @@ class _RichProgress:
     """The ingest pipeline's Progress drawn with rich: lines done, rate, time left."""
 
     def __init__(self, enabled: bool):
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
-
-        self._progress = Progress(
-            TextColumn("{task.description:>10}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-            TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-            console=_console(), disable=not enabled, transient=False)
+        self.enabled = enabled
+        self._progress = None
         self._task = None
 
     def start(self, description: str, total: int | None) -> None:
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        self._progress = Progress(  # one per phase: each leaves its final line behind
+            TextColumn("{task.description:>10}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+            TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+            console=_console(), disable=not self.enabled)
         self._progress.start()
         self._task = self._progress.add_task(description, total=total, rate="")
 
@@ -271,15 +273,15 @@ def _table(title: str, rows: list[dict]) -> None:
     for column in rows[0] if rows else []:
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(*(_cell(v) for v in row.values()))
+        table.add_row(*(_cell(v, column) for column, v in row.items()))
     _console().print(table if rows else f"{title}: no rows")
 
 
-def _cell(value) -> str:
+def _cell(value, column: str = "") -> str:
     if isinstance(value, float):
         return f"{value:,.2f}"
     if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}" if abs(value) >= 10_000 else str(value)  # years stay 2007
+        return str(value) if column == "year" else f"{value:,}"
     if isinstance(value, (list, dict)):
         return json.dumps(value, ensure_ascii=False)
     return "" if value is None else str(value)
