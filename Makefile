@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[lucene,dev]'
+	$(BIN)/pip install --quiet -e '.[lucene,dense,dev]'
 	touch $@
 
 install: $(VENV)/.installed

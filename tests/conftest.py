@@ -7,6 +7,7 @@ reference data folder of the workplace (real samples of every input format).
 from __future__ import annotations
 
 import os
+import string
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,35 @@ def server_env(server_config: Config, monkeypatch) -> dict[str, str]:
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     return {**os.environ, **env}
+
+
+TINY_BERT_WORDS = ("the of and a in to is for on we with by from that this are graph citation citations paper papers "
+         "model models neural network networks recommend recommendation retrieval dense sparse text scientific "
+         "protein cell cells gene genes cancer patients study results method methods data learning").split()
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory) -> Path:
+    """A 2-layer, 32-wide BERT with random weights and a small WordPiece vocabulary."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizer
+
+    folder = tmp_path_factory.mktemp("models") / "tiny-bert"
+    folder.mkdir()
+    letters = [*string.ascii_lowercase, *string.digits]
+    tokens = dict.fromkeys(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *letters, *(f"##{c}" for c in letters),
+                            *".,;:!?()-'\"", *TINY_BERT_WORDS])
+    (folder / "vocab.txt").write_text("\n".join(tokens) + "\n", encoding="utf-8")
+    vocab = {t: i for i, t in enumerate((folder / "vocab.txt").read_text(encoding="utf-8").splitlines())}
+    BertTokenizer(vocab=vocab).save_pretrained(folder)
+    torch.manual_seed(0)
+    # initializer_range 0.2 instead of BERT's 0.02: with tiny weights every text maps to nearly the
+    # same vector (pairwise cosine > 0.9999) and no test below could tell documents apart
+    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=37, max_position_embeddings=64, initializer_range=0.2)
+    BertModel(config).save_pretrained(folder)
+    return folder
+
 
 
 def pytest_collection_modifyitems(items):

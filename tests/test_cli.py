@@ -104,3 +104,27 @@ def test_demo_runs_on_the_embedded_default(tmp_path):
     assert "32,865" in out  # ACL-200 citations (32,873 edges less 8 self-citations)
     assert "co-cited with P07-2045" in out
     assert ArcadeServer(tmp_path / "arcadedb").status() is None  # stopped on exit
+
+
+def test_index_and_search_from_the_graph(store, server_env, tiny_bert, tmp_path):
+    pytest.importorskip("faiss")
+    sample = str(shared("samples/s2orc/metadata_sample.jsonl"))
+    assert citegraph("ingest", "s2orc", sample, "--no-progress", env=server_env).returncode == 0
+    built = citegraph("index", "bm25", "--backend", "bm25s", env=server_env)
+    assert built.returncode == 0, built.stderr
+    assert "bm25: 1,000 documents indexed" in built.stdout
+    found = citegraph("search", "TRAIL-induced apoptosis resistance in cancer", "-k", "3", "--json", env=server_env)
+    rows = [json.loads(line) for line in found.stdout.splitlines()]
+    assert rows[0]["id"] == "2871678" and rows[0]["title"].startswith("Mechanisms of resistance to TRAIL")
+    pool = tmp_path / "pool.txt"
+    pool.write_text("77490025\n2871295\n")
+    pooled = citegraph("search", "TRAIL apoptosis", "--pool", str(pool), "--json", env=server_env)
+    assert {json.loads(line)["id"] for line in pooled.stdout.splitlines()} <= {"77490025", "2871295"}
+    encoder = f"hf:{tiny_bert}"
+    dense = citegraph("index", "dense", "--encoder", encoder, "--no-progress", env=server_env)
+    assert dense.returncode == 0, dense.stderr
+    fused = citegraph("search", "apoptosis", "--with", f"rrf:bm25+{encoder}", "-k", "4", "--json", env=server_env)
+    assert fused.returncode == 0, fused.stderr
+    assert len(fused.stdout.splitlines()) == 4
+    missing = citegraph("search", "x", "--with", "specter", env=server_env)
+    assert missing.returncode == 1 and "citegraph index dense --encoder specter" in missing.stderr

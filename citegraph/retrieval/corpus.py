@@ -1,0 +1,38 @@
+"""The corpus text scorers index, exported from the graph.
+
+Indexes are built from what the graph holds, never from the input files, so BM25, dense
+and graph scorers see one corpus. A fingerprint of the exported text names an index or an
+embedding cache, so a changed corpus is never scored with a stale index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+
+from ..graph import GraphStore
+from .base import Document
+
+
+def _document(row: dict) -> Document:
+    return Document(row["id"], row["title"] or "", row["abstract"] or "")
+
+
+def documents(store: GraphStore, eligible_only: bool = False) -> Iterator[Document]:
+    """Every corpus paper with a title, by id, streamed."""
+    return (_document(row) for row in store.rows("corpus/documents", eligible_only=eligible_only))
+
+
+def documents_by_id(store: GraphStore, ids: Iterable[str]) -> dict[str, Document]:
+    """The given papers' documents (absent ids are missing from the result)."""
+    return {row["id"]: _document(row) for row in store.rows("corpus/documents_by_id", ids=list(ids))}
+
+
+def fingerprint(docs: Iterable[Document]) -> str:
+    """A short hash of the documents' ids and texts, in order."""
+    digest = hashlib.sha256()
+    for doc in docs:
+        for part in (doc.id, doc.title, doc.abstract):
+            digest.update(part.encode("utf-8"))
+            digest.update(b"\0")
+    return digest.hexdigest()[:16]

@@ -1,0 +1,116 @@
+"""Dense retrieval: a corpus encoded once (cached on disk), queries encoded on the fly.
+
+Single-vector encoders (SciBERT, SPECTER, SciNCL, MiniLM, any ``hf:`` model) put their
+document vectors in a Faiss index (:class:`~citegraph.retrieval.ann.AnnIndex`) searched
+with the metric the model was trained for (L2 for SPECTER-style models, cosine for
+sentence-transformers). Multi-vector encoders (TS-Aspire: a vector per sentence) score a
+candidate by its best sentence pair with the query, exhaustively over the pool (or the
+whole corpus), as the MDCR paper scores Aspire.
+
+An index directory holds ``dense.json`` (which encoder, which embedding store) and, for
+single-vector encoders, the Faiss index; the vectors stay in the embedding store, keyed
+by model and corpus fingerprint, so rebuilding an index or resuming an interrupted
+encoding never encodes a document twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import CitegraphError
+from .ann import AnnIndex, Kind
+from .base import Document, Query, Ranking, query_document, rank
+from .embeddings import EmbeddingStore, encode_corpus
+from .encoders import Encoder, ProgressCallback, maxsim
+
+MANIFEST = "dense.json"
+
+
+@dataclass
+class DenseRetriever:
+    """Single-vector encoder + Faiss index."""
+
+    encoder: Encoder
+    index: AnnIndex
+
+    @property
+    def name(self) -> str:
+        return self.encoder.name
+
+    def search(self, queries: Sequence[Query], k: int,
+               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+        if not queries:
+            return []
+        vectors = self.encoder.encode([query_document(q) for q in queries])
+        return self.index.search(vectors, k, pools)
+
+
+@dataclass
+class MultiVectorRetriever:
+    """Sentence-vector encoder (Aspire): a candidate's score is its best sentence pair."""
+
+    encoder: Encoder
+    store: EmbeddingStore
+
+    @property
+    def name(self) -> str:
+        return self.encoder.name
+
+    def search(self, queries: Sequence[Query], k: int,
+               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+        matrices = self.encoder.encode_sentences([query_document(q) for q in queries])
+        row = {doc_id: i for i, doc_id in enumerate(self.store.ids)}
+        rankings = []
+        for q, query in enumerate(matrices):
+            candidates = [row[i] for i in pools[q] if i in row] if pools is not None else range(len(row))
+            scores = maxsim(query, [self.store.matrix(i) for i in candidates], self.encoder.spec.similarity)
+            rankings.append(rank({self.store.ids[i]: float(s) for i, s in zip(candidates, scores)}, k))
+        return rankings
+
+
+def build_dense(docs: Sequence[Document], encoder: Encoder, index_dir: Path, cache_dir: Path, *,
+                kind: Kind = "flat", threads: int = 1, progress: ProgressCallback | None = None,
+                log: Callable[[str], None] | None = None, **ann_params) -> DenseRetriever | MultiVectorRetriever:
+    """Encode ``docs`` (resuming from the cache) and write the index of ``encoder`` to ``index_dir``."""
+    store = encode_corpus(encoder, docs, cache_dir, progress=progress, log=log)
+    index_dir = Path(index_dir)
+    index_dir.mkdir(parents=True, exist_ok=True)
+    manifest = {"encoder": encoder.name, "store": str(store.directory.resolve()), "key": store.directory.name}
+    if encoder.multi_vector:
+        retriever: DenseRetriever | MultiVectorRetriever = MultiVectorRetriever(encoder, store)
+    else:
+        index = AnnIndex.build(store.vectors, store.ids, metric=_metric(encoder), kind=kind, key=store.directory.name,
+                               threads=threads, **ann_params)
+        index.save(index_dir)
+        retriever = DenseRetriever(encoder, index)
+    (index_dir / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return retriever
+
+
+def open_dense(index_dir: Path, encoder: Encoder | None = None, threads: int = 1,
+               make_encoder: Callable[[str], Encoder] | None = None) -> DenseRetriever | MultiVectorRetriever:
+    """The retriever whose index ``build_dense`` wrote to ``index_dir``."""
+    path = Path(index_dir) / MANIFEST
+    if not path.is_file():
+        raise CitegraphError(f"no dense index in {index_dir}; build it with `citegraph index dense`")
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    if encoder is None:
+        from .encoders import get_encoder
+
+        encoder = (make_encoder or get_encoder)(manifest["encoder"])
+    store = EmbeddingStore.open(Path(manifest["store"]))
+    if encoder.multi_vector:
+        return MultiVectorRetriever(encoder, store)
+    return DenseRetriever(encoder, AnnIndex.load(index_dir, key=manifest["key"], threads=threads))
+
+
+def _metric(encoder: Encoder) -> str:
+    similarity = encoder.spec.similarity
+    if similarity == "dot":
+        raise CitegraphError(f"{encoder.name}: dot-product scoring is not supported by the Faiss index; "
+                             "use cosine (normalised) or l2")
+    return similarity
+
