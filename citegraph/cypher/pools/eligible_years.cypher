@@ -1,0 +1,6 @@
+// How many eligible papers each publication year has (to choose the query year).
+// Returns: year, papers — one row per year, by year.
+MATCH (p:Paper)
+WHERE p.eligible = true AND p.year IS NOT NULL
+RETURN p.year AS year, count(*) AS papers
+ORDER BY year
