@@ -488,6 +488,78 @@ def enrich(config: Config, ids, size, as_json):
         _table(f"{len(ids)} candidates enriched to {len(result.ids)}", rows)
 
 
+# -- evaluation -------------------------------------------------------------------------
+def _run_files(paths: tuple[Path, ...]):
+    from .evaluation.scorers import RunFile
+
+    return [RunFile(p) for p in paths]
+
+
+def _print_tables(tables) -> None:
+    from rich.markdown import Markdown
+
+    console = _console()
+    for table in tables:
+        console.print(Markdown(table.markdown()))
+
+
+_run_option = click.option("--run", "runs", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                           help="Also score a TREC run file of another tool (qid Q0 doc rank score tag).")
+
+
+@main.group()
+def evaluate():
+    """Score retrievers on benchmarks: large-scale pools, MDCR, CSFCube."""
+
+
+@evaluate.command("large-scale")
+@click.option("--pools", "pools_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="A folder written by `citegraph pools dataset-level|field-level`.")
+@click.option("--models", default="bm25", show_default=True,
+              help="Comma-separated retrievers with built indexes (citegraph index …).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@_run_option
+@click.pass_obj
+def evaluate_large_scale(config: Config, pools_dir, models, out, runs):
+    """Tables 1 and 2 of Medić & Šnajder: MAP / nDCG / R@30 per pool size or per field."""
+    from .evaluation.large_scale import evaluate_pools
+    from .retrieval import open_retriever
+
+    retrievers = [open_retriever(m, _indexes(config)) for m in models.split(",") if m] + _run_files(runs)
+    _print_tables(evaluate_pools(pools_dir, retrievers, out))
+    click.echo(f"results and figures in {out}")
+
+
+@evaluate.command("mdcr")
+@click.option("--benchmark", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="A folder with mdcr_<split>.json and mdcr_<split>_data.jsonl (ours or the official release).")
+@click.option("--models", default="bm25", show_default=True,
+              help="Comma-separated: bm25, bm25-multifield, encoder names, rrf:a+b (indexed over the benchmark).")
+@click.option("--split", default="test", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@_run_option
+@click.pass_obj
+def evaluate_mdcr(config: Config, benchmark, models, split, out, runs):
+    """Tables 3 and 4 of Medić & Šnajder: per field MAP / nDCG / R@5, and per candidate type."""
+    from .evaluation.mdcr_eval import evaluate_mdcr as evaluate_mdcr_, read_benchmark
+    from .evaluation.scorers import build_retriever
+
+    _, docs = read_benchmark(benchmark, split)
+    work = Path(out) / "indexes"
+    retrievers = [build_retriever(m, list(docs.values()), work) for m in models.split(",") if m] + _run_files(runs)
+    _print_tables(evaluate_mdcr_(benchmark, retrievers, out, split))
+    click.echo(f"results and figures in {out}")
+
+
+@main.command()
+@click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def report(results):
+    """Print the tables of an evaluation's results.json again."""
+    from .evaluation.report import load_tables
+
+    _print_tables(load_tables(results))
+
+
 # -- looking at the graph ----------------------------------------------------------------
 def _table(title: str, rows: list[dict]) -> None:
     from rich.table import Table

@@ -200,3 +200,23 @@ def write_qrels(path: Path, relevant: dict[str, Iterable[str]], grades: dict[str
             for doc in docs:
                 grade = grades[query][doc] if grades else 1
                 f.write(f"{query} 0 {doc} {grade}\n")
+
+
+def read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    """TREC qrels (``query iteration doc grade``) as query → doc → grade."""
+    qrels: dict[str, dict[str, int]] = {}
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 4 or not parts[3].lstrip("-").isdigit():
+                raise CitegraphError(f"{path}:{number}: expected 'query 0 doc grade', got {line.strip()!r}")
+            qrels.setdefault(parts[0], {})[parts[2]] = int(parts[3])
+    return qrels
+
+
+def read_queries(path: Path) -> list[dict]:
+    """The records of ``queries.jsonl``."""
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]

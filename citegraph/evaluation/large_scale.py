@@ -1,0 +1,68 @@
+"""Large-scale evaluation on dataset- or field-level pools (Medić & Šnajder 2022, Tables 1, 2, 7, 8).
+
+Each query (title + abstract) is ranked by each retriever within each pool, the query
+itself left out (a query cited by another query can be in the pool), the top ``depth``
+(500, as the paper) scored with :mod:`~citegraph.evaluation.metrics`. A field-level pool
+serves the queries of its field. Values are averaged over queries, then mean ± standard
+deviation over the repeats; field-level tables add the average over fields (AVG).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..retrieval.base import Document, Retriever
+from .metrics import DEPTH, evaluate, mean_std
+from .pools import read_qrels, read_queries
+from .report import Table, bar_plot, line_plot, write_results
+
+MEASURES = ("MAP", "nDCG", "R@30")
+
+
+def evaluate_pools(pools_dir: Path, retrievers: Sequence[Retriever], out: Path,
+                   measures: Sequence[str] = MEASURES, depth: int = DEPTH) -> list[Table]:
+    """Score ``retrievers`` on the pools written by ``citegraph pools``; writes results and figures to ``out``."""
+    pools_dir = Path(pools_dir)
+    manifest = json.loads((pools_dir / "manifest.json").read_text(encoding="utf-8"))
+    records = read_queries(pools_dir / "queries.jsonl")
+    qrels = read_qrels(pools_dir / "qrels.txt")
+    field_level = manifest["kind"] == "field-level"
+    values: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))  # model → pool → repeat → measure → mean
+    per_query: dict = defaultdict(dict)
+    for entry in manifest["pools"]:
+        pool = set((pools_dir / entry["file"]).read_text(encoding="utf-8").split())
+        mine = [r for r in records if not field_level or r.get("field") == entry["name"]]
+        docs = [Document(r["id"], r["title"], r["abstract"] or "") for r in mine]
+        for retriever in retrievers:
+            rankings = retriever.search(docs, depth + 1, [pool] * len(docs))
+            run = {d.id: [h for h in ranking if h.id != d.id][:depth] for d, ranking in zip(docs, rankings)}
+            result = evaluate({d.id: qrels.get(d.id, {}) for d in docs}, run, measures, depth)
+            values[retriever.name][entry["name"]][entry["repeat"]] = result.mean
+            per_query[retriever.name][f"{entry['name']}/{entry['repeat']}"] = result.per_query
+    columns = list(dict.fromkeys(e["name"] for e in manifest["pools"]))
+    tables = []
+    for measure in measures:
+        table = Table(f"{measure}: {manifest['kind']} pools" + ("" if field_level else " by size"),
+                      columns + (["AVG"] if field_level else []))
+        for model, by_pool in values.items():
+            means = {}
+            for name in columns:
+                mean, std = mean_std([v[measure] for v in by_pool[name].values()])
+                table.set(model, name, mean, std)
+                means[name] = mean
+            if field_level:
+                table.set(model, "AVG", sum(means.values()) / len(means))
+        tables.append(table)
+    config = {"setup": manifest["kind"], "pools": str(pools_dir), "pool_manifest": manifest,
+              "models": [r.name for r in retrievers], "measures": list(measures), "depth": depth}
+    write_results(Path(out), config, tables, per_query)
+    for table, measure in zip(tables, measures):
+        stem = Path(out) / f"{manifest['kind']}-{measure.replace('@', '_at_')}"
+        if field_level:
+            bar_plot(table, stem)
+        else:
+            line_plot(table, stem, "pool size")
+    return tables

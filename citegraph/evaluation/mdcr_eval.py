@@ -1,0 +1,95 @@
+"""Scoring retrievers on MDCR (Medić & Šnajder 2022, Tables 3 and 4).
+
+Reads ``mdcr_<split>.json`` and ``mdcr_<split>_data.jsonl`` — citegraph's own output or
+the official release, which share the format — indexes the benchmark's documents for
+each model under a work folder, and ranks each query's candidates (its positives and all
+negatives). **Table 3**: MAP, nDCG and R@5 per field and their average over fields.
+**Table 4**: each candidate type alone with the positives, MAP averaged over all queries:
+which kind of negative each model finds hard. With the official files (no citegraph
+manifest beside them), the published SciNCL test averages are printed beside ours.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import CitegraphError
+from ..retrieval.base import Document, Retriever
+from .metrics import evaluate
+from .mdcr import TRUE
+from .report import Table, bar_plot, heatmap, write_results
+
+MEASURES = ("MAP", "nDCG", "R@5")
+PUBLISHED_SCINCL_TEST = {"MAP": 0.3257, "nDCG": 0.5893, "R@5": 0.2727}  # Medić & Šnajder 2022, Table 3
+
+
+def read_benchmark(directory: Path, split: str) -> tuple[dict, dict[str, Document]]:
+    """The candidate sets and the documents of one split."""
+    files = [Path(directory) / f"mdcr_{split}.json", Path(directory) / f"mdcr_{split}_data.jsonl"]
+    for path in files:
+        if not path.is_file():
+            raise CitegraphError(f"{path} is missing (an MDCR folder holds mdcr_<split>.json and mdcr_<split>_data.jsonl)")
+    benchmark = json.loads(files[0].read_text(encoding="utf-8"))
+    docs = {}
+    with open(files[1], encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            if line.strip():
+                try:
+                    row = json.loads(line)
+                    docs[str(row["id"])] = Document(str(row["id"]), row.get("title") or "", row.get("abstract") or "")
+                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                    raise CitegraphError(f"{files[1]}:{number}: expected {{id, title, abstract}} ({exc})") from None
+    missing = {p for f in benchmark.values() for q, types in f.items() for p in [q, *(c for ids in types.values() for c in ids)]
+               if p not in docs}
+    if missing:
+        raise CitegraphError(f"{files[1]} lacks the text of {len(missing)} paper(s), e.g. {sorted(missing)[:3]}")
+    return benchmark, docs
+
+
+def evaluate_mdcr(directory: Path, retrievers: Sequence[Retriever], out: Path, split: str = "test") -> list[Table]:
+    """Tables 3 and 4 for ``retrievers``; writes results and figures to ``out``."""
+    benchmark, docs = read_benchmark(directory, split)
+    official = not (Path(directory) / "manifest.json").exists()
+    fields = list(benchmark)
+    types = sorted({t for f in benchmark.values() for ts in f.values() for t in ts if t != TRUE})
+    per_field = {m: Table(f"{m}: MDCR {split} per field (Table 3)", [*fields, "AVG"]) for m in MEASURES}
+    per_type = Table(f"MAP: MDCR {split}, positives with one candidate type (Table 4)", types)
+    per_query: dict = {}
+    for retriever in retrievers:
+        per_query[retriever.name] = {}
+        for name in fields:
+            queries = benchmark[name]
+            qrels = {q: {c: int(t == TRUE) for t, ids in ts.items() for c in ids} for q, ts in queries.items()}
+            result = _score(retriever, docs, queries, qrels, lambda ts: {c for ids in ts.values() for c in ids})
+            per_query[retriever.name][name] = result.per_query
+            for measure in MEASURES:
+                per_field[measure].set(retriever.name, name, result.mean[measure])
+        for measure, table in per_field.items():
+            table.set(retriever.name, "AVG", sum(table.rows[retriever.name][f][0] for f in fields) / len(fields))
+        for kind in types:
+            values = []
+            for queries in benchmark.values():
+                qrels = {q: {c: int(t == TRUE) for t in (TRUE, kind) for c in ts.get(t, [])} for q, ts in queries.items()}
+                result = _score(retriever, docs, queries, qrels, lambda ts, kind=kind: {*ts[TRUE], *ts.get(kind, [])})
+                values += [result.per_query["MAP"][q] for q in result.queries]
+            per_type.set(retriever.name, kind, sum(values) / len(values) if values else 0.0)
+    if official:
+        for measure, value in PUBLISHED_SCINCL_TEST.items():
+            if split == "test":
+                per_field[measure].set("SciNCL (published)", "AVG", value)
+    tables = [*per_field.values(), per_type]
+    config = {"benchmark": str(directory), "split": split, "official_release": official,
+              "models": [r.name for r in retrievers], "measures": list(MEASURES)}
+    write_results(Path(out), config, tables, per_query)
+    bar_plot(per_field["MAP"], Path(out) / f"mdcr-{split}-map-per-field")
+    heatmap(per_type, Path(out) / f"mdcr-{split}-map-per-type")
+    return tables
+
+
+def _score(retriever: Retriever, docs: dict[str, Document], queries: dict, qrels: dict, pool_of):
+    ids = list(queries)
+    pools = [pool_of(queries[q]) for q in ids]
+    rankings = retriever.search([docs[q] for q in ids], max(len(p) for p in pools), pools)
+    return evaluate(qrels, dict(zip(ids, rankings)), MEASURES)

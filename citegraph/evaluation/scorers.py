@@ -1,0 +1,82 @@
+"""Retrievers by name for the evaluation harness, and external runs read as retrievers.
+
+A benchmark brings its own documents (MDCR's and CSFCube's release files) or uses the
+corpus in the graph (large-scale pools). :func:`build_retriever` indexes a benchmark's
+documents under a work folder with the same builders as ``citegraph index``; the graph's
+prebuilt indexes are opened with :func:`citegraph.retrieval.open_retriever`. A TREC run
+file produced by another tool is a :class:`RunFile`, ranked and restricted to pools like
+any retriever, so it is scored exactly as citegraph's own models are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import CitegraphError
+from ..retrieval import BM25_NAMES, FUSION_PREFIX, index_dir
+from ..retrieval.base import Document, Hit, Query, Ranking, Retriever, rank
+
+
+def build_retriever(name: str, docs: Sequence[Document], work: Path) -> Retriever:
+    """Index ``docs`` for retriever ``name`` (bm25, bm25-multifield, an encoder, rrf:a+b) under ``work``."""
+    if name.startswith(FUSION_PREFIX):
+        from ..retrieval.fusion import ReciprocalRankFusion
+
+        members = [m for m in name[len(FUSION_PREFIX):].split("+") if m]
+        if len(members) < 2:
+            raise CitegraphError(f"'{name}': a fusion needs two or more retrievers, e.g. rrf:bm25+minilm")
+        return ReciprocalRankFusion([build_retriever(m, docs, work) for m in members])
+    if name in BM25_NAMES:
+        from ..retrieval.bm25 import build_bm25
+
+        return build_bm25(docs, index_dir(work, name), multifield=name == "bm25-multifield")
+    from ..retrieval.dense import build_dense
+    from ..retrieval.encoders import get_encoder
+
+    return build_dense(docs, get_encoder(name), index_dir(work, name), work / "embeddings")
+
+
+@dataclass
+class RunFile:
+    """A TREC run (``qid Q0 doc rank score tag``) answering queries by their ids."""
+
+    path: Path
+    name: str = ""
+    rankings: dict[str, list[Hit]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.name = self.name or self.path.stem
+        with open(self.path, encoding="utf-8") as f:
+            for number, line in enumerate(f, start=1):
+                parts = line.split()
+                if not parts:
+                    continue
+                if len(parts) != 6:
+                    raise CitegraphError(f"{self.path}:{number}: expected 'qid Q0 doc rank score tag', "
+                                         f"got {len(parts)} columns")
+                try:
+                    score = float(parts[4])
+                except ValueError:
+                    raise CitegraphError(f"{self.path}:{number}: score {parts[4]!r} is not a number") from None
+                self.rankings.setdefault(parts[0], []).append(Hit(parts[2], score))
+
+    def search(self, queries: Sequence[Query], k: int,
+               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+        out = []
+        for i, query in enumerate(queries):
+            if not isinstance(query, Document):
+                raise CitegraphError(f"run file {self.path} answers queries by id, not free text")
+            hits = self.rankings.get(query.id, [])
+            allowed = pools[i] if pools is not None else None
+            out.append(rank([h for h in hits if allowed is None or h.id in allowed], k))
+        return out
+
+
+def write_run(path: Path, rankings: dict[str, Ranking], tag: str) -> None:
+    """A TREC run file of ``rankings`` (query id → hits, best first)."""
+    with open(path, "w", encoding="utf-8") as f:
+        for query, hits in rankings.items():
+            for position, hit in enumerate(hits, start=1):
+                f.write(f"{query} Q0 {hit.id} {position} {hit.score:.6f} {tag}\n")

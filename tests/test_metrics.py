@@ -1,0 +1,77 @@
+"""Metrics through ir_measures, with citegraph's decided edge cases, on hand-computed examples."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from citegraph.errors import CitegraphError
+from citegraph.evaluation.metrics import compare, evaluate, mean_std
+from citegraph.retrieval.base import Hit
+
+
+def run_of(*ids: str) -> list[Hit]:
+    return [Hit(i, float(len(ids) - r)) for r, i in enumerate(ids)]
+
+
+def test_hand_computed_values():
+    qrels = {"q1": {"a": 1, "c": 1, "z": 0}}
+    result = evaluate(qrels, {"q1": run_of("a", "b", "c")}, ["MAP", "R@2", "P@1", "MRR", "R-Prec", "nDCG"])
+    mean = result.mean
+    assert mean["MAP"] == pytest.approx((1 / 1 + 2 / 3) / 2)
+    assert mean["R@2"] == pytest.approx(0.5) and mean["P@1"] == 1 and mean["MRR"] == 1
+    assert mean["R-Prec"] == pytest.approx(0.5)  # two relevant: precision at 2
+    assert mean["nDCG"] == pytest.approx((1 + 1 / math.log2(4)) / (1 + 1 / math.log2(3)))
+
+
+def test_a_query_without_results_scores_zero_and_counts():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    result = evaluate(qrels, {"q1": run_of("a"), "q3": []}, ["MAP", "nDCG@10"])
+    assert result.queries == ["q1", "q2", "q3"]
+    assert result.per_query["MAP"] == {"q1": 1.0, "q2": 0.0, "q3": 0.0}
+    assert result.mean["MAP"] == pytest.approx(1 / 3)
+
+
+def test_queries_without_relevant_documents_are_not_evaluated():
+    result = evaluate({"q1": {"a": 1}, "q2": {"b": 0}}, {"q1": run_of("a"), "q2": run_of("b")}, ["MAP"])
+    assert result.queries == ["q1"]
+
+
+def test_ties_are_broken_by_id_whatever_the_input_order():
+    qrels = {"q": {"a": 1}}
+    for hits in ([Hit("x", 1.0), Hit("a", 1.0)], [Hit("a", 1.0), Hit("x", 1.0)]):
+        assert evaluate(qrels, {"q": hits}, ["MAP"]).mean["MAP"] == 1.0  # "a" < "x": a ranks first
+
+
+def test_runs_are_cut_at_the_depth():
+    qrels = {"q": {"c": 1}}
+    assert evaluate(qrels, {"q": run_of("a", "b", "c")}, ["MAP"], depth=2).mean["MAP"] == 0.0
+    assert evaluate(qrels, {"q": run_of("a", "b", "c")}, ["MAP"], depth=3).mean["MAP"] == pytest.approx(1 / 3)
+
+
+def test_csfcube_ndcg_percent_and_graded_binary_measures():
+    # pool of 10 → NDCG%20 is nDCG@2 with graded gains (trec_eval: gain = grade)
+    qrels = {"q": {"c1": 3, "c2": 0, "c3": 2, "c4": 1}}
+    ranking = run_of("c2", "c1", "c3", "c4")
+    result = evaluate(qrels, {"q": ranking}, ["NDCG%20", "P(rel=2)@2", "R(rel=2)@2", "R-Prec"], pool_sizes={"q": 10})
+    dcg = 0 / math.log2(2) + 3 / math.log2(3)
+    ideal = 3 / math.log2(2) + 2 / math.log2(3)
+    assert result.mean["NDCG%20"] == pytest.approx(dcg / ideal)
+    assert result.mean["P(rel=2)@2"] == pytest.approx(0.5)  # c1 counts, c2 does not
+    assert result.mean["R(rel=2)@2"] == pytest.approx(0.5)  # c1 of {c1, c3}
+    with pytest.raises(CitegraphError, match="pool size"):
+        evaluate(qrels, {"q": ranking}, ["NDCG%20"])
+    with pytest.raises(CitegraphError, match="unknown measure"):
+        evaluate(qrels, {"q": ranking}, ["Bogus@3"])
+
+
+def test_paired_comparison():
+    qrels = {f"q{i}": {"a": 1} for i in range(30)}
+    good = evaluate(qrels, {q: run_of("a", "b") for q in qrels}, ["MAP"])
+    bad = evaluate(qrels, {q: run_of("b", "a") if i % 3 else run_of("a") for i, q in enumerate(qrels)}, ["MAP"])
+    result = compare(good, bad, "MAP", permutations=2000)
+    assert result.mean_a == 1.0 and result.mean_b == pytest.approx((10 + 20 * 0.5) / 30)
+    assert result.t_test_p < 0.001 and result.randomisation_p < 0.01
+    assert compare(good, good, "MAP").randomisation_p == 1.0
+    assert mean_std([1.0, 3.0]) == (2.0, pytest.approx(math.sqrt(2)))
