@@ -108,6 +108,8 @@ def build(store: GraphStore, out: Path, *, fields: Sequence[str] = MAG_FIELDS, n
     benchmark: dict[str, dict[str, dict[str, list[str]]]] = {}
     shortfall: dict[str, int] = defaultdict(int)
     for name, queries in per_field.items():
+        if not queries.ids:  # counted in the manifest, left out of the benchmark
+            continue
         top = store.run("mdcr/most_cited", field=name, limit=most_cited)
         top_ids = [row["id"] for row in top]
         benchmark[name] = {}

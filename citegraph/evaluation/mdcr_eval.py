@@ -52,7 +52,7 @@ def evaluate_mdcr(directory: Path, retrievers: Sequence[Retriever], out: Path, s
     """Tables 3 and 4 for ``retrievers``; writes results and figures to ``out``."""
     benchmark, docs = read_benchmark(directory, split)
     official = not (Path(directory) / "manifest.json").exists()
-    fields = list(benchmark)
+    fields = [name for name, queries in benchmark.items() if queries]
     types = sorted({t for f in benchmark.values() for ts in f.values() for t in ts if t != TRUE})
     per_field = {m: Table(f"{m}: MDCR {split} per field (Table 3)", [*fields, "AVG"]) for m in MEASURES}
     per_type = Table(f"MAP: MDCR {split}, positives with one candidate type (Table 4)", types)
@@ -70,7 +70,7 @@ def evaluate_mdcr(directory: Path, retrievers: Sequence[Retriever], out: Path, s
             table.set(retriever.name, "AVG", sum(table.rows[retriever.name][f][0] for f in fields) / len(fields))
         for kind in types:
             values = []
-            for queries in benchmark.values():
+            for queries in (benchmark[name] for name in fields):
                 qrels = {q: {c: int(t == TRUE) for t in (TRUE, kind) for c in ts.get(t, [])} for q, ts in queries.items()}
                 result = _score(retriever, docs, queries, qrels, lambda ts, kind=kind: {*ts[TRUE], *ts.get(kind, [])})
                 values += [result.per_query["MAP"][q] for q in result.queries]
