@@ -103,6 +103,8 @@ def test_demo_runs_on_the_embedded_default(tmp_path):
     assert "P07-2045" in out and "Moses: Open Source Toolkit for" in out
     assert "32,865" in out  # ACL-200 citations (32,873 edges less 8 self-citations)
     assert "co-cited with P07-2045" in out
+    assert "MAP: MDCR test per field (Table 3)" in out and "cocitation" in out and "bm25" in out
+    assert (tmp_path / "demo" / "evaluation" / "results.json").is_file()
     assert ArcadeServer(tmp_path / "arcadedb").status() is None  # stopped on exit
 
 

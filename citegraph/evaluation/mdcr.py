@@ -1,6 +1,6 @@
 """The MDCR benchmark (Medić & Šnajder 2022, §4) built from the graph.
 
-Per MAG field, ``n_queries`` queries (eligible, published in ``year``, citing at least
+Per MAG field (or ``"All"``: the whole corpus, for corpora without fields), ``n_queries`` queries (eligible, published in ``year``, citing at least
 ``positives`` corpus papers); per query ``positives`` random cited papers and
 ``per_type`` negatives of each type, chosen in this order:
 
@@ -41,7 +41,7 @@ from ..graph.schema import graph_stats
 from ..ingest.records import MAG_FIELDS
 from ..retrieval.base import Retriever
 from ..retrieval.corpus import documents_by_id
-from .pools import Manifest, Queries, choose_queries, field_pools, query_year, write_qrels
+from .pools import Manifest, Queries, choose_queries, field_filter, field_pools, query_year, write_qrels
 from .sampling import generator, sample, sample_where
 
 GRAPH, MOST_CITED, RANDOM, TRUE = "graph", "most_cited", "random", "true"
@@ -110,7 +110,7 @@ def build(store: GraphStore, out: Path, *, fields: Sequence[str] = MAG_FIELDS, n
     for name, queries in per_field.items():
         if not queries.ids:  # counted in the manifest, left out of the benchmark
             continue
-        top = store.run("mdcr/most_cited", field=name, limit=most_cited)
+        top = store.run("mdcr/most_cited", field=field_filter(name), limit=most_cited)
         top_ids = [row["id"] for row in top]
         benchmark[name] = {}
         for q in queries.ids:

@@ -76,6 +76,14 @@ class Manifest:
     created: str = field(default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
 
 
+ALL_FIELDS = "All"  # a pseudo-field: no field restriction (for corpora without MAG fields)
+
+
+def field_filter(name: str | None) -> str | None:
+    """The field a Cypher query restricts to: none for :data:`ALL_FIELDS`."""
+    return None if name == ALL_FIELDS else name
+
+
 def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
@@ -101,7 +109,7 @@ def choose_queries(store: GraphStore, n_queries: int, year: int, seed: int, *, f
                    min_cited: int = 1, exclude: Iterable[str] = (), label: str = "queries") -> Queries:
     """``n_queries`` random possible queries of ``year`` (and field), with what they cite."""
     excluded = set(exclude)
-    candidates = [row["id"] for row in store.rows("pools/query_candidates", year=year, field=field_name,
+    candidates = [row["id"] for row in store.rows("pools/query_candidates", year=year, field=field_filter(field_name),
                                                   min_cited=min_cited) if row["id"] not in excluded]
     ids = sorted(sample(candidates, n_queries, generator(seed, label, field_name or "")))
     cited: dict[str, list[str]] = {q: [] for q in ids}
@@ -139,7 +147,8 @@ def dataset_level(store: GraphStore, out: Path, *, n_queries: int = 1000,
 def field_pools(store: GraphStore, field_name: str, queries: Queries, size: int, repeats: int, seed: int,
                 exclude: set[str]) -> list[Pool]:
     """A field's pools: cited papers plus the field-cited set, repeated only where it exceeds ``size``."""
-    field_cited = [row["id"] for row in store.rows("pools/field_cited", field=field_name, year=queries.year)]
+    field_cited = [row["id"] for row in store.rows("pools/field_cited", field=field_filter(field_name),
+                                                   year=queries.year)]
     first = fill_pool(field_name, 0, size, queries, field_cited, exclude, seed)
     if first.available <= size:
         return [first]

@@ -10,10 +10,12 @@ recommender and the reranker use.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from ..errors import CitegraphError
 from ..graph import GraphStore
+from .base import Document, Query, Ranking, rank
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,3 +44,31 @@ def pair_counts(store: GraphStore, pairs: Iterable[tuple[str, str]]) -> list[Pai
     """Co-citation and coupling counts of (query, candidate) pairs present in the graph."""
     rows = store.rows("signals/pair_counts", pairs=[{"query": q, "candidate": c} for q, c in pairs])
     return [PairCounts(r["query"], r["candidate"], r["cocitation"], r["coupling"]) for r in rows]
+
+
+@dataclass
+class CoCitationScorer:
+    """A graph scorer for held-out citations: candidates co-cited with the query's other references.
+
+    For a query paper in the graph, the references that are candidates of its pool are
+    held out (they are what is being predicted); a candidate scores the number of papers,
+    other than the query itself, citing it and at least one of the remaining references.
+    The query's own citation edges never count, so a held-out citation cannot leak.
+    """
+
+    store: GraphStore
+    name: str = "cocitation"
+
+    def search(self, queries: Sequence[Query], k: int,
+               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+        if pools is None or not all(isinstance(q, Document) for q in queries):
+            raise CitegraphError("the co-citation scorer ranks the candidate pools of papers in the graph")
+        references: dict[str, set[str]] = {q.id: set() for q in queries}
+        for row in self.store.rows("signals/references", ids=[q.id for q in queries]):
+            references[row["paper"]].add(row["reference"])
+        rows = [{"query": q.id, "known": sorted(references[q.id] - set(pool)), "candidates": sorted(pool)}
+                for q, pool in zip(queries, pools)]
+        scores: dict[str, dict[str, float]] = {row["query"]: dict.fromkeys(row["candidates"], 0.0) for row in rows}
+        for row in self.store.rows("signals/cocitation_scores", rows=rows):
+            scores[row["query"]][row["candidate"]] = float(row["score"])
+        return [rank(scores[q.id], k) for q in queries]

@@ -1,9 +1,11 @@
 // The field-cited set of a MAG field (Medić & Šnajder §3.2): every paper cited by any
-// paper labelled with the field, kept when eligible and published in or before $year.
-// $field: string — a MAG field name
+// paper labelled with the field (by any paper when $field is null), kept when eligible
+// and published in or before $year.
+// $field: string — a MAG field name, or null for all papers
 // $year: int — latest publication year
 // Returns: id, year — one row per paper, by id.
-MATCH (:Field {name: $field})<-[:IN_FIELD]-(:Paper)-[:CITES]->(c:Paper)
+MATCH (p:Paper)-[:CITES]->(c:Paper)
 WHERE c.eligible = true AND c.year <= $year
+  AND ($field IS NULL OR EXISTS { (p)-[:IN_FIELD]->(:Field {name: $field}) })
 RETURN DISTINCT c.id AS id, c.year AS year
 ORDER BY id
