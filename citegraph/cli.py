@@ -551,6 +551,28 @@ def evaluate_mdcr(config: Config, benchmark, models, split, out, runs):
     click.echo(f"results and figures in {out}")
 
 
+@evaluate.command("csfcube")
+@click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="The official CSFCube release folder.")
+@click.option("--models", default="bm25", show_default=True,
+              help="Comma-separated: bm25 (facet sentences vs whole abstracts), <encoder> (whole abstracts), "
+                   "<encoder>:facet, <encoder>:maxsim (best sentence pair).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--run", "run_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Also score a TREC run file (qid pid_facet, or pid with --run-facet).")
+@click.option("--run-facet", type=click.Choice(["background", "method", "result"]))
+@click.option("--work", type=click.Path(file_okay=False, path_type=Path),
+              help="Where indexes and embeddings are kept (default: OUT/indexes).")
+def evaluate_csfcube(data_dir, models, out, run_file, run_facet, work):
+    """Faceted query-by-example on CSFCube, scored as its authors' script scores it."""
+    from .evaluation.csfcube import run_csfcube
+
+    result = run_csfcube(data_dir, [m for m in models.split(",") if m], out, run_file=run_file, run_facet=run_facet,
+                         work=work or Path(out) / "indexes")
+    _print_tables(result["tables"])
+    click.echo(f"results in {out}")
+
+
 @main.command()
 @click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def report(results):

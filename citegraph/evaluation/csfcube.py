@@ -27,7 +27,9 @@ whole papers (title and every sentence). Rankers, by name:
 * an encoder name (``minilm``, ``specter``, ``hf:<model>``): the whole query paper against
   whole candidates, as the paper's SPECTER baselines, which are not faceted; candidates
   are encoded once (cached under ``work/embeddings``).
-* ``<encoder>:facet``: the facet sentences, as one text, against the same vectors.
+* ``<encoder>:facet``: the facet sentences, as one text, against the same vectors. (A
+  multi-vector encoder, e.g. ``aspire-cs``, scores by the best pair of its contextual
+  sentence vectors in both modes, as citegraph's dense retriever does.)
 * ``<encoder>:maxsim``: each facet sentence and each candidate sentence encoded on its
   own, a candidate scored by its best pair (the paper's SentBERT baselines), with the
   encoder's similarity.
@@ -58,8 +60,9 @@ other benchmarks; the two are reported apart as ``official`` and ``trec_eval``.
 **Averaging**, as ``aggregate_metrics_crossval(split_str="test")``: per facet, the mean
 over ``fold1_test``'s queries and the mean over ``fold2_test``'s, then the mean of the
 two (the folds differ in size, so this is not the mean over queries); ``all`` does the
-same with the splits' ``all`` lists. A query without any relevant candidate counts 0, as
-the script averages over fixed lists. The dev splits serve tuning; nothing is tuned here.
+same with the splits' ``all`` lists. Every listed query counts, as in the script:
+metrics.evaluate skips queries without any positive grade, which count 0 (what the official
+definitions give them). The dev splits serve tuning; nothing is tuned here.
 
 **Rankings.** Ties are broken by id (the script keeps the pool order on ties). A ranker
 that leaves candidates out (BM25 drops candidates sharing no term with the query) has
@@ -83,7 +86,7 @@ import re
 import statistics
 import tempfile
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -446,14 +449,15 @@ def build_systems(release: Release, models: Sequence[str], work: Path) -> list[S
     from ..retrieval.encoders import get_encoder
 
     docs = release.candidate_documents()
-    encoders: dict[str, Any] = {}
+    encoders: dict[str, Encoder] = {}
     dense: dict[str, Retriever] = {}
     systems = []
     for spec in models:
         base, mode = _parse(spec)
         if base == "bm25":
-            retriever = build_bm25(docs, work / "bm25", backend=mode or None)
-            backend = read_manifest(work / "bm25")["backend"]
+            folder = work / spec.replace(":", "-")  # bm25 and bm25:bm25s may be compared in one run
+            retriever = build_bm25(docs, folder, backend=mode or None)
+            backend = read_manifest(folder)["backend"]
             systems.append(System(spec, retriever, release.facet_text,
                                   f"BM25 ({backend}): facet sentences vs whole candidates"))
             continue
@@ -523,14 +527,14 @@ def complete(ranking: Ranking, pool: Sequence[str]) -> list[str]:
     return ranked + sorted(c for c in pool if c not in seen)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Scored:
     """A system's rankings and per-query values (convention → measure → qid → value)."""
 
     system: System
     rankings: dict[str, Ranking]
-    per_query: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
-    unranked: dict[str, int] = field(default_factory=dict)  # qid → candidates appended
+    per_query: dict[str, dict[str, dict[str, float]]]
+    unranked: dict[str, int]  # qid → pool candidates the ranking left out
 
 
 def score_system(release: Release, system: System) -> Scored:
@@ -539,13 +543,10 @@ def score_system(release: Release, system: System) -> Scored:
     pools = [release.pools[q.qid].candidates for q in queries]
     found = system.retriever.search([system.ask(q) for q in queries], max(map(len, pools)),
                                     [frozenset(p) for p in pools])
-    scored = Scored(system, {q.qid: ranking for q, ranking in zip(queries, found)})
+    rankings = {q.qid: ranking for q, ranking in zip(queries, found)}
     orders = {q.qid: complete(r, pool) for q, r, pool in zip(queries, found, pools)}
-    scored.unranked = {q: len(release.pools[q].candidates) - len(r) for q, r in scored.rankings.items()
-                       if len(r) < len(release.pools[q].candidates)}
-    scored.per_query[OFFICIAL] = _official(release, orders)
-    scored.per_query[TREC] = _trec(release, orders)
-    return scored
+    unranked = {q.qid: len(pool) - len(r) for q, r, pool in zip(queries, found, pools) if len(r) < len(pool)}
+    return Scored(system, rankings, {OFFICIAL: _official(release, orders), TREC: _trec(release, orders)}, unranked)
 
 
 def _official(release: Release, orders: Mapping[str, list[str]]) -> dict[str, dict[str, float]]:
@@ -554,7 +555,7 @@ def _official(release: Release, orders: Mapping[str, list[str]]) -> dict[str, di
 
 
 def _trec(release: Release, orders: Mapping[str, list[str]]) -> dict[str, dict[str, float]]:
-    """metrics.evaluate on the same complete rankings; unevaluated queries (nothing relevant) are 0."""
+    """metrics.evaluate on the same complete rankings; queries it skips (no positive grade) are 0."""
     run = {q: [Hit(c, float(len(order) - i)) for i, c in enumerate(order)] for q, order in orders.items()}
     qrels = {q: release.pools[q].qrels for q in orders}
     sizes = {q: len(release.pools[q].candidates) for q in orders}
@@ -588,12 +589,13 @@ def run_csfcube(data_dir: Path, models: list[str], out: Path, *, run_file: Path 
     release = read_release(data_dir)
     if not models and run_file is None:
         raise CitegraphError("nothing to evaluate: name models, a run file, or both")
+    if run_facet is not None and run_file is None:
+        raise CitegraphError("a run facet needs a run file")
+    run = [] if run_file is None else [run_system(release, run_file, run_facet)]  # checked before any encoding
+    _check_names([*models, *(s.name for s in run)])
     with contextlib.ExitStack() as stack:
         folder = Path(work) if work else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="csfcube-")))
-        systems = build_systems(release, models, folder)
-        if run_file is not None:
-            systems.append(run_system(release, run_file, run_facet))
-        _check_names(systems)
+        systems = [*build_systems(release, models, folder), *run]
         scored = [score_system(release, s) for s in systems]
     summaries = {s.system.name: summarise(release, s) for s in scored}
     tables = _tables(summaries)
@@ -605,8 +607,7 @@ def run_csfcube(data_dir: Path, models: list[str], out: Path, *, run_file: Path 
     return {"config": config, "summary": summaries, "per_query": per_query, "tables": tables}
 
 
-def _check_names(systems: Sequence[System]) -> None:
-    names = [s.name for s in systems]
+def _check_names(names: Sequence[str]) -> None:
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise CitegraphError(f"two systems are named {', '.join(twice)}; rename the run file or drop the model")

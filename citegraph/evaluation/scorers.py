@@ -79,4 +79,4 @@ def write_run(path: Path, rankings: dict[str, Ranking], tag: str) -> None:
     with open(path, "w", encoding="utf-8") as f:
         for query, hits in rankings.items():
             for position, hit in enumerate(hits, start=1):
-                f.write(f"{query} Q0 {hit.id} {position} {hit.score:.6f} {tag}\n")
+                f.write(f"{query} Q0 {hit.id} {position} {hit.score!r} {tag}\n")  # repr: reads back exactly
