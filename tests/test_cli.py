@@ -130,3 +130,15 @@ def test_index_and_search_from_the_graph(store, server_env, tiny_bert, tmp_path)
     assert len(fused.stdout.splitlines()) == 4
     missing = citegraph("search", "x", "--with", "specter", env=server_env)
     assert missing.returncode == 1 and "citegraph index dense --encoder specter" in missing.stderr
+
+
+def test_bulk_and_neo4j_admin_export_from_the_cli(server_env, tmp_path):
+    sample = str(shared("samples/s2orc/metadata_sample.jsonl"))
+    refused = citegraph("ingest", "s2orc", sample, "--bulk", env=server_env)
+    assert refused.returncode == 2 and "citegraph export neo4j-admin" in refused.stderr
+    exported = citegraph("export", "neo4j-admin", "s2orc", sample, "--out", str(tmp_path / "csv"),
+                         "--mounted-at", "/import", "--no-progress", env=server_env)
+    assert exported.returncode == 0, exported.stderr
+    assert "--nodes=Paper=/import/paper.header.csv,/import/paper.csv" in exported.stdout
+    assert "--nodes=Paper:External=" in exported.stdout
+    assert (tmp_path / "csv" / "paper.csv").is_file()

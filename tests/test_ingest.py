@@ -160,7 +160,7 @@ def test_s2orc_sample_graph(store):
     paper = store.run("paper", id="2871678")[0]
     assert paper["citation_count"] == 297 and set(paper["fields"]) == {"Biology", "Medicine"}
     assert summary.eligibility["with_abstract"] == 488
-    assert summary.eligibility["eligible"] == store.run("prefilter_counts", min_abstract=30, min_citations=3)[0]["eligible"]
+    assert summary.eligibility["eligible"] == store.run("prefilter/counts", min_abstract=30, min_citations=3)[0]["eligible"]
 
 
 @pytest.mark.slow

@@ -278,6 +278,21 @@ class ArcadeServer:
         while _alive(pid):
             time.sleep(0.05)
 
+    def server_command(self, command: str) -> None:
+        """Run a command of ArcadeDB's HTTP server API, such as ``close database citegraph``."""
+        info = self.status()
+        if info is None:
+            raise ServerError(f"no ArcadeDB server runs for {self.home}")
+        token = base64.b64encode(f"{USER}:{self.password()}".encode()).decode()
+        request = urllib.request.Request(
+            f"http://{HOST}:{info.http_port}/api/v1/server", data=json.dumps({"command": command}).encode(),
+            headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:
+                response.read()
+        except urllib.error.URLError as exc:
+            raise ServerError(f"ArcadeDB refused '{command}': {exc}") from exc
+
     def recreate_database(self) -> None:
         """Drop and create the database through ArcadeDB's HTTP admin API.
 
@@ -285,19 +300,8 @@ class ArcadeServer:
         (each delete updates every index); dropping the database takes milliseconds.
         The schema goes with it: apply it again before writing.
         """
-        info = self.status()
-        if info is None:
-            raise ServerError(f"no ArcadeDB server runs for {self.home}")
-        token = base64.b64encode(f"{USER}:{self.password()}".encode()).decode()
-        for command in (f"drop database {DATABASE}", f"create database {DATABASE}"):
-            request = urllib.request.Request(
-                f"http://{HOST}:{info.http_port}/api/v1/server", data=json.dumps({"command": command}).encode(),
-                headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"})
-            try:
-                with urllib.request.urlopen(request, timeout=60) as response:
-                    response.read()
-            except urllib.error.URLError as exc:
-                raise ServerError(f"ArcadeDB refused '{command}': {exc}") from exc
+        self.server_command(f"drop database {DATABASE}")
+        self.server_command(f"create database {DATABASE}")
 
     def log_tail(self, lines: int = 20) -> str:
         try:

@@ -83,14 +83,20 @@ def checkpoint_key(fmt: Format, file: Path) -> str:
     return f"{fmt.name}:{file.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
 
 
-def prefilter(store: GraphStore, thresholds: Prefilter = Prefilter()) -> dict[str, int]:
-    """Mark eligible papers and return how many pass each criterion."""
+def prefilter(store: GraphStore, thresholds: Prefilter = Prefilter(), batch: int = 10_000) -> dict[str, int]:
+    """Mark eligible papers, ``batch`` per transaction, and return how many pass each criterion.
+
+    The ids are read in full before the first write: a read cursor held open across
+    writes to the same records is what ArcadeDB's lock manager deadlocks on.
+    """
     params = {"min_abstract": thresholds.min_abstract, "min_citations": thresholds.min_citations}
-    store.run("prefilter", **params)
-    return store.run("prefilter_counts", **params)[0]
+    ids = [row["id"] for row in store.rows("prefilter/ids")]
+    for start in range(0, len(ids), batch):
+        store.write(Write("prefilter/mark", {"ids": ids[start:start + batch], **params}))
+    return store.run("prefilter/counts", **params)[0]
 
 
-def _validate(fmt: Format, files: list[Path], options: IngestOptions, progress: Progress,
+def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: Progress,
               summary: IngestSummary) -> dict[Path, int]:
     """Read every file once; returns each file's line count. Raises on the first problem
     unless ``skip_bad``, in which case problems go to the rejects file."""
@@ -168,7 +174,7 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
         else:
             resume_after[file] = found[0]["line"] if found else 0
     todo = list(resume_after)
-    line_counts = _validate(fmt, todo, options, progress, summary)
+    line_counts = validate(fmt, todo, options, progress, summary)
     summary.lines = sum(line_counts.values())
 
     writer = GraphWriter(store)

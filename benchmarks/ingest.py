@@ -1,0 +1,262 @@
+"""Ingest benchmark: the streaming Bolt ingest against the bulk path, on a synthetic corpus.
+
+    .venv/bin/python benchmarks/ingest.py                    # 200k papers, ~2M citations
+    .venv/bin/python benchmarks/ingest.py --papers 20000     # a quick run
+    .venv/bin/python benchmarks/ingest.py --papers 2000000 --cases bulk,csv --heap 8g
+
+Cases, each in a fresh process against its own embedded ArcadeDB server in a temporary
+folder (so that every peak RSS is that case's alone):
+
+* ``stream``  — ``citegraph.ingest.ingest``: batched UNWIND MERGE over Bolt (the baseline);
+* ``bulk``    — ``citegraph.ingest.bulk.bulk_ingest``: one read, numpy, GraphBatch loader;
+* ``csv``     — ``export_neo4j_admin``: the CSV files for neo4j-admin (no database);
+* ``recount`` — after a bulk load, ``citation_count`` recomputed by the batched Cypher
+  pass the streaming writer uses (ingest/citation_counts, 10k papers a transaction): the
+  alternative to counting in Python while building, which the bulk path does;
+* ``import`` — the alternative ArcadeDB loader: the same built graph written as
+  Neo4j-export JSONL and loaded by ArcadeDB's ``IMPORT DATABASE`` on the running server.
+  Its wall time is build + JSONL + import, without prefilter and schema, and the graph
+  differs (the importer gives every vertex an ``id`` and a common supertype), so it
+  compares loaders only: set its ``load`` phase against the ``load`` phase of ``bulk``.
+
+The corpus is S2ORC metadata JSONL from ``citegraph.synth`` (seed 0), generated once per
+size into ``--corpus-dir``. Wall seconds cover the whole call (validation, load, schema,
+prefilter). Peak RSS: the case's Python process (ru_maxrss), the ArcadeDB server (VmHWM)
+and, for ``bulk``, the loader child process. Ratios are to ``stream`` of the same run.
+Each case's line gives the machine's 1-minute load average before and after it: with 2
+cores, anything else running shows there and slows the case down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import datetime
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+CASES = ("stream", "bulk", "csv", "recount", "import")
+
+
+class Phases:
+    """A progress sink that times the phases a pipeline announces ('validating', 'loading')."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+        self.ended: dict[str, float] = {}
+        self._current: tuple[str, float] | None = None
+
+    def start(self, description: str, total: int | None) -> None:
+        self._current = (description, time.perf_counter())
+
+    def advance(self, lines: int) -> None:
+        pass
+
+    def finish(self) -> None:
+        name, started = self._current
+        self.ended[name] = time.perf_counter()
+        self.seconds[name] = self.ended[name] - started
+
+
+def peak_rss(pid: int) -> int:
+    """The peak resident set of a live process, from /proc (Linux), in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmHWM for process {pid}")
+
+
+def corpus(papers: int, folder: Path) -> tuple[Path, float | None]:
+    """The synthetic corpus of ``papers`` papers, generated unless already there."""
+    from citegraph.synth import SynthSpec, generate
+
+    path = folder / f"synth-s2orc-{papers}.jsonl"
+    if path.exists():
+        return path, None
+    folder.mkdir(parents=True, exist_ok=True)
+    stats = generate(SynthSpec(papers=papers), path.with_suffix(".part"))
+    path.with_suffix(".part").rename(path)
+    return path, stats.seconds
+
+
+def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
+    """One case in this process; returns its measurements."""
+    from neo4j import GraphDatabase
+
+    from citegraph.graph import ArcadeServer, GraphStore, Write
+    from citegraph.graph.arcadedb import DATABASE, USER
+    from citegraph.ingest import formats, ingest
+    from citegraph.ingest.bulk import bulk_ingest, export_neo4j_admin
+    from citegraph.synth import paper_id
+
+    fmt = formats.get("s2orc")
+    result: dict = {"case": case}
+    if case == "import":
+        return import_jsonl(path, heap, home)
+    if case == "csv":
+        started = time.perf_counter()
+        export = export_neo4j_admin(fmt, [path], home / "csv")
+        result.update(seconds=time.perf_counter() - started, citations=export.summary.write.citations,
+                      bytes=sum(f.stat().st_size for f in (home / "csv").iterdir()))
+    else:
+        server = ArcadeServer(home / "arcadedb", heap=heap)
+        info = server.start()
+        store = GraphStore(GraphDatabase.driver(info.uri, auth=(USER, server.password())), DATABASE)
+        try:
+            started = time.perf_counter()
+            if case == "stream":
+                summary = ingest(store, fmt, [path])
+            else:
+                phases = Phases()
+                summary = bulk_ingest(server, store, fmt, [path], progress=phases)
+                result["loader_rss"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+                ended = time.perf_counter()
+                result["phases"] = {
+                    "read+build": phases.seconds["validating"],
+                    "finish": phases.ended["loading"] - phases.seconds["loading"] - phases.ended["validating"],
+                    "load": phases.seconds["loading"],
+                    "prefilter+schema+checkpoints": ended - phases.ended["loading"]}
+            result.update(seconds=time.perf_counter() - started, citations=summary.write.citations,
+                          eligible=summary.eligibility["eligible"])
+            if case == "recount":
+                result["load_seconds"] = result["seconds"]
+                ids = [paper_id(i, papers) for i in range(papers)]
+                started = time.perf_counter()
+                for lo in range(0, papers, 10_000):
+                    store.write(Write("ingest/citation_counts", {"ids": ids[lo:lo + 10_000]}))
+                result["seconds"] = time.perf_counter() - started
+            result["server_rss"] = peak_rss(info.pid)
+        finally:
+            store.close()
+            server.stop()
+    result["python_rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return result
+
+
+def import_jsonl(path: Path, heap: str, home: Path) -> dict:
+    """Build as the bulk path does, write Neo4j-export JSONL, IMPORT DATABASE it."""
+    from citegraph.graph import ArcadeServer
+    from citegraph.graph.arcadedb import DATABASE, HOST, USER
+    from citegraph.ingest import bulk, formats
+    from citegraph.ingest.pipeline import IngestOptions, IngestSummary, NoProgress
+
+    fmt = formats.get("s2orc")
+    server = ArcadeServer(home / "arcadedb", heap=heap)
+    info = server.start()
+    try:
+        started = time.perf_counter()
+        work = home / "work"
+        work.mkdir()
+        graph, _ = bulk._build(fmt, [path], IngestOptions(), NoProgress(), IngestSummary(fmt.name), work)
+        built = time.perf_counter()
+        # Numeric ids: the importer's fastest id map. Its format detection wants the first
+        # line to begin exactly '{"type":"node","id":"' and a name not ending in .jsonl.
+        export, offsets, nodes = work / "graph.neo4j", {}, 0
+        with open(export, "w", encoding="utf-8") as f:
+            for group in graph.vertices():
+                offsets.setdefault(group.space, nodes)
+                labels = json.dumps(list(group.labels))
+                for row in group.rows:
+                    f.write(f'{{"type":"node","id":"{nodes}","labels":{labels},"properties":{row}}}\n')
+                    nodes += 1
+            for group in graph.edges():
+                a, b = offsets[group.source], offsets[group.target]
+                props = group.props if group.props is not None else iter(dict, None)
+                for s, t, p in zip(group.pairs[0].tolist(), group.pairs[1].tolist(), props):
+                    f.write(f'{{"type":"relationship","label":"{group.type}","start":{{"id":"{a + s}"}},'
+                            f'"end":{{"id":"{b + t}"}},"properties":{json.dumps(p)}}}\n')
+        written = time.perf_counter()
+        token = base64.b64encode(f"{USER}:{server.password()}".encode()).decode()
+        request = urllib.request.Request(
+            f"http://{HOST}:{info.http_port}/api/v1/command/{DATABASE}",
+            data=json.dumps({"language": "sql", "command": f"IMPORT DATABASE file://{export}",
+                             "autoCommit": False}).encode(),
+            headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=3600) as response:
+                answer = json.loads(response.read())["result"][0]
+        except urllib.error.HTTPError as exc:
+            raise RuntimeError(f"IMPORT DATABASE failed: {exc.read().decode()[:2000]}\n{server.log_tail()}") from exc
+        imported = time.perf_counter()
+        return {"case": "import", "seconds": imported - started, "citations": graph.manifest["stats"]["citations"],
+                "vertices": answer["createdVertices"], "edges": answer["createdEdges"],
+                "phases": {"read+build": built - started, "write JSONL": written - built, "load": imported - written},
+                "server_rss": peak_rss(info.pid), "python_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+    finally:
+        server.stop()
+
+
+def gib(value: int | None) -> str:
+    return "—" if value is None else f"{value / 2**30:.2f}"
+
+
+def table(results: list[dict], papers: int) -> str:
+    base = next((r["seconds"] for r in results if r["case"] == "stream"), None)
+    lines = [("| case | wall s | papers/s | citations/s | Python peak RSS GiB | server peak RSS GiB "
+              "| loader peak RSS GiB | wall ÷ stream |"),
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        ratio = f"{r['seconds'] / base:.3f}" if base else "—"
+        lines.append(f"| {r['case']} | {r['seconds']:.1f} | {papers / r['seconds']:,.0f} | "
+                     f"{r['citations'] / r['seconds']:,.0f} | {gib(r['python_rss'])} | {gib(r.get('server_rss'))} | "
+                     f"{gib(r.get('loader_rss'))} | {ratio} |")
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{os.cpu_count()} cores, {memory:.0f} GiB RAM, no GPU, {platform.system()} {platform.release()}, " \
+           f"Python {platform.python_version()}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--papers", type=int, default=200_000)
+    parser.add_argument("--cases", default=",".join(CASES), help=f"comma-separated, of {', '.join(CASES)}")
+    parser.add_argument("--heap", default="4g", help="JVM heap of the ArcadeDB server and of the bulk loader")
+    parser.add_argument("--corpus-dir", type=Path, default=Path(tempfile.gettempdir()) / "citegraph-bench")
+    parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)  # internal: run one case, print JSON
+    parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.case:
+        print(json.dumps(run_case(args.case, args.corpus, args.papers, args.heap, args.home)))
+        return
+
+    cases = [c for c in args.cases.split(",") if c]
+    unknown = set(cases) - set(CASES)
+    if unknown:
+        parser.error(f"unknown case(s): {', '.join(sorted(unknown))}")
+    path, generated = corpus(args.papers, args.corpus_dir)
+    print(f"# ingest benchmark, {datetime.date.today()}: {args.papers:,} papers, corpus {path} "
+          f"({path.stat().st_size / 2**20:,.0f} MiB{f', generated in {generated:.1f} s' if generated else ''})")
+    print(f"# machine: {machine()}; ArcadeDB heap {args.heap}")
+    results = []
+    for case in cases:
+        load_before = os.getloadavg()[0]
+        with tempfile.TemporaryDirectory(prefix=f"bench-{case}-") as home:
+            done = subprocess.run([sys.executable, __file__, "--case", case, "--corpus", str(path), "--papers",
+                                   str(args.papers), "--heap", args.heap, "--home", home],
+                                  stdout=subprocess.PIPE, text=True, check=True)
+        result = json.loads(done.stdout.splitlines()[-1])
+        result["load_average"] = (load_before, os.getloadavg()[0])
+        results.append(result)
+        extra = f" (after a bulk load of {result['load_seconds']:.1f} s)" if "load_seconds" in result else ""
+        phases = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result.get("phases", {}).items())
+        print(f"# {case}: {result['seconds']:.1f} s{extra}{f' = {phases}' if phases else ''}; "
+              "1-min load average {:.1f} → {:.1f}".format(*result["load_average"]), flush=True)
+    print(f"\ncitations in the corpus: {results[0]['citations']:,}\n")
+    print(table(results, args.papers))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""Pools benchmark: MDCR build, enrichment latency and a dataset-level pool, from Cypher.
+
+    .venv/bin/python benchmarks/pools.py                      # 200k papers, ~2M citations
+    .venv/bin/python benchmarks/pools.py --papers 20000       # a quick run
+
+A synthetic S2ORC corpus (``citegraph.synth``, seed 0) is bulk-loaded into a private
+embedded ArcadeDB (``citegraph.ingest.bulk``), then, in the same run:
+
+* **MDCR build** for all 19 fields × ``--queries`` queries, without model scoring (graph,
+  most-cited and random negatives): seconds; the target is < 5 min at 200k/2M.
+* **Enrichment** of 100 candidates (``signals/enrich``, SymTax: 100 → 300): latency of
+  ``--rounds`` calls, p50 and p95, against the baseline of a one-paper lookup
+  (``paper``) timed the same way; the target is p50 < 5 ms. The candidates of a call are
+  100 papers of one topic's neighbourhood (a query's references and the papers citing
+  them), as a prefetch would return.
+* **Dataset-level pool** of 200k (capped at the corpus) for 1,000 queries: seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from citegraph.config import Config
+from citegraph.evaluation import mdcr, pools
+from citegraph.graph import open_store
+from citegraph.ingest import formats
+from citegraph.ingest.bulk import bulk_ingest
+from citegraph.synth import SynthSpec, generate
+
+
+def timed(call, *args, **kwargs):
+    start = time.perf_counter()
+    result = call(*args, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def latencies(call, rounds: int) -> list[float]:
+    out = []
+    for i in range(rounds):
+        start = time.perf_counter()
+        call(i)
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--papers", type=int, default=200_000)
+    parser.add_argument("--queries", type=int, default=200, help="MDCR queries per field")
+    parser.add_argument("--rounds", type=int, default=300, help="enrichment calls")
+    parser.add_argument("--heap", default="4g")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="citegraph-pools-") as tmp:
+        tmp = Path(tmp)
+        corpus, seconds = timed(generate, SynthSpec(papers=args.papers, seed=0), tmp / "corpus.jsonl")
+        config = Config(data_dir=tmp / "data", heap=args.heap)
+        with open_store(config) as store:
+            from citegraph.graph import embedded_server
+
+            summary, load = timed(bulk_ingest, embedded_server(config), store, formats.get("s2orc"),
+                                  [tmp / "corpus.jsonl"], heap=args.heap)
+            print(f"# pools benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores; "
+                  f"{corpus.papers:,} papers, {corpus.citations:,} citations (bulk load {load:.0f} s; "
+                  f"{summary.eligibility['eligible']:,} eligible)")
+            built, t_mdcr = timed(mdcr.build, store, tmp / "mdcr", n_queries=args.queries)
+            ds, t_pool = timed(pools.dataset_level, store, tmp / "pool", n_queries=1000, sizes=(200_000,),
+                               repeats=1)
+            rng = random.Random(0)
+            queries = [q for q in (line.split()[0] for line in (tmp / "pool" / "qrels.txt").open())]
+            neighbourhoods = []
+            for q in rng.sample(sorted(set(queries)), min(args.rounds, len(set(queries)))):
+                refs = [row["cited"] for row in store.rows("pools/cited", ids=[q])]
+                around = [r["id"] for r in store.rows("signals/enrich", ids=refs, limit=100)]
+                neighbourhoods.append((refs + around)[:100])
+            lookup = latencies(lambda i: store.run("paper", id=queries[i % len(queries)]), len(neighbourhoods))
+            enrich = latencies(lambda i: store.run("signals/enrich", ids=neighbourhoods[i], limit=200),
+                               len(neighbourhoods))
+
+    def p(values, q):
+        return statistics.quantiles(values, n=100)[q - 1]
+
+    base50 = p(lookup, 50)
+    print("| case | result | seconds or ms | ratio to baseline | target |")
+    print("|---|---|---:|---:|---|")
+    print(f"| MDCR build, 19 fields × {args.queries} queries, no models | {built.queries:,} queries, "
+          f"shortfall {dict((k, v) for k, v in built.graph['shortfall'].items() if v) or 'none'} | "
+          f"{t_mdcr:.1f} s | — | < 300 s |")
+    print(f"| dataset-level pool, 1,000 queries | {ds.pools[0]['papers']:,} papers | {t_pool:.1f} s | — | — |")
+    print(f"| lookup of one paper (baseline) | p50 / p95 | {base50:.2f} / {p(lookup, 95):.2f} ms | 1.00 | — |")
+    print(f"| enrichment of 100 candidates → 300 | p50 / p95 | {p(enrich, 50):.2f} / {p(enrich, 95):.2f} ms | "
+          f"{p(enrich, 50) / base50:.2f} | p50 < 5 ms |")
+
+
+if __name__ == "__main__":
+    main()

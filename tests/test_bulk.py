@@ -1,0 +1,297 @@
+"""The bulk path against the streaming ingest, on real inputs: the graph a bulk load builds
+must be the one ``ingest()`` builds, node for node and relationship for relationship; bad
+input must stop it before the database is touched; the neo4j-admin CSV files must parse
+back to the records they came from."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from citegraph.errors import CitegraphError, InputError
+from citegraph.graph.arcadedb import DATABASE, HOST, USER
+from citegraph.ingest import IngestOptions, formats, ingest
+from citegraph.ingest.bulk import ARRAY_DELIMITER, bulk_ingest, export_neo4j_admin
+from citegraph.synth import SynthSpec, generate
+
+from conftest import shared
+
+ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
+TAXONOMY = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "taxonomy"
+S2ORC = "samples/s2orc/metadata_sample.jsonl"
+
+
+def dump(store) -> tuple[list, list]:
+    """Every node (labels, properties) and relationship (type, end keys, properties), sorted."""
+    nodes = sorted((tuple(r["labels"]), json.dumps(r["props"], sort_keys=True)) for r in store.rows("bulk/nodes")
+                   if "IngestCheckpoint" not in r["labels"])
+    rels = sorted((r["type"], r["source"], r["target"], json.dumps(r["props"], sort_keys=True))
+                  for r in store.rows("bulk/relationships"))
+    return nodes, rels
+
+
+def snapshot(store, papers: tuple[str, ...]) -> dict:
+    return {"labels": [r for r in store.run("stats/labels") if r["label"] != "IngestCheckpoint"],
+            "relationships": store.run("stats/relationships"),
+            "degrees": store.run("stats/citation_degrees"),
+            "papers": [[{**r, "fields": sorted(r["fields"]), "categories": sorted(r["categories"]),
+                         "authors": sorted(r["authors"])} for r in store.run("paper", id=i)] for i in papers],
+            "graph": dump(store)}
+
+
+def stream_then_bulk(server, store, format_name: str, paths: list[Path], options: IngestOptions = IngestOptions(),
+                     papers: tuple[str, ...] = ()):
+    """Ingest ``paths`` both ways into fresh databases; returns both summaries and snapshots
+    (with the ``paper`` query's answer for ``papers``)."""
+    fmt = formats.get(format_name)
+    streamed = ingest(store, fmt, paths, options)
+    expected = snapshot(store, papers)
+    server.recreate_database()
+    bulk = bulk_ingest(server, store, fmt, paths, options)
+    return streamed, bulk, expected, snapshot(store, papers)
+
+
+def assert_same(streamed, bulk, expected, got) -> None:
+    assert got["labels"] == expected["labels"]
+    assert got["relationships"] == expected["relationships"]
+    assert got["degrees"] == expected["degrees"]
+    assert got["papers"] == expected["papers"]
+    assert got["graph"][0] == expected["graph"][0]
+    assert got["graph"][1] == expected["graph"][1]
+    assert bulk.eligibility == streamed.eligibility
+    assert (bulk.lines, bulk.rejected) == (streamed.lines, streamed.rejected)
+    for name in ("citations", "self_citations", "records"):
+        assert getattr(bulk.write, name) == getattr(streamed.write, name), name
+    # stubs left: the streaming ingest also counts stubs made and upgraded between batches
+    assert bulk.write.external_created == streamed.write.external_created - streamed.write.external_upgraded
+    assert bulk.external_dropped == streamed.external_dropped
+
+
+def write_jsonl(path: Path, rows: list) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def sql(server, command: str) -> dict:
+    """An ArcadeDB SQL command over its HTTP API: schema introspection Bolt does not offer."""
+    token = base64.b64encode(f"{USER}:{server.password()}".encode()).decode()
+    request = urllib.request.Request(
+        f"http://{HOST}:{server.status().http_port}/api/v1/command/{DATABASE}",
+        data=json.dumps({"language": "sql", "command": command}).encode(),
+        headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return {"error": exc.code, "detail": exc.read().decode()}
+
+
+# -- the same graph as the streaming ingest ---------------------------------------------
+@pytest.mark.parametrize("external", ["keep", "drop"])
+def test_s2orc_sample(arcade_server, store, external):
+    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "s2orc", [shared(S2ORC)],
+                                                     IngestOptions(external=external), ("2871678", "77490025"))
+    assert_same(streamed, bulk, expected, got)
+    labels = {r["label"]: r["count"] for r in got["labels"]}
+    assert labels["Paper"] == 1000 + (6049 if external == "keep" else 0)
+    if external == "keep":
+        assert got["papers"][0][0]["citation_count"] == 297 and got["relationships"][0]["count"] == 6058
+    assert bulk.eligibility["with_abstract"] == 488
+
+
+def test_bundled_acl200(arcade_server, store):
+    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "acl200", [ACL200],
+                                                     papers=("P07-2045", "D09-1001"))
+    assert_same(streamed, bulk, expected, got)
+    assert store.run("most_cited", limit=1)[0]["id"] == "P07-2045"
+    assert got["papers"][0][0]["citation_count"] == 571
+    assert got["relationships"] == [{"type": "CITES", "count": 32865}]
+
+
+def test_synthetic_corpus_with_contexts(arcade_server, store, tmp_path):
+    path = tmp_path / "synth.jsonl"
+    generate(SynthSpec(papers=1000, contexts=True, seed=3), path)
+    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "jsonl", [path],
+                                                     papers=("S0000001", "S0000500", "S0001000"))
+    assert_same(streamed, bulk, expected, got)
+    cites = [r for r in got["graph"][1] if r[0] == "CITES"]
+    with_contexts = [json.loads(r[3]) for r in cites if "contexts" in json.loads(r[3])]
+    assert len(with_contexts) == len(cites) > 5_000
+    assert all(len(p["contexts"]) == p["n_contexts"] and "[CIT]" in p["contexts"][0] for p in with_contexts)
+
+
+def test_bundled_taxonomy(arcade_server, store):
+    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "taxonomy", [TAXONOMY])
+    assert_same(streamed, bulk, expected, got)
+    types = {r["type"] for r in got["relationships"]}
+    assert types == {"BROADER", "MAPS_TO"}
+    assert any(json.loads(props).get("alt_labels") == [] for _, props in got["graph"][0])  # empty lists survive
+
+
+MERGED = [
+    {"id": "P1", "title": "First", "abstract": "An abstract long enough to pass the prefilter.", "year": 2000,
+     "fields": ["Physics"], "authors": ["Ada Lovelace", {"id": "A7", "name": "Alan"}],
+     "references": [{"id": "P2", "contexts": ["c1 [CIT]"], "sections": ["Intro"]}, "P3", "P1"]},
+    {"id": "P2", "title": "Two", "references": [{"id": "P1", "contexts": ["back [CIT]"]}]},
+    {"id": "P1", "year": 2001, "venue": "V", "fields": ["Biology"], "categories": ["cs.CL"],
+     "authors": [{"id": "A7", "name": "Alan Turing"}, "Ada Lovelace", "Ada Lovelace"],
+     "references": [{"id": "P2", "contexts": ["c2 [CIT]"]}, {"id": "P3", "sections": ["Method"]}]},
+    {"id": "X", "references": ["P3", "Q", "P1"]},
+    {"id": "P3", "title": "Three, once a stub"},
+]
+
+
+@pytest.mark.parametrize("external", ["keep", "drop"])
+def test_repeated_records_merge_as_the_streaming_merges_do(arcade_server, store, tmp_path, external):
+    path = write_jsonl(tmp_path / "merged.jsonl", MERGED)
+    options = IngestOptions(batch_size=1, external=external)  # the streaming ingest: one record a transaction
+    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "jsonl", [path], options,
+                                                     ("P1", "P2", "P3", "Q"))
+    assert_same(streamed, bulk, expected, got)
+    p1 = store.run("paper", id="P1")[0]
+    assert (p1["title"], p1["year"], p1["venue"], p1["citation_count"]) == ("First", 2001, "V", 2)
+    assert sorted(p1["fields"]) == ["Biology", "Physics"] and p1["authors"].count("Alan") == 1
+    cites = {(s, t): json.loads(p) for kind, s, t, p in got["graph"][1] if kind == "CITES"}
+    assert cites[("P1", "P2")] == {"contexts": ["c2 [CIT]"], "sections": ["Intro"], "n_contexts": 1}
+    assert cites[("P1", "P3")] == {"sections": ["Method"]}
+    wrote = {s: json.loads(p)["position"] for kind, s, t, p in got["graph"][1] if kind == "WROTE" and t == "P1"}
+    assert wrote == {"name:ada lovelace": 2, "A7": 0}
+    assert ("X", "Q") in cites if external == "keep" else "Q" not in {t for _, t in cites}
+    assert bulk.write.self_citations == 1
+
+
+# -- what the bulk path refuses -----------------------------------------------------------
+def test_bad_input_stops_before_anything_is_loaded(arcade_server, store, tmp_path):
+    rows = [{"id": f"P{i}", "references": [f"P{i - 1}"]} for i in range(1, 500)]
+    rows.insert(400, '{"id": "BAD", "year": [2000]}')
+    path = write_jsonl(tmp_path / "c.jsonl", rows)
+    with pytest.raises(InputError, match=r"c.jsonl:401: field 'year' expected an integer"):
+        bulk_ingest(arcade_server, store, formats.get("jsonl"), [path])
+    assert store.run("stats/labels") == [] and store.run("stats/relationships") == []
+    assert not list(arcade_server.home.glob("bulk-*")), "the work folder is removed"
+
+
+def test_skip_bad_lists_the_rejects_and_loads_the_rest(arcade_server, store, tmp_path):
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "P1"}, '{"id": 7.5}', "{oops", {"id": "P2", "references": ["P1"]}])
+    rejects = tmp_path / "rejects.jsonl"
+    summary = bulk_ingest(arcade_server, store, formats.get("jsonl"), [path], IngestOptions(skip_bad=True, rejects=rejects))
+    assert summary.rejected == 2 and summary.rejects_file == rejects
+    assert [(r["line"], r["field"]) for r in map(json.loads, rejects.read_text().splitlines())] == [(2, "id"), (3, None)]
+    assert {r["type"]: r["count"] for r in store.run("stats/relationships")} == {"CITES": 1}
+
+
+def test_papers_without_citations(arcade_server, store, tmp_path):
+    path = write_jsonl(tmp_path / "lone.jsonl", [{"id": "P", "title": "Alone"}])
+    summary = bulk_ingest(arcade_server, store, formats.get("jsonl"), [path])
+    assert (summary.write.nodes_created, summary.write.relationships_created) == (1, 0)
+    assert store.run("paper", id="P")[0]["citation_count"] == 0
+
+
+def test_a_graph_with_nodes_is_refused(arcade_server, store, tmp_path):
+    path = write_jsonl(tmp_path / "a.jsonl", [{"id": "A", "references": ["B"]}])
+    ingest(store, formats.get("jsonl"), [path])
+    before = dump(store)
+    with pytest.raises(CitegraphError, match="empty graph only"):
+        bulk_ingest(arcade_server, store, formats.get("jsonl"), [path])
+    assert dump(store) == before
+
+
+def type_indexes(server) -> list[tuple]:
+    """The indexes of types (not those of their buckets): name, type, keys, key types, unique."""
+    found = sql(server, "select from schema:indexes")["result"]
+    return sorted((i["name"], i["typeName"], i["properties"], i["keyTypes"], i["unique"]) for i in found
+                  if "fileId" not in i)
+
+
+# -- the loaded graph behaves as an ingested one --------------------------------------------
+def test_schema_checkpoints_and_a_later_streaming_ingest(arcade_server, store, tmp_path):
+    path = write_jsonl(tmp_path / "merged.jsonl", MERGED)
+    ingest(store, formats.get("jsonl"), [path])
+    indexes = type_indexes(arcade_server)
+    arcade_server.recreate_database()
+    bulk_ingest(arcade_server, store, formats.get("jsonl"), [path])
+    got = type_indexes(arcade_server)
+    assert [i[:3] + i[4:] for i in got] == [i[:3] + i[4:] for i in indexes]
+    assert ("Paper[id]", "Paper", [["id"]], ["STRING"], True) in got
+    # built on loaded data, ArcadeDB keys an index by the values' type; built on an empty
+    # graph (streaming), it keys year, citation_count and eligible as STRING
+    assert {i[0]: i[3] for i in got if i[0].startswith("paper_")} == {
+        "paper_citation_count": ["INTEGER"], "paper_eligible": ["BOOLEAN"], "paper_year": ["INTEGER"]}
+    duplicate = sql(arcade_server, "INSERT INTO Paper SET id = 'P1'")
+    assert duplicate.get("error") and "Duplicated key" in duplicate["detail"]
+    assert ingest(store, formats.get("jsonl"), [path]).skipped_files == [str(path)]  # marked ingested
+    more = write_jsonl(tmp_path / "more.jsonl", [{"id": "Q", "title": "Now known", "references": ["P1"]}])
+    ingest(store, formats.get("jsonl"), [more])
+    q, p1 = store.run("paper", id="Q")[0], store.run("paper", id="P1")[0]
+    assert (q["external"], q["title"], p1["citation_count"]) == (False, "Now known", 3)
+    labels = {r["label"]: r["count"] for r in store.run("stats/labels")}
+    assert (labels["Paper"], labels.get("External", 0)) == (5, 0)
+
+
+# -- neo4j-admin CSV files ------------------------------------------------------------------
+def read_csv(path: Path) -> list[list[str]]:
+    with open(path, encoding="utf-8", newline="") as f:
+        return list(csv.reader(f))
+
+
+TRICKY = [
+    {"id": "P,1", "title": 'He said "quoted", then\nleft; twice', "abstract": "multi\r\nline, with \\ backslash",
+     "year": 1999, "authors": ["Zoë Ölmez", {"id": 'A"1', "name": "Quote \"Q\" Person"}],
+     "references": [{"id": "P2", "contexts": ['one; "two", three', "line\nbreak [CIT]"], "sections": ["A, B"]},
+                    "ghost"]},
+    {"id": "P2", "title": "日本語のタイトル", "fields": ["Computer Science"], "categories": ["cs.CL"]},
+]
+
+
+def test_neo4j_admin_files_parse_back(tmp_path):
+    path = write_jsonl(tmp_path / "tricky.jsonl", TRICKY)
+    export = export_neo4j_admin(formats.get("jsonl"), [path], tmp_path / "out", database="citations")
+    headers = {labels: read_csv(header) for labels, header, _ in export.nodes}
+    assert headers["Paper"] == [["id:ID(Paper)", "title", "abstract", "year:long", "venue", "doi", "arxiv_id",
+                                 "citation_count:long"]]
+    assert headers["Paper:External"] == [["id:ID(Paper)", "citation_count:long"]]
+    files = {labels: read_csv(data) for labels, _, data in export.nodes}
+    papers = {row[0]: row for row in files["Paper"]}
+    assert papers["P,1"][1:4] == ['He said "quoted", then\nleft; twice', "multi\r\nline, with \\ backslash", "1999"]
+    assert papers["P2"][1] == "日本語のタイトル" and papers["P2"][3] == "" and papers["P2"][7] == "1"
+    assert files["Paper:External"] == [["ghost", "1"]]
+    assert sorted(files["Author"]) == [['A"1', 'Quote "Q" Person'], ["name:zoë ölmez", "Zoë Ölmez"]]
+    relationships = {(kind, read_csv(header)[0][-1]): read_csv(data) for kind, header, data in export.relationships}
+    [cites] = relationships[("CITES", "n_contexts:long")]
+    assert cites[:2] == ["P,1", "P2"]
+    assert cites[2].split(ARRAY_DELIMITER) == ['one; "two", three', "line\nbreak [CIT]"]
+    assert (cites[3], cites[4]) == ("A, B", "2")
+    assert relationships[("CITES", ":END_ID(Paper)")] == [["P,1", "ghost"]]
+    assert sorted(relationships[("WROTE", "position:long")]) == [['A"1', "P,1", "1"], ["name:zoë ölmez", "P,1", "0"]]
+    command = export.command
+    assert command[:5] == ["neo4j-admin", "database", "import", "full", "citations"]
+    assert "--array-delimiter=U+001F" in command and "--multiline-fields=true" in command
+    groups = [c.split("=", 2) for c in command if c.startswith(("--nodes=", "--relationships="))]
+    assert {label for _, label, _ in groups} == {"Paper", "Paper:External", "Author", "Field", "ArxivCategory",
+                                                  "CITES", "WROTE", "IN_FIELD", "IN_CATEGORY"}
+    assert all(Path(f).is_absolute() and Path(f).is_file() for _, _, files in groups for f in files.split(","))
+    assert export.command_line.startswith("neo4j-admin database import full citations ")
+    assert not list((tmp_path / "out").glob("bulk-*"))
+
+
+def test_neo4j_admin_counts_match_the_sample(tmp_path):
+    export = export_neo4j_admin(formats.get("s2orc"), [shared(S2ORC)], tmp_path / "out")
+    rows = {labels: len(read_csv(data)) for labels, _, data in export.nodes}
+    assert (rows["Paper"], rows["Paper:External"]) == (1000, 6049)
+    cites = sum(len(read_csv(data)) for kind, _, data in export.relationships if kind == "CITES")
+    assert cites == 6058  # as test_ingest's streaming graph
+    fields = sum(len(read_csv(data)) for kind, _, data in export.relationships if kind == "IN_FIELD")
+    assert fields == sum(len(json.loads(line)["mag_field_of_study"] or []) for line in shared(S2ORC).open())
+
+
+def test_the_array_delimiter_in_a_text_is_refused(tmp_path):
+    path = write_jsonl(tmp_path / "bad.jsonl", [{"id": "P", "references": [{"id": "Q", "contexts": ["a\u001fb"]}]}])
+    with pytest.raises(CitegraphError, match="U\\+001F"):
+        export_neo4j_admin(formats.get("jsonl"), [path], tmp_path / "out")
+
