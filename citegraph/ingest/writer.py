@@ -7,8 +7,8 @@ written unless all of it is:
 
 1. taxonomy nodes (fields, arXiv categories, ACM concepts, the arXiv→ACM map);
 2. papers, then their fields, categories and authors;
-3. ``:External`` stubs for citation ends not in the graph, then the ``CITES`` edges;
-4. ``citation_count`` of every paper cited in the batch, recounted.
+3. ``:External`` stubs for citation ends not in the graph, then the ``CITES`` edges,
+   each new edge adding one to its cited paper's ``citation_count``.
 """
 
 from __future__ import annotations
@@ -96,7 +96,6 @@ class GraphWriter:
         ends = dict.fromkeys(end for citing, ref in kept for end in (citing, ref.cited_id) if end not in present)
         add("stubs", "ids", list(ends), "stubs")
         add("cites", "rows", [_edge_row(citing, ref) for citing, ref in kept])
-        add("citation_counts", "ids", list(dict.fromkeys(ref.cited_id for _, ref in kept)))
         steps.extend(extra)
         roles.extend("extra" for _ in extra)
 
