@@ -635,13 +635,35 @@ def evaluate_csfcube(data_dir, models, out, run_file, run_facet, work):
     click.echo(f"results in {out}")
 
 
+@main.command("tune-bm25")
+@click.option("--pools", "pools_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="A validation pool folder (citegraph pools …), built like the test pools.")
+@click.option("--index", "name", type=click.Choice(["bm25", "bm25-multifield"]), default="bm25", show_default=True)
+@click.pass_obj
+def tune_bm25(config: Config, pools_dir, name):
+    """Grid-search BM25's k1 and b for MAP on validation pools, as the MDCR paper did."""
+    from .evaluation.large_scale import tune_bm25 as tune
+    from .retrieval import index_dir
+
+    tuning = tune(pools_dir, index_dir(_indexes(config), name))
+    bs = sorted({b for _, b in tuning.table})
+    _table(f"MAP of {name} on {pools_dir} (k1 × b)",
+           [{"k1": k1, **{f"b={b:g}": round(tuning.table[(k1, b)] * 100, 2) for b in bs}}
+            for k1 in sorted({k1 for k1, _ in tuning.table})])
+    click.echo(f"best: k1={tuning.k1:g} b={tuning.b:g} (MAP {tuning.map * 100:.2f}); rebuild with "
+               f"`citegraph index bm25{' --multifield' if name != 'bm25' else ''} --k1 {tuning.k1:g} --b {tuning.b:g}`")
+
+
 @main.command()
 @click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def report(results):
-    """Print the tables of an evaluation's results.json again."""
-    from .evaluation.report import load_tables
+    """Print the tables of an evaluation's results.json again and redraw its figures."""
+    from .evaluation.report import draw, load_tables
 
-    _print_tables(load_tables(results))
+    tables = load_tables(results)
+    _print_tables(tables)
+    for path in draw(tables, results):
+        click.echo(f"figure: {path}")
 
 
 # -- looking at the graph ----------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 from citegraph.evaluation import mdcr, pools
 from citegraph.evaluation.large_scale import evaluate_pools
 from citegraph.evaluation.mdcr_eval import PUBLISHED_SCINCL_TEST, evaluate_mdcr, read_benchmark
+from citegraph.evaluation.report import draw, load_tables
 from citegraph.evaluation.scorers import RunFile, build_retriever, write_run
 from citegraph.ingest import formats, ingest
 from citegraph.retrieval.base import Document
@@ -71,6 +72,10 @@ def test_mdcr_tables_ours_and_official(corpus, tmp_path):
     assert set(per_type.columns) == {"graph", "most_cited", "random"}
     assert per_type.rows["bm25"]["random"][0] > per_type.rows["bm25"]["graph"][0]  # random negatives are easy
     assert "SciNCL (published)" not in map_fields.rows
+    heat = tmp_path / "out" / "mdcr-test-map-per-type.png"
+    assert heat.is_file()
+    heat.unlink()
+    assert heat in draw(load_tables(tmp_path / "out"), tmp_path / "out")  # `citegraph report` redraws
 
     official = tmp_path / "official"
     official.mkdir()

@@ -75,3 +75,24 @@ def test_paired_comparison():
     assert result.t_test_p < 0.001 and result.randomisation_p < 0.01
     assert compare(good, good, "MAP").randomisation_p == 1.0
     assert mean_std([1.0, 3.0]) == (2.0, pytest.approx(math.sqrt(2)))
+
+
+def test_agrees_with_ranx_on_random_runs():
+    """A second library on random runs (distinct scores, every query answered), where the
+    libraries' documented differences do not apply."""
+    ranx = pytest.importorskip("ranx")
+    import random
+
+    rng = random.Random(3)
+    docs = [f"d{i:03}" for i in range(300)]
+    qrels, run = {}, {}
+    for q in (f"q{i}" for i in range(40)):
+        qrels[q] = {d: rng.choice([1, 2]) for d in rng.sample(docs, rng.randint(1, 15))}
+        scores = rng.sample(range(10_000), 120)
+        run[q] = [Hit(d, float(s)) for d, s in zip(rng.sample(docs, 120), scores)]
+    ours = evaluate(qrels, run, ["MAP", "nDCG", "R@30", "P@10", "MRR", "nDCG@20"]).mean
+    theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run({q: {h.id: h.score for h in hits} for q, hits in run.items()}),
+                           ["map", "ndcg", "recall@30", "precision@10", "mrr", "ndcg@20"])
+    for mine, other in zip(["MAP", "nDCG", "R@30", "P@10", "MRR", "nDCG@20"],
+                           ["map", "ndcg", "recall@30", "precision@10", "mrr", "ndcg@20"]):
+        assert ours[mine] == pytest.approx(theirs[other], abs=1e-9), mine

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..retrieval.base import Document, Retriever
 from .metrics import DEPTH, evaluate, mean_std
 from .pools import read_qrels, read_queries
-from .report import Table, bar_plot, line_plot, write_results
+from .report import Table, draw, write_results
 
 MEASURES = ("MAP", "nDCG", "R@30")
 
@@ -46,7 +46,8 @@ def evaluate_pools(pools_dir: Path, retrievers: Sequence[Retriever], out: Path,
     tables = []
     for measure in measures:
         table = Table(f"{measure}: {manifest['kind']} pools" + ("" if field_level else " by size"),
-                      columns + (["AVG"] if field_level else []))
+                      columns + (["AVG"] if field_level else []), figure="bar" if field_level else "line",
+                      name=f"{manifest['kind']}-{measure.replace('@', '_at_')}", xlabel="pool size")
         for model, by_pool in values.items():
             means = {}
             for name in columns:
@@ -59,10 +60,25 @@ def evaluate_pools(pools_dir: Path, retrievers: Sequence[Retriever], out: Path,
     config = {"setup": manifest["kind"], "pools": str(pools_dir), "pool_manifest": manifest,
               "models": [r.name for r in retrievers], "measures": list(measures), "depth": depth}
     write_results(Path(out), config, tables, per_query)
-    for table, measure in zip(tables, measures):
-        stem = Path(out) / f"{manifest['kind']}-{measure.replace('@', '_at_')}"
-        if field_level:
-            bar_plot(table, stem)
-        else:
-            line_plot(table, stem, "pool size")
+    draw(tables, Path(out))
     return tables
+
+
+def tune_bm25(pools_dir: Path, index: Path, repeat: int = 0):
+    """k1/b grid search for MAP on a pool folder used as the validation split (the paper
+    tuned BM25 on validation sets built like its test sets): each query in the first pool
+    that serves it."""
+    from ..retrieval.bm25 import tune
+
+    pools_dir = Path(pools_dir)
+    manifest = json.loads((pools_dir / "manifest.json").read_text(encoding="utf-8"))
+    records = read_queries(pools_dir / "queries.jsonl")
+    field_level = manifest["kind"] == "field-level"
+    pools = {}
+    for entry in (e for e in manifest["pools"] if e["repeat"] == repeat):
+        pool = set((pools_dir / entry["file"]).read_text(encoding="utf-8").split())
+        for r in records:
+            if r["id"] not in pools and (not field_level or r.get("field") == entry["name"]):
+                pools[r["id"]] = pool - {r["id"]}
+    queries = {r["id"]: f"{r['title']} {r['abstract'] or ''}".strip() for r in records if r["id"] in pools}
+    return tune(index, queries, read_qrels(pools_dir / "qrels.txt"), pools)

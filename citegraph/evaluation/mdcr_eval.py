@@ -19,7 +19,7 @@ from ..errors import CitegraphError
 from ..retrieval.base import Document, Retriever
 from .metrics import evaluate
 from .mdcr import TRUE
-from .report import Table, bar_plot, heatmap, write_results
+from .report import Table, draw, write_results
 
 MEASURES = ("MAP", "nDCG", "R@5")
 PUBLISHED_SCINCL_TEST = {"MAP": 0.3257, "nDCG": 0.5893, "R@5": 0.2727}  # Medić & Šnajder 2022, Table 3
@@ -54,8 +54,10 @@ def evaluate_mdcr(directory: Path, retrievers: Sequence[Retriever], out: Path, s
     official = not (Path(directory) / "manifest.json").exists()
     fields = [name for name, queries in benchmark.items() if queries]
     types = sorted({t for f in benchmark.values() for ts in f.values() for t in ts if t != TRUE})
-    per_field = {m: Table(f"{m}: MDCR {split} per field (Table 3)", [*fields, "AVG"]) for m in MEASURES}
-    per_type = Table(f"MAP: MDCR {split}, positives with one candidate type (Table 4)", types)
+    per_field = {m: Table(f"{m}: MDCR {split} per field (Table 3)", [*fields, "AVG"], figure="bar",
+                          name=f"mdcr-{split}-{m.replace('@', '_at_')}-per-field") for m in MEASURES}
+    per_type = Table(f"MAP: MDCR {split}, positives with one candidate type (Table 4)", types, figure="heatmap",
+                     name=f"mdcr-{split}-map-per-type")
     per_query: dict = {}
     for retriever in retrievers:
         per_query[retriever.name] = {}
@@ -83,8 +85,7 @@ def evaluate_mdcr(directory: Path, retrievers: Sequence[Retriever], out: Path, s
     config = {"benchmark": str(directory), "split": split, "official_release": official,
               "models": [r.name for r in retrievers], "measures": list(MEASURES)}
     write_results(Path(out), config, tables, per_query)
-    bar_plot(per_field["MAP"], Path(out) / f"mdcr-{split}-map-per-field")
-    heatmap(per_type, Path(out) / f"mdcr-{split}-map-per-type")
+    draw(tables, Path(out))
     return tables
 
 

@@ -23,6 +23,9 @@ class Table:
     columns: list[str]
     rows: dict[str, dict[str, list[float]]] = field(default_factory=dict)  # model → column → [mean, std or None]
     scale: float = 100.0  # shown as percentages, as the papers do
+    figure: str = ""  # how draw() plots it: "line", "bar", "heatmap" or nothing
+    name: str = ""  # the figure's file name, without suffix
+    xlabel: str = ""
 
     def set(self, row: str, column: str, mean: float, std: float | None = None) -> None:
         self.rows.setdefault(row, {})[column] = [mean, std]
@@ -143,4 +146,18 @@ def heatmap(table: Table, stem: Path) -> list[Path]:
     axis.set_title(table.title)
     paths = _save(figure, stem)
     plt.close(figure)
+    return paths
+
+
+def draw(tables: list[Table], out: Path) -> list[Path]:
+    """Every table's figure (PNG and SVG) in ``out``; what ``citegraph report`` redraws."""
+    paths = []
+    for table in tables:
+        stem = Path(out) / table.name
+        if table.figure == "line":
+            paths += line_plot(table, stem, table.xlabel)
+        elif table.figure == "bar":
+            paths += bar_plot(table, stem)
+        elif table.figure == "heatmap":
+            paths += heatmap(table, stem)
     return paths

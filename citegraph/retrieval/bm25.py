@@ -505,9 +505,9 @@ def tune(retrievers: Callable[[float, float], Retriever] | str | os.PathLike,
     each cell's parameters). ``queries`` and ``pools`` are keyed by query id like
     ``qrels``; each query is ranked to ``depth`` (the paper's 500). MAP comes from
     ir_measures, with queries that retrieve nothing counted as 0; the first best cell in
-    grid order wins a tie.
+    grid order wins a tie. MAP is :func:`citegraph.evaluation.metrics.evaluate`'s.
     """
-    import ir_measures
+    from ..evaluation.metrics import evaluate
 
     make = retrievers if callable(retrievers) else (lambda k1, b: bm25(retrievers, k1=k1, b=b))
     qids = list(queries)
@@ -517,8 +517,6 @@ def tune(retrievers: Callable[[float, float], Retriever] | str | os.PathLike,
     for k1 in k1s:
         for b in bs:
             rankings = make(k1, b).search(texts, depth, pool_list)
-            # Scores from positions: trec_eval re-sorts ties by doc id, descending.
-            run = {q: {hit.id: float(len(r) - i) for i, hit in enumerate(r)} for q, r in zip(qids, rankings)}
-            table[(k1, b)] = ir_measures.calc_aggregate([ir_measures.AP], qrels, run)[ir_measures.AP]
+            table[(k1, b)] = evaluate(qrels, dict(zip(qids, rankings)), ["MAP"], depth).mean["MAP"]
     k1, b = max(table, key=table.__getitem__)
     return Tuning(k1, b, table[(k1, b)], table)
