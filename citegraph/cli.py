@@ -550,6 +550,61 @@ def enrich(config: Config, ids, size, as_json):
         _table(f"{len(ids)} candidates enriched to {len(result.ids)}", rows)
 
 
+# -- recommendation ---------------------------------------------------------------------
+@main.command()
+@click.option("--paper", help="A paper id in the graph.")
+@click.option("--title", default="", help="A new paper's title (instead of --paper).")
+@click.option("--abstract", default="", help="A new paper's abstract.")
+@click.option("--reference", "references", multiple=True, help="A reference already chosen (repeatable).")
+@click.option("--year", type=int, help="Recommend nothing newer (default for --paper: its year).")
+@click.option("--field", help="Only papers of this MAG field.")
+@click.option("--category", help="Only papers of this arXiv category.")
+@click.option("-k", "--k", default=20, show_default=True)
+@click.option("--with", "retrievers", default="bm25", show_default=True,
+              help="Comma-separated text retrievers with built indexes (citegraph index …); '' for graph only.")
+@click.option("--model", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Learned weights (citegraph recommend-train).")
+@click.option("--explain", is_flag=True, help="Show why each paper is recommended.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def recommend(config: Config, paper, title, abstract, references, year, field, category, k, retrievers, model,
+              explain, as_json):
+    """Which papers should this paper cite? From the graph and text scorers, with reasons."""
+    from .recommend import Recommender, recommendation_dict
+
+    names = [r for r in retrievers.split(",") if r]
+    with Recommender.open(config, names, model) as rec:
+        seed = rec.seed(paper, title=title, abstract=abstract, references=references, field=field, category=category)
+        if year is not None:
+            from dataclasses import replace as replace_
+
+            seed = replace_(seed, year=year)
+        found = rec.recommend_for(seed, k)
+    if as_json:
+        click.echo(json.dumps([recommendation_dict(r) for r in found], ensure_ascii=False, indent=1))
+        return
+    rows = [{"rank": i, "id": r.id, "year": r.year, "score": round(r.score, 3), "title": r.title,
+             **({"why": "; ".join(r.explanation())} if explain else {})} for i, r in enumerate(found, start=1)]
+    _table(f"recommended for {paper or title or 'the abstract'}", rows)
+
+
+@main.command("recommend-train")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Weights file (JSON).")
+@click.option("--papers", default=300, show_default=True, help="Held-out citations to learn from.")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--with", "retrievers", default="bm25", show_default=True)
+@click.pass_obj
+def recommend_train(config: Config, out, papers, seed, retrievers):
+    """Learn the recommender's weights on held-out citations of the graph (logistic regression)."""
+    from .recommend import Recommender, held_out_citations, save_weights, train
+
+    names = [r for r in retrievers.split(",") if r]
+    with Recommender.open(config, names) as rec:
+        weights = train(rec, held_out_citations(rec.store, papers, seed))
+    save_weights(out, weights, {"trained_on": papers, "seed": seed, "retrievers": names})
+    _table(f"learned weights → {out}", [{"feature": k, "weight": round(v, 4)} for k, v in weights.items()])
+
+
 # -- evaluation -------------------------------------------------------------------------
 def _run_files(paths: tuple[Path, ...]):
     from .evaluation.scorers import RunFile
@@ -611,6 +666,35 @@ def evaluate_mdcr(config: Config, benchmark, models, split, out, runs):
     retrievers = [build_retriever(m, list(docs.values()), work) for m in models.split(",") if m] + _run_files(runs)
     _print_tables(evaluate_mdcr_(benchmark, retrievers, out, split))
     click.echo(f"results and figures in {out}")
+
+
+@evaluate.command("recommend")
+@click.option("--papers", default=300, show_default=True, help="Held-out citations to test on.")
+@click.option("--seed", default=0, show_default=True, help="Same seed as recommend-train: its papers are skipped.")
+@click.option("--skip", default=300, show_default=True, help="Papers of the draw used for training (skipped).")
+@click.option("--model", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Learned weights.")
+@click.option("--with", "retrievers", default="bm25", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.pass_obj
+def evaluate_recommend(config: Config, papers, seed, skip, model, retrievers, out):
+    """The recommender on held-out citations: text alone, plain fusion, learned weights."""
+    from .evaluation.report import Table, write_results
+    from .recommend import DEFAULT_WEIGHTS, Recommender, evaluate_held_out, held_out_citations, load_weights
+
+    names = [r for r in retrievers.split(",") if r]
+    variants = {"text only": {"text": 1.0}, "fusion (default weights)": DEFAULT_WEIGHTS}
+    if model:
+        variants["learned"] = load_weights(model)
+    with Recommender.open(config, names) as rec:
+        results = evaluate_held_out(rec, held_out_citations(rec.store, papers, seed, skip=skip), variants)
+    measures = list(next(iter(results.values())).mean)
+    table = Table(f"held-out citations ({papers} papers, text: {', '.join(names) or 'none'})", measures)
+    for name, result in results.items():
+        for measure, value in result.mean.items():
+            table.set(name, measure, value)
+    write_results(out, {"papers": papers, "seed": seed, "skip": skip, "retrievers": names,
+                        "variants": variants}, [table], {n: r.per_query for n, r in results.items()})
+    _print_tables([table])
 
 
 @evaluate.command("csfcube")
