@@ -71,9 +71,11 @@ def load_tables(results: Path) -> list[Table]:
 
 
 def _save(figure, stem: Path) -> list[Path]:
+    """Write the figure as PNG and SVG and release it."""
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
     for path in paths:
         figure.savefig(path, dpi=150, bbox_inches="tight")
+    _pyplot().close(figure)
     return paths
 
 
@@ -100,9 +102,7 @@ def line_plot(table: Table, stem: Path, xlabel: str) -> list[Path]:
     axis.set_title(table.title)
     axis.grid(alpha=0.3)
     axis.legend()
-    paths = _save(figure, stem)
-    plt.close(figure)
-    return paths
+    return _save(figure, stem)
 
 
 def bar_plot(table: Table, stem: Path) -> list[Path]:
@@ -121,9 +121,7 @@ def bar_plot(table: Table, stem: Path) -> list[Path]:
     axis.set_title(table.title)
     axis.grid(axis="y", alpha=0.3)
     axis.legend()
-    paths = _save(figure, stem)
-    plt.close(figure)
-    return paths
+    return _save(figure, stem)
 
 
 def heatmap(table: Table, stem: Path) -> list[Path]:
@@ -144,9 +142,7 @@ def heatmap(table: Table, stem: Path) -> list[Path]:
                           color="white" if values[i, j] < np.nanmean(values) else "black")
     figure.colorbar(image, ax=axis)
     axis.set_title(table.title)
-    paths = _save(figure, stem)
-    plt.close(figure)
-    return paths
+    return _save(figure, stem)
 
 
 def draw(tables: list[Table], out: Path) -> list[Path]:

@@ -19,14 +19,22 @@ from dataclasses import dataclass
 from .base import Query, Ranking, Retriever, rank
 
 
-def _members(members: Sequence[Retriever], queries: Sequence[Query], depth: int,
-             pools: Sequence[Collection[str]] | None) -> list[list[Ranking]]:
-    return [member.search(queries, depth, pools) for member in members]
+@dataclass
+class _Fusion:
+    members: Sequence[Retriever]
+
+    def search(self, queries: Sequence[Query], k: int,
+               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+        runs = [member.search(queries, max(k, self.depth), pools) for member in self.members]
+        return [rank(self.fuse([run[q] for run in runs]), k) for q in range(len(queries))]
+
+    def fuse(self, rankings: list[Ranking]) -> dict[str, float]:
+        """One query's fused scores from its members' rankings (in member order)."""
+        raise NotImplementedError
 
 
 @dataclass
-class ReciprocalRankFusion:
-    members: Sequence[Retriever]
+class ReciprocalRankFusion(_Fusion):
     c: float = 60.0
     depth: int = 1000
 
@@ -34,23 +42,17 @@ class ReciprocalRankFusion:
     def name(self) -> str:
         return "rrf(" + ",".join(m.name for m in self.members) + ")"
 
-    def search(self, queries: Sequence[Query], k: int,
-               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
-        runs = _members(self.members, queries, max(k, self.depth), pools)
-        fused = []
-        for q in range(len(queries)):
-            scores: dict[str, float] = {}
-            for run in runs:
-                for position, hit in enumerate(run[q], start=1):
-                    scores[hit.id] = scores.get(hit.id, 0.0) + 1.0 / (self.c + position)
-            fused.append(rank(scores, k))
-        return fused
+    def fuse(self, rankings: list[Ranking]) -> dict[str, float]:
+        scores: dict[str, float] = {}
+        for ranking in rankings:
+            for position, hit in enumerate(ranking, start=1):
+                scores[hit.id] = scores.get(hit.id, 0.0) + 1.0 / (self.c + position)
+        return scores
 
 
 @dataclass
-class WeightedFusion:
-    members: Sequence[Retriever]
-    weights: Sequence[float]
+class WeightedFusion(_Fusion):
+    weights: Sequence[float] = ()
     depth: int = 1000
 
     def __post_init__(self) -> None:
@@ -61,20 +63,13 @@ class WeightedFusion:
     def name(self) -> str:
         return "wsum(" + ",".join(f"{w:g}*{m.name}" for m, w in zip(self.members, self.weights)) + ")"
 
-    def search(self, queries: Sequence[Query], k: int,
-               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
-        runs = _members(self.members, queries, max(k, self.depth), pools)
-        fused = []
-        for q in range(len(queries)):
-            scores: dict[str, float] = {}
-            for run, weight in zip(runs, self.weights):
-                hits = run[q]
-                if not hits:
-                    continue
-                high, low = hits[0].score, hits[-1].score
-                span = high - low
-                for hit in hits:
-                    normalised = (hit.score - low) / span if span > 0 else 1.0
-                    scores[hit.id] = scores.get(hit.id, 0.0) + weight * normalised
-            fused.append(rank(scores, k))
-        return fused
+    def fuse(self, rankings: list[Ranking]) -> dict[str, float]:
+        scores: dict[str, float] = {}
+        for hits, weight in zip(rankings, self.weights):
+            if not hits:
+                continue
+            high, low = hits[0].score, hits[-1].score
+            for hit in hits:
+                normalised = (hit.score - low) / (high - low) if high > low else 1.0
+                scores[hit.id] = scores.get(hit.id, 0.0) + weight * normalised
+        return scores

@@ -1,0 +1,88 @@
+"""The recommender on the real ACL-200 graph with a real BM25 index: exclusions, years,
+explanations with graph paths, determinism, and the measured gain over BM25 alone on
+held-out citations."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from citegraph.errors import CitegraphError
+from citegraph.ingest import formats, ingest
+from citegraph.recommend import DEFAULT_WEIGHTS, Recommender, evaluate_held_out, held_out_citations, train
+from citegraph.retrieval import index_dir
+from citegraph.retrieval.bm25 import build_bm25
+from citegraph.retrieval.corpus import documents
+
+ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
+pytest.importorskip("bm25s")
+
+
+@pytest.fixture(scope="module")
+def acl(arcade_server, server_config, tmp_path_factory):
+    """ACL-200 in a fresh database, and a BM25 index of its titles in the session data dir."""
+    from citegraph.graph import open_store
+
+    arcade_server.recreate_database()
+    with open_store(server_config) as store:
+        ingest(store, formats.get("acl200"), [ACL200])
+        bm25 = build_bm25(list(documents(store)), index_dir(Path(server_config.data_dir) / "indexes", "bm25"),
+                          backend="bm25s")
+        yield Recommender(store, [bm25])
+
+
+def test_recommendations_exclude_the_known_and_the_future(acl):
+    seed = acl.seed("P12-1066")
+    found = acl.recommend("P12-1066", k=30)
+    assert len(found) == 30 and len({r.id for r in found}) == 30
+    assert not {r.id for r in found} & {seed.id, *seed.references}
+    assert all(r.year is None or r.year <= seed.year for r in found)
+    assert [r.id for r in acl.recommend("P12-1066", k=30)] == [r.id for r in found]  # deterministic
+    assert [r.score for r in found] == sorted((r.score for r in found), reverse=True)
+
+
+def test_explanations_name_the_graph_path(acl):
+    seed = acl.seed("P12-1066")
+    top = acl.recommend("P12-1066", k=10)
+    cited = [s for r in top for s in r.signals if s.name == "cited_by_references"]
+    assert cited, "some recommendation is cited by the seed's references"
+    for signal in cited:
+        assert set(signal.via) <= set(seed.references) and len(signal.via) == min(signal.value, 5)
+        assert signal.text.startswith(f"cited by {int(signal.value)} of your references: {signal.via[0]}")
+    assert any(s.text.startswith("bm25 rank ") for r in top for s in r.signals)
+
+
+def test_a_new_paper_by_text_and_chosen_references(acl):
+    found = acl.recommend(title="Unsupervised dependency parsing with bilingual projection",
+                          references=["D10-1120"], year=2011, k=10)
+    assert found and all(r.id != "D10-1120" and (r.year or 0) <= 2011 for r in found)
+    with pytest.raises(CitegraphError, match="no paper with id"):
+        acl.recommend("nope")
+    with pytest.raises(CitegraphError, match="title and/or an abstract"):
+        acl.recommend(title="  ")
+
+
+def test_graph_signals_beat_bm25_alone_on_held_out_citations(acl):
+    train_set = held_out_citations(acl.store, 80, seed=3)
+    test_set = held_out_citations(acl.store, 120, seed=3, skip=80)
+    assert not {e.seed.id for e in train_set} & {e.seed.id for e in test_set}
+    for example in test_set:
+        assert example.held_out not in example.seed.references
+    learned = train(acl, train_set)
+    results = evaluate_held_out(acl, test_set, {"bm25": {"text": 1.0}, "fusion": DEFAULT_WEIGHTS, "learned": learned})
+    r20 = {name: result.mean["R@20"] for name, result in results.items()}
+    assert r20["fusion"] >= r20["bm25"] + 0.1, r20  # measured: about 0.25 → 0.49
+    assert r20["learned"] >= r20["bm25"] + 0.1, r20
+
+
+def test_recommend_from_the_cli(acl, server_env):
+    result = subprocess.run([sys.executable, "-m", "citegraph.cli", "recommend", "--paper", "P12-1066", "-k", "5",
+                             "--json"], capture_output=True, text=True, env=server_env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert [r["id"] for r in rows] == [r.id for r in acl.recommend("P12-1066", k=5)]
+    assert all(r["explanation"] for r in rows)
