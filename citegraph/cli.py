@@ -38,7 +38,7 @@ class _Group(click.Group):
 def _console():
     from rich.console import Console
 
-    return Console()
+    return Console(soft_wrap=True)  # paths and ids stay whole, copyable
 
 
 @click.group(cls=_Group)

@@ -259,7 +259,7 @@ def test_a_killed_ingest_resumes_to_the_same_graph(store, server_env, tmp_path):
 
     resumed = subprocess.run(command, env=server_env, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    assert f"resumed {path} after line {line:,}" in resumed.stdout.replace("\n", "")
+    assert f"resumed {path} after line {line:,}" in resumed.stdout
     after_resume = counts(store), store.run("stats/citation_degrees")
 
     ingest(store, formats.get("jsonl"), [path], IngestOptions(restart=True))
