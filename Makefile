@@ -19,6 +19,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[lucene,dense,dev]'
+	@# The explorer tests drive Debian's chromium (they skip, saying so, without it).
+	command -v chromium >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
+	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium; } || \
+	  echo "chromium could not be installed: the explorer tests will be skipped"
 	touch $@
 
 install: $(VENV)/.installed

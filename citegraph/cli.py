@@ -20,9 +20,12 @@ import click
 
 from . import __version__
 from .config import Config
+from .contextualise.models import MODELS as CONTEXT_MODELS
 from .errors import CitegraphError
 from .ingest.formats import FORMATS
-from .retrieval.encoders import encoder_choices
+from .retrieval.encoders import HUB_PREFIX, encoder_choices
+from .retrieval.local.ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES
+from .retrieval.local.prefetch import PREFETCHERS
 
 
 class _Group(click.Group):
@@ -583,9 +586,24 @@ def recommend(config: Config, paper, title, abstract, references, year, field, c
     if as_json:
         click.echo(json.dumps([recommendation_dict(r) for r in found], ensure_ascii=False, indent=1))
         return
-    rows = [{"rank": i, "id": r.id, "year": r.year, "score": round(r.score, 3), "title": r.title,
-             **({"why": "; ".join(r.explanation())} if explain else {})} for i, r in enumerate(found, start=1)]
-    _table(f"recommended for {paper or title or 'the abstract'}", rows)
+    _print_recommendations(f"recommended for {paper or title or 'the abstract'}", found, explain)
+
+
+def _print_recommendations(title: str, found, explain: bool) -> None:
+    """A table; with explanations, one paper per line and its reasons under it (a table
+    cell would fold them into unreadable slivers on an 80-column terminal)."""
+    if not explain:
+        _table(title, [{"rank": i, "id": r.id, "year": r.year, "score": round(r.score, 3), "title": r.title}
+                       for i, r in enumerate(found, start=1)])
+        return
+    from rich.markup import escape
+
+    console = _console()
+    console.print(f"[bold]{escape(title)}[/]" if found else f"{escape(title)}: no rows")
+    for rank, r in enumerate(found, start=1):
+        console.print(f"{rank:>3}. [bold]{r.id}[/] ({r.year}) {escape(r.title or '')} · score {r.score:.3f}")
+        for reason in r.explanation():
+            console.print(f"       · {escape(reason)}")
 
 
 @main.command("recommend-train")
@@ -603,6 +621,98 @@ def recommend_train(config: Config, out, papers, seed, retrievers):
         weights = train(rec, held_out_citations(rec.store, papers, seed))
     save_weights(out, weights, {"trained_on": papers, "seed": seed, "retrievers": names})
     _table(f"learned weights → {out}", [{"feature": k, "weight": round(v, 4)} for k, v in weights.items()])
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Interface to listen on (loopback: only this machine can connect).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--with", "retrievers", default="bm25", show_default=True,
+              help="Comma-separated text retrievers with built indexes (citegraph index …); '' for graph only.")
+@click.option("--model", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Learned weights (citegraph recommend-train).")
+@click.pass_obj
+def serve(config: Config, host, port, retrievers, model):
+    """HTTP service (/recommend, /paper, /neighbours, /search, /queries; docs at /docs) and the graph explorer at /."""
+    try:
+        from .serve import serve as serve_
+    except ImportError as exc:
+        raise CitegraphError(f"citegraph serve needs the [serve] extra ({exc.name} is not installed): "
+                             "pip install 'citegraph[serve]'") from exc
+
+    serve_(config, host, port, tuple(r for r in retrievers.split(",") if r), model,
+           log=lambda line: click.echo(line, err=True))
+
+
+# -- contextualisation ------------------------------------------------------------------
+@main.command()
+@click.option("--cited", required=True,
+              help="The cited paper's id in the graph: its title and abstract sentences are ranked.")
+@click.option("--citing", "texts", multiple=True, help="A citing sentence (repeatable).")
+@click.option("--citing-paper", help="Instead of --citing: the citing sentences on this paper's citation of --cited.")
+@click.option("--limit", default=20, show_default=True,
+              help="Without --citing or --citing-paper: the sentences of at most this many citing papers.")
+@click.option("--model", "model_name", type=click.Choice(list(CONTEXT_MODELS)), default="lmd", show_default=True,
+              help="Contextualisation model (Cohan & Goharian 2017; see `citegraph evaluate contextualise`).")
+@click.option("--ontology", "ontologies", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Synonyms for we+dmn / we+rtrft: SKOS XML or a TAB-separated thesaurus (repeatable; "
+                   "default: the ACM concepts in the graph).")
+@click.option("-p", "--param", "pairs", multiple=True, metavar="KEY=VALUE",
+              help="A model parameter (mu; k1, b; lam, gamma), default: as tuned on CL-SciSumm.")
+@click.option("-k", "--k", default=3, show_default=True, help="Sentences shown per citing text.")
+@click.option("--rebuild", is_flag=True, help="Rebuild the word statistics and vectors learned from the graph.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def contextualise(config: Config, cited, texts, citing_paper, limit, model_name, ontologies, pairs, k, rebuild,
+                  as_json):
+    """Which sentences of the cited paper a citation refers to."""
+    from dataclasses import asdict
+
+    from .contextualise import graph
+    from .contextualise.models import settings
+
+    model = CONTEXT_MODELS[model_name]
+    overrides = {}
+    for pair in pairs:
+        key, _, text = pair.partition("=")
+        try:
+            overrides[key] = float(text)
+        except ValueError:
+            raise click.BadParameter(f"expected KEY=NUMBER, got {pair!r}", param_hint="-p") from None
+    params = settings(model, overrides)
+    with _store(config) as store:
+        reference = graph.cited_reference(store, cited)
+        citing = graph.citing_texts(store, cited, texts, citing_paper, limit)
+        resources = graph.graph_resources(store, model, _indexes(config) / "contextualise", ontologies, rebuild,
+                                          lambda message: click.echo(message, err=True))
+        found = graph.contextualise(reference, citing, model, resources, k, params)
+    if as_json:
+        click.echo(json.dumps([asdict(f) for f in found], ensure_ascii=False, indent=1))
+        return
+    for item in found:
+        who = f"{item.citing.citing} → {cited}" if item.citing.citing else f"→ {cited}"
+        _table(f"{who}: {item.citing.text}", [{"rank": e.rank, "sentence": e.sid, "score": round(e.score, 3),
+                                                "text": e.text} for e in item.evidence])
+
+
+# -- local citation recommendation -------------------------------------------------------
+@main.group()
+def contexts():
+    """Citation contexts: the query sets of local citation recommendation."""
+
+
+@contexts.command("export")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Query set (JSONL).")
+@click.pass_obj
+def contexts_export(config: Config, out):
+    """Write every citation context in the graph as a query set: context id, citing id, context text
+    (sentence before, citing sentence with [CIT], sentence after), the citing paper's title, abstract,
+    arXiv categories and year, and the cited id (the input of `citegraph evaluate local --data`)."""
+    from .retrieval.local.data import export_contexts
+
+    with _store(config) as store:
+        counts = export_contexts(store, out)
+    _table(f"query set → {out}", [{"count": k.replace("_", " "), "value": v} for k, v in counts.items()])
 
 
 # -- evaluation -------------------------------------------------------------------------
@@ -626,7 +736,8 @@ _run_option = click.option("--run", "runs", multiple=True, type=click.Path(exist
 
 @main.group()
 def evaluate():
-    """Score retrievers on benchmarks: large-scale pools, MDCR, CSFCube."""
+    """Score retrievers on benchmarks: large-scale pools, MDCR, CSFCube, CL-SciSumm contextualisation,
+    local citation recommendation (SymTax)."""
 
 
 @evaluate.command("large-scale")
@@ -716,6 +827,106 @@ def evaluate_csfcube(data_dir, models, out, run_file, run_facet, work):
     result = run_csfcube(data_dir, [m for m in models.split(",") if m], out, run_file=run_file, run_facet=run_facet,
                          work=work or Path(out) / "indexes")
     _print_tables(result["tables"])
+    click.echo(f"results in {out}")
+
+
+@evaluate.command("contextualise")
+@click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="A CL-SciSumm folder: one folder per topic with Reference_XML/ and annotation/.")
+@click.option("--models", default=",".join(CONTEXT_MODELS), show_default=True,
+              help=f"Comma-separated, of: {', '.join(CONTEXT_MODELS)}.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--folds", default=5, show_default=True, help="Cross-validation folds over topics (parameter tuning).")
+@click.option("--seed", default=0, show_default=True, help="Shuffles the topics into folds.")
+@click.option("--ontology", "ontologies", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Synonyms: SKOS XML or a TAB-separated thesaurus (repeatable; default: the bundled ACM CCS 2012).")
+@click.option("--acronyms/--no-acronyms", default=True, show_default=True,
+              help="Add the acronym definitions the benchmark's texts state to the synonyms.")
+@click.option("--corpus", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="More text for the word vectors: JSONL (title, abstract, contexts) or plain lines (repeatable).")
+@click.option("--vectors", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Word vectors saved by an earlier run (OUT/vectors) instead of training.")
+def evaluate_contextualise(data_dir, models, out, folds, seed, ontologies, acronyms, corpus, vectors):
+    """Table 1 of Cohan & Goharian (2017): which reference sentences a citance refers to."""
+    from .contextualise.evaluation import evaluate_clscisumm
+
+    tables = evaluate_clscisumm(data_dir, out, [m for m in models.split(",") if m], folds, seed,
+                                list(ontologies) or None, acronyms, corpus, vectors,
+                                log=lambda message: click.echo(message, err=True))
+    _print_tables(tables)
+    click.echo(f"results in {out}")
+
+
+def _lm(value: str) -> str:
+    """An LM given as a model folder is read as hf:<folder>; names and hub ids stay as they are."""
+    value = value.strip()
+    return f"{HUB_PREFIX}{value}" if not value.startswith(HUB_PREFIX) and Path(value).expanduser().is_dir() else value
+
+
+@evaluate.command("local")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--data", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A query set (JSONL, see README; `citegraph contexts export` writes one). "
+                   "Default: every context in the graph, exported to OUT/contexts.jsonl.")
+@click.option("--encoder", default="minilm", show_default=True,
+              help="The reranker's LM, or several comma-separated (they fill the LM × fusion table): "
+                   f"{', '.join(encoder_choices())} or a model folder.")
+@click.option("--prefetch", type=click.Choice(PREFETCHERS), default="bm25", show_default=True,
+              help="First stage: BM25, a dense encoder (--prefetch-encoder) or their reciprocal-rank fusion.")
+@click.option("--prefetch-encoder", default="minilm", show_default=True, help="The dense prefetcher's encoder.")
+@click.option("--ablations", default=",".join(DEFAULT_ABLATIONS), show_default=True,
+              help=f"Comma-separated, of: {', '.join(ABLATIONS)} ('' for the full model only).")
+@click.option("--enrich/--no-enrich", default=True, show_default=True,
+              help="SymTax's Enricher; --no-enrich sends no enrichment query: models rank the prefetched lists.")
+@click.option("--lm-mode", type=click.Choice(LM_MODES),
+              help="finetune: every variant fine-tunes its LM (SymTax); shared: the full model fine-tunes it, "
+                   "the ablations reuse it frozen; frozen: the pretrained LM as a cached feature extractor "
+                   "[default: finetune on a GPU, shared on CPU].")
+@click.option("--max-steps", default=200, show_default=True, type=click.IntRange(0),
+              help="Training steps per reranker (the CPU bound).")
+@click.option("--max-train", default=2000, show_default=True, type=click.IntRange(1),
+              help="Training contexts: a random sample of the older citing papers' contexts.")
+@click.option("--max-test", default=500, show_default=True, type=click.IntRange(1),
+              help="Test contexts: a random sample of the newer citing papers' contexts.")
+@click.option("--test-share", default=0.2, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              help="Share of the contexts, newest citing papers first, held out for testing.")
+@click.option("--whole-years", is_flag=True, help="Cut the time-ordered split between years only.")
+@click.option("--textless", type=click.Choice(["skip", "keep"]), default="skip", show_default=True,
+              help="Contexts citing a paper without title and abstract: skip them, or keep them (such papers "
+                   "are reachable only through enrichment).")
+@click.option("--depth", default=100, show_default=True, help="Prefetched candidates per context.")
+@click.option("--size", default=300, show_default=True, help="Candidates after enrichment.")
+@click.option("--max-length", default=256, show_default=True, help="Tokens of a (query, candidate) pair.")
+@click.option("--proj-dim", default=64, show_default=True, help="Dimension of the taxonomy manifold.")
+@click.option("--negatives", default=4, show_default=True, help="Negatives per positive, from the candidate list.")
+@click.option("--bm25-backend", type=click.Choice(["lucene", "bm25s"]), help="Default: Lucene when installed.")
+@click.option("--device", help="torch device [default: cuda when available, else cpu].")
+@click.option("--seed", default=12, show_default=True)
+@click.pass_obj
+def evaluate_local(config: Config, out, data, encoder, prefetch, prefetch_encoder, ablations, enrich, lm_mode,
+                   max_steps, max_train, max_test, test_share, whole_years, textless, depth, size, max_length,
+                   proj_dim, negatives, bm25_backend, device, seed):
+    """SymTax's Tables 3 and 4: prefetch → enrichment → taxonomy-aware reranker, and its ablations,
+    trained on older citing papers and tested on newer ones, the test citations hidden from the graph."""
+    from .retrieval.local.evaluate import evaluate_local as evaluate_local_
+    from .retrieval.local.rerank import RerankerConfig, default_device
+
+    lm_mode = lm_mode or ("finetune" if (device or default_device()).startswith("cuda") else "shared")
+    reranker = RerankerConfig(max_length=max_length, proj_dim=proj_dim, negatives=negatives, device=device)
+
+    def log(message: str) -> None:
+        click.echo(message, err=True)
+
+    log(f"reranker LM mode: {lm_mode}, at most {max_steps} training steps per reranker")
+    lms = [_lm(e) for e in encoder.split(",") if e.strip()]
+    with _store(config) as store:
+        tables = evaluate_local_(store, out, data=data, prefetch=prefetch, encoder=lms, max_steps=max_steps,
+                                 ablations=[a for a in ablations.split(",") if a], enrich=enrich,
+                                 lm_mode=lm_mode, textless=textless, test_share=test_share,
+                                 whole_years=whole_years, max_train=max_train, max_test=max_test, depth=depth,
+                                 size=size, prefetch_encoder=_lm(prefetch_encoder), bm25_backend=bm25_backend,
+                                 reranker=reranker, seed=seed, log=log)
+    _print_tables(tables)
     click.echo(f"results in {out}")
 
 
@@ -877,7 +1088,7 @@ def demo(config: Config, progress):
 
     show = sys.stderr.isatty() if progress is None else progress
     with _store(config) as store:
-        result = demo_.run(store, Path(config.data_dir) / "demo", lambda: _RichProgress(show))
+        result = demo_.run(store, Path(config.data_dir) / "demo", _indexes(config), lambda: _RichProgress(show))
     for summary in result.ingests:
         _print_summary(summary)
     _print_stats(result.stats, as_json=False)
@@ -887,6 +1098,16 @@ def demo(config: Config, progress):
     _print_eligibility(result.eligibility)
     _print_tables(result.tables)
     click.echo(f"benchmark, results and figures in {result.output}")
+    _print_recommendations(f"recommended citations for {result.seed.id} \"{result.seed.title}\" "
+                           f"({len(result.seed.references)} references; BM25 + graph signals)",
+                           result.recommendations, explain=True)
+    from importlib.util import find_spec
+
+    extra = "" if find_spec("fastapi") and find_spec("uvicorn") else "pip install 'citegraph[serve]' && "
+    click.echo(f"\nThe same over HTTP, and the graph explorer in a browser (BM25 index built above):\n"
+               f"  {extra}citegraph serve        # explorer http://127.0.0.1:8000/ · API docs /docs · "
+               f"POST /recommend {{\"paper\": \"{result.seed.id}\", \"explain\": true}}\n"
+               f"  citegraph recommend --paper {result.seed.id} --explain   # the same on the command line")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ what a user asks first (its size, its most cited papers, what is co-cited with t
 cited one), then runs the benchmark pipeline on held-out citations: an MDCR-style pool
 set built by Cypher (5 cited papers and graph, most-cited and random negatives per
 query), scored with BM25 on the titles and with a graph scorer (co-citation with the
-query's other references), as MDCR tables.
+query's other references), as MDCR tables. It ends where a user starts: the corpus is
+indexed with BM25 where `citegraph index bm25` puts it (so `citegraph serve` finds it)
+and the recommender answers for one ACL paper, with its explanations.
 
 ACL-200 has titles but almost no abstracts, so the demo's prefilter asks for a title, a
 year and one citation instead of the MDCR paper's 30-character abstract and 3 citations.
@@ -29,10 +31,15 @@ from .graph.schema import graph_stats
 from .ingest import IngestOptions, IngestSummary, Prefilter, get, ingest, prefilter
 from .ingest.pipeline import NoProgress, Progress
 from .ingest.taxonomy import BUNDLED as TAXONOMY
+from .recommend import Recommendation, Recommender, Seed
+from .retrieval import index_dir
+from .retrieval.bm25 import build_bm25
+from .retrieval.corpus import documents
 from .retrieval.signals import CoCitationScorer
 
 ACL200 = Path(str(resources.files("citegraph") / "data" / "acl200"))
 TITLES_ONLY = Prefilter(min_abstract=0, min_citations=1)
+DEMO_PAPER = "P12-1066"  # Selective Sharing for Multilingual Dependency Parsing (ACL 2012), 7 references
 
 
 @dataclass
@@ -45,9 +52,11 @@ class DemoResult:
     eligibility: dict[str, int]
     tables: list[Table]
     output: Path
+    seed: Seed
+    recommendations: list[Recommendation]
 
 
-def run(store: GraphStore, work: Path, progress: Callable[[], Progress] = NoProgress, top: int = 10,
+def run(store: GraphStore, work: Path, indexes: Path, progress: Callable[[], Progress] = NoProgress, top: int = 10,
         queries: int = 100) -> DemoResult:
     ingests = [ingest(store, get(name), [path], IngestOptions(), progress())
                for name, path in (("taxonomy", TAXONOMY), ("acl200", ACL200))]
@@ -61,4 +70,9 @@ def run(store: GraphStore, work: Path, progress: Callable[[], Progress] = NoProg
     _, docs = read_benchmark(work / "mdcr", "test")
     scorers = [build_retriever("bm25", list(docs.values()), work / "indexes"), CoCitationScorer(store)]
     tables = evaluate_mdcr(work / "mdcr", scorers, work / "evaluation")
-    return DemoResult(ingests, stats, most_cited, top_id, co_cited, eligibility, tables, work)
+
+    bm25 = build_bm25(documents(store), index_dir(indexes, "bm25"))
+    with Recommender(store, [bm25]) as recommender:
+        seed = recommender.seed(DEMO_PAPER)
+        recommendations = recommender.recommend_for(seed, k=5)
+    return DemoResult(ingests, stats, most_cited, top_id, co_cited, eligibility, tables, work, seed, recommendations)

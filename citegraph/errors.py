@@ -23,6 +23,10 @@ class ServerError(CitegraphError):
     """The graph server could not be started, reached or stopped."""
 
 
+class NotFoundError(CitegraphError):
+    """Something asked for by id (a paper, a saved query) does not exist."""
+
+
 @dataclass(frozen=True, slots=True)
 class Location:
     """Where a record came from: a file and a 1-based line number."""

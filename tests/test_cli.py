@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -105,6 +106,11 @@ def test_demo_runs_on_the_embedded_default(tmp_path):
     assert "co-cited with P07-2045" in out
     assert "MAP: MDCR test per field (Table 3)" in out and "cocitation" in out and "bm25" in out
     assert (tmp_path / "demo" / "evaluation" / "results.json").is_file()
+    assert 'recommended citations for P12-1066 "Selective Sharing' in out
+    assert re.search(r"\n +1\. P\d\d-\d{4} \(\d{4}\) .+ · score \d", out)
+    assert re.search(r"\n +· cited by \d+ of your references: [A-Z]\d\d-\d{4}", out)  # a graph path
+    assert re.search(r"\n +· (bm25 rank \d+|cited by \d+ of the top text matches)", out)  # the text side
+    assert "citegraph serve" in out and "citegraph recommend --paper P12-1066 --explain" in out
     assert ArcadeServer(tmp_path / "arcadedb").status() is None  # stopped on exit
 
 

@@ -86,3 +86,10 @@ def test_recommend_from_the_cli(acl, server_env):
     rows = json.loads(result.stdout)
     assert [r["id"] for r in rows] == [r.id for r in acl.recommend("P12-1066", k=5)]
     assert all(r["explanation"] for r in rows)
+    shown = subprocess.run([sys.executable, "-m", "citegraph.cli", "recommend", "--paper", "P12-1066", "-k", "5",
+                            "--explain"], capture_output=True, text=True, env=server_env, timeout=300)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    ranks = [i for i, line in enumerate(lines) if line.lstrip().startswith(("1. ", "2. ", "3. ", "4. ", "5. "))]
+    assert [lines[i].split()[1] for i in ranks] == [r["id"] for r in rows]
+    assert lines[ranks[0] + 1].strip() == "· " + rows[0]["explanation"][0]

@@ -7,4 +7,4 @@ RETURN p.id AS id, p.title AS title, p.abstract AS abstract, p.year AS year, p.v
        COUNT { (p)-[:CITES]->() } AS references,
        [(p)-[:IN_FIELD]->(f) | f.name] AS fields,
        [(p)-[:IN_CATEGORY]->(c) | c.code] AS categories,
-       [(a)-[:WROTE]->(p) | a.name] AS authors
+       [(p)<-[:WROTE]-(a:Author) | a.name] AS authors

@@ -1,0 +1,378 @@
+"""Evaluation on CL-SciSumm: metrics, cross-validation over topics, Table 1.
+
+**Selection.** A model ranks every sentence of the reference paper. The text-based
+measures score the *selected* context: the top n sentences, n ∈ {1, 2, 3} (the shared
+task allows at most 3; 64 % of the gold contexts are one sentence, 88 % at most two)
+tuned with the model's parameters. c-P@1 and c-P@5 score the top 1 and 5 whatever n.
+
+**Measures**, per citance, then averaged over citances (each citance counts once):
+
+* sentence-level P, R, F1 of the selected sentences against the gold sentence ids;
+* c-P, c-R, c-F: characters of the selected sentences that are gold, over the characters
+  selected / gold (a reference paper's text is its sentences joined by newlines, so each
+  sentence is a span of character offsets; the TAC 2014 measures);
+* c-P@K: c-P of the top K sentences;
+* nDCG of the whole ranking, a sentence relevant when it is gold (binary, as the paper:
+  "any partial overlap is correct" — with sentence units, overlap is membership);
+  computed with ir_measures through :func:`citegraph.evaluation.metrics.evaluate`;
+* ROUGE-1/2/3 F1 (Google's ``rouge-score``, Porter stemming) of the selected text,
+  sentences in document order, against the gold sentences' text from the reference XML
+  (the annotation's own copy of it is truncated or garbled in 167 of 753 citances).
+
+**Cross-validation.** The topics are shuffled (seeded) into k folds (5: 8 topics each).
+For each fold, every parameter setting of the model's grid and every n are scored by c-F
+(the task's measure) on the other folds' citances; the best (first in grid order on
+ties) ranks the fold's citances. The table reports the held-out predictions of all folds
+together; the chosen settings per fold are in ``results.json``. Rankings break ties by
+document order.
+
+**Collection and embeddings.** p(w|C) counts every reference paper's sentences; the word
+vectors are trained on the reference papers' sentences and the citation texts of all
+topics (plus any ``corpus`` files), the unlabelled text of the benchmark, as the paper
+trains on in-domain text; no gold labels are used for either.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import CitegraphError
+from ..evaluation.report import Table, write_results
+from ..retrieval.bm25 import analyze
+from . import lm
+from .clscisumm import Citance, Reference, Topic, read_topics
+from .embeddings import WordVectors, retrofit, train_word2vec
+from .models import DEFAULT_MODELS, Model, Resources, get, query_terms, ranking, strip_citations
+from .ontology import Ontology, bundled_ccs, from_acronyms, read_ontology, write_thesaurus
+
+N_GRID = (1, 2, 3)
+FOLDS = 5
+COLUMNS = ["c-P", "c-R", "c-F", "nDCG", "Rg-1", "Rg-2", "Rg-3", "c-P@1", "c-P@5"]
+SENTENCE_COLUMNS = ["P", "R", "F1"]
+
+
+@dataclass
+class Case:
+    """One citance, ready to score."""
+
+    citance: Citance
+    reference: Reference
+    sentences: lm.SentenceSet
+    query: list[str]
+    gold: np.ndarray  # (n,) bool: is sentence i gold
+    lengths: np.ndarray  # (n,) characters per sentence
+
+
+def _f(p: float, r: float) -> float:
+    return 2 * p * r / (p + r) if p + r > 0 else 0.0
+
+
+# -- measures --------------------------------------------------------------------------
+def overlap(a: Iterable[tuple[int, int]], b: Iterable[tuple[int, int]]) -> int:
+    """Characters covered by both span sets (each set's spans merged first)."""
+    def merged(spans):
+        out: list[list[int]] = []
+        for start, end in sorted(s for s in spans if s[1] > s[0]):
+            if out and start <= out[-1][1]:
+                out[-1][1] = max(out[-1][1], end)
+            else:
+                out.append([start, end])
+        return out
+
+    x, y = merged(a), merged(b)
+    total, i, j = 0, 0, 0
+    while i < len(x) and j < len(y):
+        total += max(0, min(x[i][1], y[j][1]) - max(x[i][0], y[j][0]))
+        if x[i][1] < y[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+def covered(spans: Iterable[tuple[int, int]]) -> int:
+    spans = list(spans)
+    return overlap(spans, spans)
+
+
+def char_scores(selected: Sequence[tuple[int, int]], gold: Sequence[tuple[int, int]]) -> dict[str, float]:
+    """c-P, c-R, c-F of selected character spans against gold spans."""
+    common, chosen, wanted = overlap(selected, gold), covered(selected), covered(gold)
+    p = common / chosen if chosen else 0.0
+    r = common / wanted if wanted else 0.0
+    return {"c-P": p, "c-R": r, "c-F": _f(p, r)}
+
+
+def sentence_scores(selected: Sequence[str], gold: Sequence[str]) -> dict[str, float]:
+    hits = len(set(selected) & set(gold))
+    p = hits / len(set(selected)) if selected else 0.0
+    r = hits / len(set(gold)) if gold else 0.0
+    return {"P": p, "R": r, "F1": _f(p, r)}
+
+
+def char_f_by_n(order: np.ndarray, case: Case, ns: Sequence[int] = N_GRID) -> np.ndarray:
+    """c-F of the top n sentences for each n (fast path: sentences are disjoint spans)."""
+    lengths = case.lengths[order]
+    common = np.cumsum(lengths * case.gold[order])
+    chosen = np.cumsum(lengths)
+    wanted = case.lengths[case.gold].sum()
+    out = np.zeros(len(ns))
+    for k, n in enumerate(ns):
+        n = min(n, len(order))
+        if n == 0 or chosen[n - 1] == 0 or common[n - 1] == 0:
+            continue
+        p, r = common[n - 1] / chosen[n - 1], common[n - 1] / wanted
+        out[k] = 2 * p * r / (p + r)
+    return out
+
+
+def _rouge():
+    try:
+        from rouge_score import rouge_scorer
+    except ImportError:
+        raise CitegraphError("ROUGE needs rouge-score: pip install 'citegraph[contextualise]'") from None
+
+    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rouge3"], use_stemmer=True)
+
+
+def citance_scores(case: Case, order: np.ndarray, n: int, rouge=None) -> dict[str, float]:
+    """Every measure but nDCG for one citance, given the ranking and the selection size."""
+    sentences = case.reference.sentences
+    chosen = sorted(int(i) for i in order[:n])
+    gold = [i for i in range(len(sentences)) if case.gold[i]]
+    span = lambda idx: [(sentences[i].start, sentences[i].end) for i in idx]  # noqa: E731
+    values = char_scores(span(chosen), span(gold))
+    for k in (1, 5):
+        values[f"c-P@{k}"] = char_scores(span(order[:k]), span(gold))["c-P"]
+    values.update(sentence_scores([sentences[i].sid for i in chosen], list(case.citance.gold)))
+    rouge = rouge or _rouge()
+    found = rouge.score(" ".join(sentences[i].text for i in gold), " ".join(sentences[i].text for i in chosen))
+    for name, column in (("rouge1", "Rg-1"), ("rouge2", "Rg-2"), ("rouge3", "Rg-3")):
+        values[column] = found[name].fmeasure
+    return values
+
+
+def ndcg(cases: Sequence[Case], orders: Sequence[np.ndarray]) -> dict[str, float]:
+    """nDCG of each citance's full ranking, binary gold relevance, via ir_measures."""
+    from ..evaluation.metrics import evaluate
+    from ..retrieval.base import Hit
+
+    qrels = {c.citance.id: {c.reference.sentences[i].sid: 1 for i in np.flatnonzero(c.gold)} for c in cases}
+    run = {c.citance.id: [Hit(c.reference.sentences[i].sid, float(len(o) - r)) for r, i in enumerate(o)]
+           for c, o in zip(cases, orders)}
+    depth = max((len(o) for o in orders), default=1)
+    return evaluate(qrels, run, ["nDCG"], depth=depth).per_query["nDCG"]
+
+
+# -- cases and folds ---------------------------------------------------------------------
+def make_cases(topics: Sequence[Topic]) -> tuple[list[Case], dict[str, list[list[str]]]]:
+    """The citances ready to score, and each topic's analysed sentences."""
+    cases, analysed = [], {}
+    for topic in topics:
+        reference = topic.reference
+        terms = [analyze(s.text) for s in reference.sentences]
+        analysed[topic.id] = terms
+        sentence_set = lm.SentenceSet(terms)
+        lengths = np.array([s.end - s.start for s in reference.sentences], dtype=float)
+        for citance in topic.citances:
+            gold = np.zeros(len(reference.sentences), dtype=bool)
+            gold[[reference.position[sid] for sid in citance.gold]] = True
+            cases.append(Case(citance, reference, sentence_set, query_terms(citance.text), gold, lengths))
+    return cases, analysed
+
+
+def folds_of(topics: Sequence[str], k: int, seed: int = 0) -> dict[str, int]:
+    """Topic → fold: the sorted topics shuffled with ``seed`` and dealt round-robin."""
+    ordered = sorted(topics)
+    rng = np.random.default_rng(seed)
+    return {ordered[j]: position % k for position, j in enumerate(rng.permutation(len(ordered)))}
+
+
+@dataclass
+class Prediction:
+    order: np.ndarray
+    n: int
+    params: dict
+
+
+def cross_validate(model: Model, cases: Sequence[Case], resources: Resources, fold: Sequence[int],
+                   ns: Sequence[int] = N_GRID) -> tuple[list[Prediction], list[dict]]:
+    """Held-out predictions for every case, and the setting chosen per fold."""
+    features = [model.prepare(c.query, c.sentences, resources) for c in cases]
+    settings = model.grid()
+    table = np.zeros((len(settings), len(ns), len(cases)))  # c-F per setting, n, case
+    for s, params in enumerate(settings):
+        for c, (case, x) in enumerate(zip(cases, features)):
+            table[s, :, c] = char_f_by_n(ranking(model.score(x, params)), case, ns)
+    fold = np.asarray(fold)
+    predictions: list[Prediction | None] = [None] * len(cases)
+    chosen = []
+    for k in sorted(set(fold.tolist())):
+        train = fold != k
+        if not train.any():
+            raise CitegraphError(f"fold {k}: the other folds hold no citances to tune on")
+        means = table[:, :, train].mean(axis=2)
+        s, j = np.unravel_index(int(np.argmax(means)), means.shape)  # first maximum: grid order
+        params = settings[s]
+        chosen.append({"fold": int(k), **params, "n": int(ns[j]), "train c-F": float(means[s, j])})
+        for c in np.flatnonzero(fold == k):
+            predictions[c] = Prediction(ranking(model.score(features[c], params)), int(ns[j]), params)
+    return predictions, chosen
+
+
+# -- the whole evaluation ----------------------------------------------------------------
+def corpus_texts(paths: Sequence[Path]) -> Iterator[str]:
+    """Extra text for the word vectors: JSONL (title, abstract, references[].contexts) or plain lines."""
+    for path in paths:
+        path = Path(path)
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8") as f:
+            jsonl = ".jsonl" in path.suffixes
+            for line in f:
+                if not line.strip():
+                    continue
+                if not jsonl:
+                    yield line
+                    continue
+                obj = json.loads(line)
+                for key in ("title", "abstract"):
+                    if isinstance(obj.get(key), str):
+                        yield obj[key]
+                for ref in obj.get("references") or []:
+                    if isinstance(ref, dict):
+                        yield from (c for c in ref.get("contexts") or [] if isinstance(c, str))
+
+
+def build_resources(topics: Sequence[Topic], analysed: dict[str, list[list[str]]], models: Sequence[Model],
+                    out: Path, ontologies: Sequence[Path], acronyms: bool, corpus: Sequence[Path],
+                    vectors_dir: Path | None, log: Callable[[str], None]) -> tuple[Resources, dict]:
+    needs = {need for m in models for need in m.needs}
+    background = lm.Background.from_terms(t for terms in analysed.values() for t in terms)
+    info: dict = {"collection": {"terms": len(background.counts), "tokens": background.total}}
+    resources = Resources(background)
+    if "vectors" in needs:
+        if vectors_dir:
+            resources.vectors = WordVectors.load(vectors_dir)
+            info["vectors"] = {"from": str(vectors_dir)}
+        else:
+            started = time.perf_counter()
+            texts = [s.text for t in topics for s in t.reference.sentences] + \
+                    [c.text for t in topics for c in t.citances]
+            sentences = [analyze(strip_citations(text)) for text in texts]
+            sentences += [analyze(text) for text in corpus_texts(corpus)]
+            log(f"training word vectors on {len(sentences):,} texts")
+            resources.vectors = train_word2vec(sentences)
+            resources.vectors.save(out / "vectors")
+            log(f"{len(resources.vectors):,} terms have a vector (seen ≥ {resources.vectors.meta.get('min_count')} "
+                f"times); τ = {resources.vectors.tau:.3f}")
+            info["vectors"] = {"trained_on": "reference sentences + citation texts" +
+                               (f" + {', '.join(map(str, corpus))}" if corpus else ""),
+                               "seconds": round(time.perf_counter() - started, 1)}
+        info["vectors"].update(terms=len(resources.vectors), tau=resources.vectors.tau,
+                               **{k: v for k, v in resources.vectors.meta.items() if k != "tau"})
+    if "ontology" in needs:
+        parts = [read_ontology(p) for p in ontologies]
+        if acronyms:
+            texts = [s.text for t in topics for s in t.reference.sentences] + \
+                    [c.text for t in topics for c in t.citances]
+            mined, sets = from_acronyms(texts)
+            write_thesaurus(out / "acronyms.tsv", sets, "acronym definitions found in the CL-SciSumm texts "
+                            "(Schwartz & Hearst); thesaurus format: phrase<TAB>synonym")
+            parts.append(mined)
+        resources.ontology = Ontology().merge(*parts)
+        vocabulary = set(background.counts)
+        info["ontology"] = {"sources": resources.ontology.sources, "pairs": resources.ontology.pairs,
+                            "terms": len(resources.ontology.neighbours),
+                            "terms_in_collection": sum(t in vocabulary for t in resources.ontology.neighbours)}
+        if resources.vectors is not None and any(m.name == "we+rtrft" for m in models):
+            resources.retrofitted = retrofit(resources.vectors, resources.ontology)
+            info["retrofitted"] = {"tau": resources.retrofitted.tau, **resources.retrofitted.meta["retrofitted"]}
+    return resources, info
+
+
+def evaluate_clscisumm(data_dir: Path, out: Path, models: Sequence[str] = DEFAULT_MODELS, folds: int = FOLDS,
+                       seed: int = 0, ontologies: Sequence[Path] | None = None, acronyms: bool = True,
+                       corpus: Sequence[Path] = (), vectors: Path | None = None,
+                       log: Callable[[str], None] = lambda message: None) -> list[Table]:
+    """Table 1 of Cohan & Goharian (2017) on a CL-SciSumm folder, with k-fold CV over topics.
+
+    ``ontologies``: files for the domain-knowledge models (default: the bundled ACM CCS
+    2012); ``acronyms`` adds the acronym definitions mined from the texts. ``corpus``:
+    extra text files for the word vectors; ``vectors``: a folder of trained vectors to
+    use instead of training. Writes results.json/.csv/.md to ``out``.
+    """
+    started = time.perf_counter()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    chosen_models = [get(m) for m in models]
+    topics = read_topics(data_dir)
+    if len(topics) < 2 or folds < 2:
+        raise CitegraphError(f"{data_dir}: cross-validation over topics needs at least 2 topics and 2 folds "
+                             f"(found {len(topics)} topics, asked for {folds} folds)")
+    cases, analysed = make_cases(topics)
+    log(f"{len(topics)} topics, {len(cases)} citances")
+    ontologies = [bundled_ccs()] if ontologies is None else list(ontologies)
+    resources, info = build_resources(topics, analysed, chosen_models, out, ontologies, acronyms, corpus,
+                                      vectors, log)
+    fold_of = folds_of([t.id for t in topics], min(folds, len(topics)), seed)
+    fold = [fold_of[c.citance.topic] for c in cases]
+    rouge = _rouge()
+    table = Table(f"Citation contextualisation, CL-SciSumm ({len(topics)} topics, {len(cases)} citances, "
+                  f"{min(folds, len(topics))}-fold CV over topics)", COLUMNS, name="contextualise")
+    sentence_table = Table("Sentence-level P / R / F1 of the selected sentences (same runs)", SENTENCE_COLUMNS,
+                           name="contextualise_sentences")
+    per_query: dict[str, dict[str, dict[str, float]]] = {}
+    config = {"data": str(data_dir), "topics": len(topics), "citances": len(cases), "folds": min(folds, len(topics)),
+              "seed": seed, "n_grid": list(N_GRID), "selection": "top n sentences, n tuned with the parameters",
+              "tuned_for": "c-F", **info, "chosen": {}, "seconds": {}}
+    for model in chosen_models:
+        model_started = time.perf_counter()
+        log(f"{model.label}: {len(model.grid())} settings × {len(N_GRID)} n")
+        predictions, chosen = cross_validate(model, cases, resources, fold)
+        values: dict[str, dict[str, float]] = {}
+        for case, prediction in zip(cases, predictions):
+            for measure, value in citance_scores(case, prediction.order, prediction.n, rouge).items():
+                values.setdefault(measure, {})[case.citance.id] = value
+        values["nDCG"] = ndcg(cases, [p.order for p in predictions])
+        per_query[model.label] = values
+        for column in COLUMNS:
+            table.set(model.label, column, float(np.mean(list(values[column].values()))))
+        for column in SENTENCE_COLUMNS:
+            sentence_table.set(model.label, column, float(np.mean(list(values[column].values()))))
+        config["chosen"][model.label] = chosen
+        config["seconds"][model.label] = round(time.perf_counter() - model_started, 1)
+    config["significance"] = _significance(per_query, [m.label for m in chosen_models])
+    config["seconds"]["total"] = round(time.perf_counter() - started, 1)
+    tables = [table, sentence_table]
+    write_results(out, config, tables, per_query)
+    return tables
+
+
+BASELINES = ("BM25", "LMD")
+
+
+def _significance(per_query: dict, labels: Sequence[str], measure: str = "c-F") -> dict:
+    """Paired t-test and randomisation test of each model against the best baseline, on c-F."""
+    from ..evaluation.metrics import Evaluation, compare
+
+    baselines = [b for b in BASELINES if b in per_query]
+    if not baselines:
+        return {}
+    evaluations = {label: Evaluation({measure: per_query[label][measure]}, sorted(per_query[label][measure]))
+                   for label in labels}
+    best = max(baselines, key=lambda b: evaluations[b].mean[measure])
+    out = {"measure": measure, "baseline": best}
+    for label in labels:
+        if label != best:
+            c = compare(evaluations[label], evaluations[best], measure, permutations=2000)
+            out[label] = {"mean": c.mean_a, "baseline": c.mean_b, "t_test_p": c.t_test_p,
+                          "randomisation_p": c.randomisation_p}
+    return out
+

@@ -1,0 +1,384 @@
+"""The HTTP service: recommendations with their reasons, papers, their neighbourhoods, the
+saved exploration queries — and the graph explorer page that uses them.
+
+``citegraph serve`` opens one :class:`~citegraph.recommend.Recommender` (the graph and the
+text retrievers by name) and serves, on 127.0.0.1 unless told otherwise:
+
+* ``POST /recommend`` — for a paper id, or a new paper's title and abstract (+ references
+  already chosen, year, field, arXiv category), the top ``k`` with their explanations;
+* ``GET /paper/{id}``, ``GET /neighbours/{id}`` (its ego network: citations both ways,
+  co-cited papers, fields, arXiv categories and their ACM concepts), ``GET /search``;
+* ``GET /queries`` and ``POST /queries/{name}`` — the saved Neo4j Browser queries
+  (``cypher/browser/``), run with typed parameters;
+* ``/`` — the explorer (static files in ``citegraph/web``, cytoscape.js vendored: no CDN);
+  ``/docs`` and ``/openapi.json`` — the API.
+
+Bad input is answered with a 4xx and a one-line ``detail``: an unknown id 404, a body over
+1 MiB 413, anything else that does not fit the schema (empty text, huge lists, wrong types,
+unknown fields) 422 naming the field. Routes are plain functions: FastAPI runs them in its
+thread pool, so a slow graph call holds one worker thread, never the event loop (the
+driver is thread-safe; the recommender keeps text search on a thread of its own).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+import urllib.request
+from dataclasses import replace
+from importlib import resources
+from itertools import islice
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Body, FastAPI, HTTPException, Query, Request
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+
+from . import __version__
+from .errors import CitegraphError, NotFoundError, ServerError
+from .graph import queries
+from .recommend import Recommender, recommendation_dict
+
+MAX_BODY = 1 << 20  # bytes
+SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
+WEB = Path(str(resources.files("citegraph") / "web"))
+
+PaperId = Annotated[str, PathParam(min_length=1, max_length=200, description="A paper id in the graph")]
+Text = Annotated[str, Field(max_length=200)]
+
+
+class Error(BaseModel):
+    detail: str
+
+
+# A character that is not whitespace as Python's str.strip() sees it (the recommender
+# strips texts), spelled so that JSON Schema's regex dialect reads it the same way.
+TEXT = "[^\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+
+
+def _not_blank(text: str) -> str:
+    if not re.search(TEXT, text):
+        raise ValueError("blank: give some text, or leave the field out")
+    return text
+
+
+def _whole(value: Any) -> Any:
+    """51.0 is the integer 51 to JSON Schema; strict validation still refuses "51" and true."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _integer(low: int, high: int):
+    """An integer in [low, high] (the bounds before the validator, or the schema loses them)."""
+    return Annotated[int, Field(ge=low, le=high), BeforeValidator(_whole)]
+
+
+def _given(max_length: int, description: str):
+    """A text field that may be left out but, when present, holds text: the schema says so
+    (pattern), the check says it clearly."""
+    return Annotated[str, Field(None, max_length=max_length, description=description), AfterValidator(_not_blank),
+                     WithJsonSchema({"type": "string", "pattern": TEXT, "maxLength": max_length,
+                                     "description": description})]
+
+
+class RecommendRequest(BaseModel):
+    """A paper of the graph (``paper``), or a new one (``title`` and/or ``abstract``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
+        "anyOf": [{"required": ["paper"]}, {"required": ["title"]}, {"required": ["abstract"]}]})
+
+    paper: _given(200, "A paper id in the graph (its text, year and references come from the graph)")
+    title: _given(2_000, "A new paper's title")
+    abstract: _given(20_000, "A new paper's abstract")
+    references: list[Text] = Field([], max_length=2_000, description="Papers already cited (ids in the graph)")
+    year: _integer(1000, 3000) | None = Field(None, description="Recommend nothing newer (default for a paper: "
+                             "its year)")
+    field: Text | None = Field(None, description="Only papers of this MAG field")
+    category: Text | None = Field(None, description="Only papers of this arXiv category, e.g. cs.CL")
+    k: _integer(1, 200) = 20
+    explain: bool = Field(True, description="Include each recommendation's signals and explanation")
+
+    @model_validator(mode="after")
+    def _something_to_recommend_for(self) -> RecommendRequest:
+        if self.paper is None and self.title is None and self.abstract is None:
+            raise ValueError("give a paper id, or a title and/or an abstract")
+        return self
+
+
+class SignalOut(BaseModel):
+    name: str
+    value: float
+    text: str
+    via: list[str]
+
+
+class RecommendationOut(BaseModel):
+    id: str
+    title: str
+    year: int | None
+    score: float
+    explanation: list[str] | None = None
+    signals: list[SignalOut] | None = None
+
+
+class SeedOut(BaseModel):
+    id: str
+    title: str
+    year: int | None
+    references: list[str]
+
+
+class RecommendResponse(BaseModel):
+    seed: SeedOut
+    recommendations: list[RecommendationOut]
+
+
+class Paper(BaseModel):
+    id: str
+    title: str | None
+    abstract: str | None
+    year: int | None
+    venue: str | None
+    external: bool
+    eligible: bool | None
+    citation_count: int | None
+    references: int
+    fields: list[str]
+    categories: list[str]
+    authors: list[str]
+
+
+class Neighbour(BaseModel):
+    kind: str = Field(description="cites, cited_by, co_cited, field, category or acm")
+    id: str
+    title: str | None
+    year: int | None
+    citations: int | None
+    external: bool
+    weight: int = Field(description="co_cited: by how many papers; 1 otherwise")
+    via: str | None = Field(description="acm: the arXiv category that maps to it")
+
+
+class Neighbourhood(BaseModel):
+    paper: Paper
+    neighbours: list[Neighbour]
+
+
+class SearchHit(BaseModel):
+    id: str
+    title: str | None
+    year: int | None
+    citations: int | None
+
+
+class ParameterOut(BaseModel):
+    name: str
+    type: str
+    doc: str
+
+
+class SavedQuery(BaseModel):
+    name: str
+    doc: str
+    parameters: list[ParameterOut]
+
+
+class QueryResult(BaseModel):
+    name: str
+    columns: list[str]
+    rows: list[dict[str, Any]]
+    truncated: bool
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {422: {"model": Error, "description": "Invalid input"}}
+_NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": Error, "description": "Not in the graph"}, **_ERRORS}
+_BODY: dict[int | str, dict[str, Any]] = {400: {"model": Error, "description": "Unreadable body"},
+                                          413: {"model": Error, "description": "Request body over 1 MiB"}}
+
+
+def create_app(recommender: Recommender, *, max_rows: int = 1000) -> FastAPI:
+    """The service over ``recommender`` (and its store); ``max_rows`` caps a saved query's rows."""
+    store = recommender.store
+    app = FastAPI(title="citegraph", version=__version__,
+                  description="Citation recommendation from a citation graph and text scorers, with "
+                              "explanations; the graph's papers and neighbourhoods; saved exploration queries. "
+                              "The graph explorer is at /.")
+
+    @app.middleware("http")
+    async def _limit_body(request: Request, call_next):
+        size = request.headers.get("content-length", "")
+        if size.isdigit() and int(size) > MAX_BODY:
+            return JSONResponse({"detail": f"request body of {int(size):,} bytes is over the limit of "
+                                           f"{MAX_BODY:,}"}, status_code=413)
+        return await call_next(request)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        return JSONResponse({"detail": "; ".join(_problem(e) for e in exc.errors())}, status_code=422)
+
+    @app.exception_handler(NotFoundError)
+    async def _missing(request: Request, exc: NotFoundError):
+        return JSONResponse({"detail": str(exc)}, status_code=404)
+
+    @app.exception_handler(CitegraphError)
+    async def _refused(request: Request, exc: CitegraphError):
+        return JSONResponse({"detail": str(exc)}, status_code=503 if isinstance(exc, ServerError) else 422)
+
+    @app.exception_handler(ServiceUnavailable)
+    @app.exception_handler(SessionExpired)
+    async def _unreachable(request: Request, exc: Exception):
+        return JSONResponse({"detail": f"the graph is unreachable: {exc}"}, status_code=503)
+
+    @app.post("/recommend", response_model=RecommendResponse, responses={**_NOT_FOUND, **_BODY},
+              summary="Recommend citations for a paper id or a new paper's text, with explanations")
+    def recommend(request: RecommendRequest) -> dict:
+        seed = recommender.seed(request.paper, title=request.title or "", abstract=request.abstract or "",
+                                references=request.references, year=request.year, field=request.field,
+                                category=request.category)
+        if request.year is not None:
+            seed = replace(seed, year=request.year)
+        found = recommender.recommend_for(seed, request.k)
+        out = []
+        for r in found:
+            row = recommendation_dict(r)
+            out.append(row if request.explain else {k: row[k] for k in ("id", "title", "year", "score")})
+        return {"seed": {"id": seed.id, "title": seed.title, "year": seed.year, "references": list(seed.references)},
+                "recommendations": out}
+
+    @app.get("/paper/{paper_id:path}", response_model=Paper, responses=_NOT_FOUND,
+             summary="One paper with its fields, categories, authors and citation counts")
+    def paper(paper_id: PaperId) -> dict:
+        return _paper(store, paper_id)
+
+    @app.get("/neighbours/{paper_id:path}", response_model=Neighbourhood, responses=_NOT_FOUND,
+             summary="A paper's ego network: citations both ways, co-cited papers, fields, categories, ACM concepts")
+    def neighbours(paper_id: PaperId,
+                   limit: Annotated[int, Query(ge=1, le=200, description="Papers of each kind")] = 25) -> dict:
+        found = _paper(store, paper_id)
+        return {"paper": found, "neighbours": store.run("explore/ego", id=paper_id, limit=limit)}
+
+    @app.get("/search", response_model=list[SearchHit], responses=_ERRORS,
+             summary="Papers by exact id or by words of their title (most cited first)")
+    def search(q: Annotated[str, Query(min_length=1, max_length=300, description="An id or title words",
+                                       json_schema_extra={"pattern": TEXT}), AfterValidator(_not_blank)],
+               limit: Annotated[int, Query(ge=1, le=100)] = 20) -> list[dict]:
+        return store.run("explore/search", id=q.strip(), words=q.lower().split()[:20], limit=limit)
+
+    @app.get("/queries", response_model=list[SavedQuery], summary="The saved exploration queries (Neo4j Browser's)")
+    def saved_queries() -> list[dict]:
+        return [_describe(queries.load(name)) for name in queries.names() if name.startswith(SAVED)]
+
+    @app.post("/queries/{name}", response_model=QueryResult, responses={**_NOT_FOUND, **_BODY},
+              summary="Run a saved exploration query with its parameters")
+    def run_query(name: Annotated[str, PathParam(pattern=r"^[a-z0-9_]{1,64}$")],
+                  params: Annotated[dict[str, Any], Body(description="The query's parameters by name")]) -> dict:
+        query = _saved(name)
+        checked = _parameters(query, params)
+        rows = store.rows(query.name, **checked)
+        try:
+            taken = list(islice(rows, max_rows + 1))
+        except ClientError as exc:
+            raise HTTPException(422, f"the graph refused '{name}': {exc.message}") from exc
+        finally:
+            rows.close()
+        data = json.loads(json.dumps(taken[:max_rows], default=str))
+        return {"name": name, "columns": list(taken[0]) if taken else [], "rows": data,
+                "truncated": len(taken) > max_rows}
+
+    @app.get("/", include_in_schema=False)
+    def explorer() -> FileResponse:
+        return FileResponse(WEB / "index.html")
+
+    app.mount("/static", StaticFiles(directory=WEB), name="static")
+    return app
+
+
+def _paper(store, paper_id: str) -> dict:
+    rows = store.run("paper", id=paper_id)
+    if not rows:
+        raise NotFoundError(f"no paper with id {paper_id!r} in the graph")
+    return rows[0]
+
+
+def _saved(name: str) -> queries.CypherQuery:
+    if f"{SAVED}{name}" not in queries.names():
+        raise NotFoundError(f"no saved query '{name}'; GET /queries lists them")
+    return queries.load(f"{SAVED}{name}")
+
+
+def _describe(query: queries.CypherQuery) -> dict:
+    return {"name": query.name.removeprefix(SAVED), "doc": query.doc,
+            "parameters": [{"name": p.name, "type": p.type, "doc": p.doc} for p in query.parameters.values()]}
+
+
+def _parameters(query: queries.CypherQuery, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` checked against the query's declared parameters and types (an int is
+    accepted for a float, never a bool for an int)."""
+    unknown = sorted(params.keys() - query.parameters.keys())
+    missing = sorted(query.parameters.keys() - params.keys())
+    if unknown or missing:
+        raise CitegraphError("; ".join(
+            [*(f"body.{n}: '{query.name}' has no parameter ${n}" for n in unknown),
+             *(f"body.{n}: missing parameter ${n} ({query.parameters[n].type})" for n in missing)]))
+    checked = {}
+    for name, value in params.items():
+        kind = query.parameters[name].type
+        if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, queries.TYPES[kind]) or (kind in ("int", "float") and isinstance(value, bool)):
+            raise CitegraphError(f"body.{name}: ${name} must be {kind}, got {json.dumps(value)[:80]}")
+        if kind == "int" and not -2**63 <= value < 2**63:
+            raise CitegraphError(f"body.{name}: ${name} is out of the 64-bit range")
+        checked[name] = value
+    return checked
+
+
+def _problem(error: dict) -> str:
+    where = ".".join(str(part) for part in error.get("loc", ()))
+    message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
+
+
+def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[str, ...] = ("bm25",),
+          model: Path | None = None, cache_size: int = 256, log=print) -> None:
+    """Open the recommender on ``config``'s graph and serve until interrupted (^C or SIGTERM)."""
+    import signal
+    import sys
+
+    import uvicorn
+
+    # uvicorn shuts down gracefully on SIGTERM and then raises the signal again; with the
+    # default action that would kill the process before the recommender closes the graph
+    # (and stops an embedded server). Exiting instead unwinds through the `with`.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with Recommender.open(config, retrievers, model, cache_size=cache_size) as recommender:
+        app = create_app(recommender)
+        log(f"citegraph on http://{host}:{port}/ — the graph explorer; API docs at http://{host}:{port}/docs")
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def wait_serving(url: str, process: subprocess.Popen, timeout: float = 90, log: Path | None = None) -> None:
+    """Block until the ``citegraph serve`` started as ``process`` answers at ``url`` (its
+    start opens the graph and the indexes: seconds). For the scripts and tests that start
+    the service; raises with the service's log when it exits or stays silent."""
+    def tail() -> str:
+        return f":\n{log.read_text(errors='replace')}" if log and log.exists() else ""
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"citegraph serve exited with code {process.returncode}{tail()}")
+        try:
+            with urllib.request.urlopen(f"{url}/openapi.json", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:  # refused, reset, timed out, or an HTTP error while starting
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"citegraph serve did not answer within {timeout:.0f} s{tail()}")

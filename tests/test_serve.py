@@ -1,0 +1,218 @@
+"""`citegraph serve` over real HTTP: a uvicorn server started by the CLI on the ACL-200
+graph (see http_service.py). Recommendations equal the Python API's, ego networks equal
+what independent Cypher says, bad input gets a 4xx naming the field, the server listens on
+loopback only, and schemathesis checks every operation against the OpenAPI schema."""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import psutil
+import pytest
+import schemathesis
+from http_service import EXTRA, acl_service
+from hypothesis import HealthCheck, given, settings
+from schemathesis import GenerationMode
+
+from citegraph.graph import open_store
+from citegraph.recommend import Recommender
+from citegraph.retrieval import open_retriever
+
+
+@pytest.fixture(scope="module")
+def service(arcade_server, server_config, tmp_path_factory):
+    with acl_service(arcade_server, server_config, tmp_path_factory.mktemp("serve")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def http(service):
+    with httpx.Client(base_url=service.url, timeout=60) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def local(service, server_config):
+    """The Python API on the same graph and index, in this process."""
+    with open_store(server_config) as store:
+        yield Recommender(store, [open_retriever("bm25", service.data_dir / "indexes")])
+
+
+def test_recommend_a_paper_as_the_python_api_does(http, local):
+    response = http.post("/recommend", json={"paper": "P12-1066", "k": 10})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    expected = local.recommend("P12-1066", k=10)
+    assert [r["id"] for r in body["recommendations"]] == [r.id for r in expected]
+    assert [r["score"] for r in body["recommendations"]] == [r.score for r in expected]
+    assert body["seed"]["id"] == "P12-1066" and set(body["seed"]["references"]) == set(local.seed("P12-1066").references)
+    assert not {r["id"] for r in body["recommendations"]} & {"P12-1066", *body["seed"]["references"]}
+    for r in body["recommendations"]:
+        assert r["explanation"] == [s["text"] for s in r["signals"]] and r["explanation"]
+        assert r["year"] is None or r["year"] <= 2012
+    cited = [s for r in body["recommendations"] for s in r["signals"] if s["name"] == "cited_by_references"]
+    assert cited and all(set(s["via"]) <= set(body["seed"]["references"]) for s in cited)
+
+    bare = http.post("/recommend", json={"paper": "P12-1066", "k": 3, "explain": False}).json()
+    assert [r["id"] for r in bare["recommendations"]] == [r.id for r in expected[:3]]
+    assert all(r["explanation"] is None and r["signals"] is None for r in bare["recommendations"])
+
+
+def test_recommend_a_new_paper_with_references_year_and_category(http, local):
+    text = {"title": "Multilingual dependency parsing", "abstract": "Transfer of parsers across languages.",
+            "references": ["P12-1066"], "year": 2014, "k": 15}
+    body = http.post("/recommend", json=text).json()
+    ids = [r["id"] for r in body["recommendations"]]
+    assert ids == [r.id for r in local.recommend(**text)]
+    assert "P12-1066" not in ids and body["seed"]["id"] == ""
+    assert any(s["name"] == "bm25" for r in body["recommendations"] for s in r["signals"])
+
+    only_cl = http.post("/recommend", json={**text, "category": "cs.CL"}).json()["recommendations"]
+    assert {r["id"] for r in only_cl} == {p["id"] for p in EXTRA if "cs.CL" in p["categories"]}
+    assert http.post("/recommend", json={**text, "year": 2013, "category": "cs.CL"}).json()["recommendations"][0]["id"] == "X1"
+
+
+def test_concurrent_requests_get_the_sequential_answers(http):
+    papers = ["P12-1066", "D10-1120", "W06-2920", "D11-1006", "P07-2045", "X2", "P05-1012", "P09-1042"]
+    sequential = {p: http.post("/recommend", json={"paper": p, "k": 10}).json() for p in papers}
+
+    def ask(paper):
+        with httpx.Client(base_url=str(http.base_url), timeout=60) as client:
+            return paper, client.post("/recommend", json={"paper": paper, "k": 10}).json()
+
+    with ThreadPoolExecutor(4) as pool:
+        assert dict(pool.map(ask, papers * 2)) == sequential
+
+
+def test_paper_and_its_ego_network(http, service, server_config):
+    paper = http.get("/paper/X1").json()
+    assert paper["fields"] and set(paper["fields"]) == {"Computer Science", "Mathematics"}
+    assert paper["categories"] == ["cs.CL"] and paper["references"] == 3 and paper["citation_count"] == 2
+    assert paper["authors"] == ["Ada Lovelace"]
+
+    ego = http.get("/neighbours/X1", params={"limit": 50}).json()
+    assert ego["paper"] == paper
+    kinds: dict[str, dict] = {}
+    for n in ego["neighbours"]:
+        kinds.setdefault(n["kind"], {})[n["id"]] = n
+    assert set(kinds["cites"]) == {"P12-1066", "D10-1120", "W06-2920"}
+    assert set(kinds["cited_by"]) == {"X2", "X3"}
+    assert set(kinds["field"]) == {"Computer Science", "Mathematics"} and set(kinds["category"]) == {"cs.CL"}
+    assert {n["via"] for n in kinds["acm"].values()} == {"cs.CL"} and "I.2.7" in kinds["acm"]
+    with open_store(server_config) as store:  # co-citation as the independent co_cited query counts it
+        assert {i: n["weight"] for i, n in kinds["co_cited"].items()} == {
+            r["id"]: r["co_citations"] for r in store.run("co_cited", id="X1", limit=50)}
+    cites = [n["citations"] for n in kinds["cites"].values()]
+    assert cites == sorted(cites, reverse=True)  # most cited first
+
+    assert len([n for n in http.get("/neighbours/P07-2045", params={"limit": 3}).json()["neighbours"]
+                if n["kind"] == "cited_by"]) == 3
+
+
+def test_search_by_id_and_title_words(http):
+    hits = http.get("/search", params={"q": "P12-1066"}).json()
+    assert hits[0]["id"] == "P12-1066"
+    words = http.get("/search", params={"q": "Dependency PARSING multilingual", "limit": 50}).json()
+    assert words and all(all(w in h["title"].lower() for w in ("dependency", "parsing", "multilingual"))
+                         for h in words)
+    assert {"P12-1066", "X2"} <= {h["id"] for h in words}
+    counts = [h["citations"] for h in words]
+    assert counts == sorted(counts, reverse=True)
+
+
+def test_saved_queries_listed_and_run(http):
+    listed = {q["name"]: q for q in http.get("/queries").json()}
+    assert set(listed) == {"arxiv_acm_tree", "candidate_pool", "ego_network", "field_citation_flows",
+                           "most_cited_per_field"}
+    assert [p["name"] for p in listed["candidate_pool"]["parameters"]] == ["id", "limit"]
+    pool = http.post("/queries/candidate_pool", json={"id": "X1", "limit": 5}).json()
+    assert pool["columns"] == ["type", "id", "title", "year", "links"] and not pool["truncated"]
+    refs = {r["id"] for r in pool["rows"] if r["type"] == "reference"}
+    assert refs == {"P12-1066", "D10-1120", "W06-2920"}
+    ego = http.post("/queries/ego_network", json={"id": "X1", "limit": 10}).json()
+    ends = {row["path"][2].get("id") or row["path"][2].get("code") or row["path"][2].get("name") for row in ego["rows"]}
+    assert ends == {"P12-1066", "D10-1120", "W06-2920", "X2", "X3", "Computer Science", "Mathematics", "cs.CL"}
+
+
+@pytest.mark.parametrize("method, path, body, status, message", [
+    ("GET", "/paper/nope", None, 404, "no paper with id 'nope'"),
+    ("GET", "/neighbours/nope", None, 404, "no paper with id 'nope'"),
+    ("POST", "/recommend", {"paper": "nope"}, 404, "no paper with id 'nope'"),
+    ("POST", "/recommend", {"title": "   "}, 422, "body.title: blank: give some text, or leave the field out"),
+    ("POST", "/recommend", {"paper": None}, 422, "body.paper: Input should be a valid string"),
+    ("POST", "/recommend", {"k": 5}, 422, "give a paper id, or a title and/or an abstract"),
+    ("POST", "/recommend", {"paper": "P12-1066", "k": 0}, 422, "body.k: Input should be greater than or equal to 1"),
+    ("POST", "/recommend", {"paper": "P12-1066", "k": 10_000}, 422, "body.k: Input should be less than or equal"),
+    ("POST", "/recommend", {"paper": "P12-1066", "k": "5"}, 422, "body.k: Input should be a valid integer"),
+    ("POST", "/recommend", {"paper": ["P12-1066"]}, 422, "body.paper: Input should be a valid string"),
+    ("POST", "/recommend", {"paper": "P12-1066", "colour": "red"}, 422, "body.colour: Extra inputs are not permitted"),
+    ("POST", "/recommend", {"title": "x" * 2_001}, 422, "body.title: String should have at most 2000 characters"),
+    ("POST", "/recommend", {"title": "t", "references": ["P1"] * 2_001}, 422, "body.references: List should have at most"),
+    ("POST", "/recommend", {"title": "t", "year": "2010"}, 422, "body.year: Input should be a valid integer"),
+    ("POST", "/recommend", {"title": "t", "abstract": "a" * 1_100_000}, 413, "over the limit of 1,048,576"),
+    ("GET", "/search?q=", None, 422, "query.q: String should have at least 1 character"),
+    ("GET", "/search?q=%20%20", None, 422, "query.q: blank: give some text"),
+    ("GET", "/neighbours/P12-1066?limit=0", None, 422, "query.limit: Input should be greater than or equal to 1"),
+    ("GET", "/neighbours/P12-1066?limit=ten", None, 422, "query.limit: Input should be a valid integer"),
+    ("POST", "/queries/no_such_query", {}, 404, "no saved query 'no_such_query'"),
+    ("POST", "/queries/ego_network", {"id": "X1"}, 422, "body.limit: missing parameter $limit (int)"),
+    ("POST", "/queries/ego_network", {"id": "X1", "limit": "3"}, 422, "body.limit: $limit must be int, got \"3\""),
+    ("POST", "/queries/ego_network", {"id": "X1", "limit": True}, 422, "$limit must be int, got true"),
+    ("POST", "/queries/ego_network", {"id": "X1", "limit": 3, "x": 1}, 422, "has no parameter $x"),
+    ("POST", "/queries/ego_network", {"id": "X1", "limit": -1}, 422, "the graph refused 'ego_network'"),
+    ("POST", "/queries/ego_network", {"id": "X1", "limit": 2**70}, 422, "$limit is out of the 64-bit range"),
+    ("POST", "/queries/ego_network", [1, 2], 422, "body: Input should be a valid dictionary"),
+])
+def test_bad_input_is_a_4xx_naming_the_problem(http, method, path, body, status, message):
+    response = http.request(method, path, json=body)
+    assert response.status_code == status, response.text
+    detail = response.json()["detail"]
+    assert isinstance(detail, str) and message in detail, detail
+
+
+def test_invalid_json_is_a_422(http):
+    response = http.post("/recommend", content=b"{not json", headers={"content-type": "application/json"})
+    assert response.status_code == 422 and "JSON decode error" in response.json()["detail"]
+
+
+def test_listens_on_loopback_only(service):
+    listening = [c.laddr for c in psutil.Process(service.process.pid).net_connections(kind="inet")
+                 if c.status == psutil.CONN_LISTEN]
+    assert listening and all(address.ip == "127.0.0.1" for address in listening), listening
+
+
+def test_openapi_and_the_explorer_page(http):
+    spec = http.get("/openapi.json").json()
+    assert {"/recommend", "/paper/{paper_id}", "/neighbours/{paper_id}", "/search", "/queries",
+            "/queries/{name}"} <= set(spec["paths"])
+    assert set(spec["paths"]["/recommend"]["post"]["responses"]) == {"200", "400", "404", "413", "422"}
+    page = http.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert "/static/vendor/cytoscape.min.js" in page.text
+    for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text):
+        assert http.get(asset).status_code == 200, asset
+    script = http.get("/static/app.js").text
+    assert not re.search(r"https?://", page.text + script), "the explorer loads nothing from elsewhere (no CDN)"
+
+
+@pytest.mark.parametrize("mode", ["positive", "negative"])
+def test_every_operation_conforms_to_the_openapi_schema(service, mode):
+    """Generated requests, valid and invalid, on every operation: no 5xx, documented status
+    codes and content types, responses matching their schemas, invalid input refused.
+    (schemathesis' pytest plugin does not run on pytest 9, so its Python API drives hypothesis.)"""
+    schema = schemathesis.openapi.from_url(f"{service.url}/openapi.json")
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) == 6
+    for operation in operations:
+        if mode == "negative" and not (list(operation.iter_parameters()) or operation.body):
+            continue  # nothing to get wrong (GET /queries)
+
+        @given(case=operation.as_strategy(GenerationMode(mode)))
+        @settings(max_examples=20, deadline=None, database=None, derandomize=True,
+                  suppress_health_check=list(HealthCheck))
+        def check(case):
+            case.call_and_validate()
+
+        check()
