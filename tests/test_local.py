@@ -1,0 +1,283 @@
+"""Local citation recommendation (SymTax): the time-ordered split and its held-out graph view,
+the enrichment switch, the separations, one training step of the reranker, and
+`citegraph evaluate local` end to end on a synthetic corpus and on the unarXive sample."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from citegraph.errors import CitegraphError
+from citegraph.ingest import formats, ingest
+from citegraph.ingest.taxonomy import BUNDLED
+from citegraph.retrieval.local.data import export_contexts, held_out_papers, read_contexts, time_split
+from citegraph.retrieval.local.enrich import HeldOutView, enrich_all
+from citegraph.retrieval.local.evaluate import evaluate_local
+from citegraph.retrieval.local.geometry import distance, mobius_add, to_manifold
+from citegraph.synth import SynthSpec, generate
+from conftest import shared
+
+torch = pytest.importorskip("torch")
+
+# A tiny citation graph: who cites whom, with one context per citation, years 2015–2021.
+PAPERS = {  # id: (year, categories, references)
+    "A": (2015, ["cs.CL"], []),
+    "B": (2016, ["cs.CL"], ["A"]),
+    "C": (2017, ["cs.CV"], ["A"]),
+    "D": (2018, ["cs.CL"], ["A", "B"]),
+    "E": (2019, ["cs.CV"], ["C", "A"]),
+    "F": (2020, ["cs.CL", "cs.LG"], ["D", "B", "C"]),
+    "G": (2021, ["cs.CL"], ["F", "D"]),
+    "H": (2021, ["cs.CV"], ["E", "C"]),
+}
+TOPIC = {"cs.CL": "text retrieval citation recommendation", "cs.CV": "cell cells protein gene data"}
+
+
+def write_corpus(path: Path) -> Path:
+    with open(path, "w", encoding="utf-8") as f:
+        for pid, (year, categories, refs) in PAPERS.items():
+            words = TOPIC[categories[0]]
+            f.write(json.dumps({
+                "id": pid, "year": year, "categories": categories, "title": f"paper {pid.lower()} on {words}",
+                "abstract": f"we study {words} with neural network models for paper {pid.lower()}.",
+                "references": [{"id": r, "contexts": [f"as in [CIT] we use {words} for {r.lower()}."]}
+                               for r in refs]}) + "\n")
+    return path
+
+
+@pytest.fixture
+def tiny_graph(store, tmp_path):
+    ingest(store, formats.get("jsonl"), [write_corpus(tmp_path / "tiny.jsonl")])
+    return store
+
+
+# -- the time-ordered split and the held-out view ----------------------------------------------
+def test_time_split_has_no_leakage_and_the_view_shows_no_test_edge(tiny_graph, tmp_path):
+    counts = export_contexts(tiny_graph, tmp_path / "contexts.jsonl")
+    assert counts["contexts"] == counts["edges"] == 13 and counts["contexts_citing_text"] == 13
+    contexts = read_contexts(tmp_path / "contexts.jsonl")
+    split = time_split(contexts, test=0.25)
+    assert {c.citing for c in split.test} == {"G", "H"}  # the newest citing papers, whole
+    assert max(c.year for c in split.train) < min(c.year for c in split.test)
+    assert not {c.citing for c in split.train} & {c.citing for c in split.test}
+
+    papers = [(r["id"], r["year"], r["arxiv_id"]) for r in tiny_graph.run("local/papers")]
+    hidden = held_out_papers(split, papers)
+    assert hidden == ["G", "H"]
+    view = HeldOutView.hiding(tiny_graph, hidden)
+    visible = set(view.edges(list(PAPERS)))
+    test_edges = {(c.citing, cited) for c in split.test for cited in c.cited}
+    assert test_edges and not visible & test_edges
+    assert visible == {(c.citing, c.cited[0]) for c in split.train}  # everything else stays visible
+    assert set(HeldOutView(tiny_graph).edges(list(PAPERS))) >= test_edges  # without the view they are there
+
+    # a test query whose prefetched candidates include another test paper (H, same year as G):
+    # H's citations (E, C) must not come back through enrichment, B's (A) may
+    query = next(c for c in split.test if c.citing == "G")
+    [enriched] = enrich_all(view, [query], [["H", "B"]])
+    assert enriched.ids == ["H", "B", "A"] and enriched.frequency == {"A": 1}
+    [leaky] = enrich_all(HeldOutView(tiny_graph), [query], [["H", "B"]])
+    assert {"E", "C"} <= set(leaky.ids)
+
+
+def test_enrichment_on_and_off(tiny_graph, tmp_path):
+    export_contexts(tiny_graph, tmp_path / "contexts.jsonl")
+    query = next(c for c in read_contexts(tmp_path / "contexts.jsonl") if c.citing == "G")
+    view = HeldOutView.hiding(tiny_graph, ["G", "H"])
+    [on] = enrich_all(view, [query], [["D", "E", "D"]], size=300)
+    assert on.ids == ["D", "E", "A", "B", "C"]  # A is cited by both candidates: first
+    assert on.frequency == {"A": 2, "B": 1, "C": 1}
+    [cut] = enrich_all(view, [query], [["D", "E"]], size=3)
+    assert cut.ids == ["D", "E", "A"]
+    # off: the prefetched list as it is, and no query at all (this view has no store to ask)
+    [off] = enrich_all(HeldOutView(None), [query], [["D", "E", "D"]], enabled=False)
+    assert off.ids == ["D", "E"] and off.frequency == {}
+    assert on.ids != off.ids
+
+
+def test_time_split_orders_by_arxiv_number_and_reads_markers(tmp_path):
+    lines = [{"citing_id": f"p{i}", "cited_ids": ["x"], "context": "see TARGETCIT and OTHERCIT.", "year": 2022,
+              "arxiv_id": f"22{month:02d}.{number:05d}"} for i, (month, number) in
+             enumerate([(12, 3), (1, 7), (12, 1), (6, 2), (3, 9)])]
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines) + '{"citing_id": "undated", "cited_id": "x", '
+                    '"context": "[CIT]"}\n')
+    contexts = read_contexts(path)
+    assert contexts[0].text == "see [CIT] and [REF]." and contexts[-1].cited == ("x",)
+    split = time_split(contexts, test=0.4)
+    assert [c.citing for c in split.test] == ["p2", "p0"]  # 2212.00001, 2212.00003: the newest
+    assert [c.citing for c in split.train] == ["p1", "p4", "p3"]
+    assert split.undated == 1
+
+
+def test_bad_query_sets_name_file_line_and_field(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"citing_id": "a", "cited_ids": ["b"], "context": "x [CIT]"}\n'
+                    '{"citing_id": "a", "cited_ids": [], "context": "x [CIT]"}\n')
+    with pytest.raises(CitegraphError, match=r"bad.jsonl:2: 'cited_ids' must be a non-empty list"):
+        read_contexts(path)
+    path.write_text('{"citing_id": "a", "cited_ids": ["b"], "context": "x", "year": "2020"}\n')
+    with pytest.raises(CitegraphError, match=r"bad.jsonl:1: 'year' must be an integer"):
+        read_contexts(path)
+
+
+# -- separations ------------------------------------------------------------------------------
+def _points(n: int, dim: int = 5, seed: int = 0):
+    g = torch.Generator().manual_seed(seed)
+    v = torch.randn(n, dim, generator=g, dtype=torch.float64)
+    return v / v.norm(dim=-1, keepdim=True) * torch.rand(n, 1, generator=g, dtype=torch.float64) * 0.95
+
+
+def test_hyperbolic_distance_known_values():
+    x = _points(20)
+    zero = torch.zeros_like(x)
+    assert torch.allclose(distance(zero, x), 2 * torch.atanh(x.norm(dim=-1)))
+    assert torch.allclose(distance(zero, x, "spherical"), 2 * torch.atan(x.norm(dim=-1)))
+    assert torch.allclose(distance(zero, x, "euclidean"), x.norm(dim=-1))
+    # the Poincaré ball's closed form: arcosh(1 + 2‖x−y‖² / ((1−‖x‖²)(1−‖y‖²)))
+    y = _points(20, seed=1)
+    closed = torch.acosh(1 + 2 * (x - y).norm(dim=-1) ** 2 / ((1 - x.norm(dim=-1) ** 2) * (1 - y.norm(dim=-1) ** 2)))
+    assert torch.allclose(distance(x, y), closed)
+    assert torch.allclose(distance(x, y), distance(y, x))
+    assert torch.allclose(distance(x, x), torch.zeros(20, dtype=torch.float64), atol=1e-7)
+    point = torch.tensor([0.5, 0.0], dtype=torch.float64)
+    assert math.isclose(float(distance(torch.zeros(2, dtype=torch.float64), point)), 2 * math.atanh(0.5))
+
+
+@pytest.mark.parametrize("geometry", ["hyperbolic", "euclidean", "spherical"])
+def test_triangle_inequality(geometry):
+    x, y, z = _points(200, seed=2), _points(200, seed=3), _points(200, seed=4)
+    assert bool((distance(x, z, geometry) <= distance(x, y, geometry) + distance(y, z, geometry) + 1e-9).all())
+    assert bool((distance(x, y, geometry) > 0).all())
+
+
+def test_mobius_addition_identities():
+    a, b = _points(50, seed=5), _points(50, seed=6)
+    zero = torch.zeros_like(a)
+    assert torch.allclose(mobius_add(zero, a), a) and torch.allclose(mobius_add(a, zero), a)
+    assert torch.allclose(mobius_add(-a, a), zero, atol=1e-12)
+    assert torch.allclose(mobius_add(-a, mobius_add(a, b)), b)  # left cancellation
+    assert (mobius_add(a, b).norm(dim=-1) < 1).all()  # the ball is closed under ⊕
+    assert torch.allclose(mobius_add(a, b, kappa=0.0), a + b)
+    # the printed form of SymTax's paper, for κ = −1
+    ab, a2, b2 = (a * b).sum(-1, keepdim=True), (a * a).sum(-1, keepdim=True), (b * b).sum(-1, keepdim=True)
+    assert torch.allclose(mobius_add(a, b), ((1 + 2 * ab + b2) * a + (1 - a2) * b) / (1 + 2 * ab + a2 * b2))
+    assert (to_manifold(torch.randn(10, 4) * 50).norm(dim=-1) < 1).all()
+
+
+# -- the reranker ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("taxonomy,gnn", [("vector", "appnp"), ("graph", "appnp"), ("graph", "gat")])
+def test_one_training_step_lowers_the_loss(tiny_graph, tiny_bert, tmp_path, taxonomy, gnn):
+    from citegraph.retrieval.local.rerank import Candidate, PairEncoder, Reranker, RerankerConfig
+    from citegraph.retrieval.local.taxonomy import load_taxonomy
+
+    ingest(tiny_graph, formats.get("taxonomy"), [BUNDLED])
+    export_contexts(tiny_graph, tmp_path / "contexts.jsonl")
+    contexts = {c.id: c for c in read_contexts(tmp_path / "contexts.jsonl")}
+    corpus = {r["id"]: Candidate(f"{r['title']} {r['abstract']}", tuple(r["categories"]))
+              for r in tiny_graph.run("local/papers")}
+    graph = load_taxonomy(tiny_graph)
+    assert set(graph.maps["cs.CL"]) == {"I.2.7"} and graph.edges  # cs.CL → Natural Language Processing
+    encoder = PairEncoder(f"hf:{tiny_bert}", 64)
+    config = RerankerConfig(lm=encoder.name, taxonomy=taxonomy, gnn=gnn, finetune=True, lr_lm=1e-3, hidden=16)
+    reranker = Reranker(config, encoder, corpus, graph)
+    for module in (*reranker.model.modules(), *reranker.encoder.model.modules()):
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0  # the same loss before and after the step
+    triplets = [(contexts["F|D|0"], "D", ["A", "E", "H"]), (contexts["E|C|0"], "C", ["B", "D"]),
+                (contexts["H|E|0"], "E", ["A", "F"])]
+    with torch.no_grad():
+        before = float(reranker.loss(triplets))
+    lm_before = next(reranker.encoder.model.parameters()).clone()
+    assert reranker.step(triplets) == pytest.approx(before)
+    with torch.no_grad():
+        after = float(reranker.loss(triplets))
+    assert 0 < after < before
+    assert not torch.equal(next(reranker.encoder.model.parameters()), lm_before)  # the LM was fine-tuned …
+    assert torch.equal(next(encoder.model.parameters()), lm_before)  # … as a copy: the shared LM is untouched
+    [ranking] = reranker.rank([contexts["F|D|0"]], [["A", "B", "D", "E"]])
+    assert sorted(h.id for h in ranking) == ["A", "B", "D", "E"] and all(0 < h.score < 1 for h in ranking)
+
+
+# -- end to end -----------------------------------------------------------------------------------
+def citegraph(*args: str, env: dict) -> subprocess.CompletedProcess:
+    result = subprocess.run([sys.executable, "-m", "citegraph.cli", *args], capture_output=True, text=True, env=env,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result
+
+
+def _tables(out: Path) -> list[dict]:
+    return json.loads((out / "results.json").read_text())["tables"]
+
+
+def _check_metrics(table: dict) -> None:
+    for cells in table["rows"].values():
+        assert set(cells) == {"R@5", "R@10", "R@20", "R@50", "nDCG@10", "MRR"}
+        assert all(0.0 <= mean <= 1.0 for mean, _ in cells.values())
+        assert cells["R@5"][0] <= cells["R@10"][0] <= cells["R@20"][0] <= cells["R@50"][0]
+
+
+def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_path):
+    corpus, out = tmp_path / "synth.jsonl", tmp_path / "out"
+    generate(SynthSpec(150, seed=3, contexts=True), corpus)  # `citegraph synth --papers 150 --contexts`
+    ingest(store, formats.get("jsonl"), [corpus])
+    ingest(store, formats.get("taxonomy"), [BUNDLED])
+    result = citegraph("evaluate", "local", "--out", str(out), "--encoder", str(tiny_bert),
+                       "--max-steps", "2", "--max-train", "12", "--max-test", "6", "--bm25-backend", "bm25s",
+                       "--ablations", "-enrichment,-taxonomy,euclidean,spherical,graph-appnp,graph-gat",
+                       env=server_env)
+    assert "ablations (SymTax Table 3)" in result.stdout
+    assert "LM fine-tuned once, shared" in result.stdout  # the CPU default
+    ablation, fusion = _tables(out)
+    assert list(ablation["rows"]) == [
+        "prefetch (bm25)", "prefetch (bm25) + enrichment", "SymTax (tiny-bert, vector, hyperbolic)",
+        "− enrichment", "− taxonomy", "hyperbolic → Euclidean", "hyperbolic → spherical (SymTax release)"]
+    assert list(fusion["rows"]) == ["tiny-bert_vector", "tiny-bert_graph (APPNP)", "tiny-bert_graph (GAT)"]
+    _check_metrics(ablation)
+    _check_metrics(fusion)
+    config = json.loads((out / "results.json").read_text())["config"]
+    info = config["data_info"]
+    assert info["test_used"] == 6 and info["train_used"] == 12 and info["hidden_citing_papers"] >= info["test_papers"]
+    assert info["positive_in_enriched"] >= info["positive_in_prefetched"] > 0
+    assert info["candidates_enriched"] > info["candidates_prefetched"]
+    assert all(v["steps"] == 2 for v in config["variants"].values())
+    lm = f"hf:{tiny_bert}"
+    assert config["pairs_encoded"][f"{lm} (fine-tuned)"] > 0  # the ablations read the full model's LM
+
+    # the same query set without the Enricher: no enrichment row, candidates are the prefetched lists
+    [table] = evaluate_local(store, tmp_path / "plain", data=out / "contexts.jsonl", encoder=lm, enrich=False,
+                             ablations=["-enrichment", "-taxonomy"], lm_mode="frozen", max_steps=1, max_train=12,
+                             max_test=6, bm25_backend="bm25s")
+    assert list(table.rows) == ["prefetch (bm25)", "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
+    plain = json.loads((tmp_path / "plain" / "results.json").read_text())["config"]["data_info"]
+    assert plain["candidates_enriched"] == plain["candidates_prefetched"] == 100
+
+
+def test_contexts_export_and_evaluate_local_on_the_unarxive_sample(store, server_env, tiny_bert, tmp_path):
+    with tarfile.open(shared("samples/unarxive/unarXive_data_sample.tar.gz")) as archive:
+        archive.extractall(tmp_path, filter="data")
+    citegraph("ingest", "unarxive", str(tmp_path / "unarXive_data_sample"), "--no-progress", env=server_env)
+    query_set, out = tmp_path / "contexts.jsonl", tmp_path / "out"
+    citegraph("contexts", "export", "--out", str(query_set), env=server_env)
+    lines = [json.loads(line) for line in query_set.read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == 1217 and len({(x["citing_id"], x["cited_ids"][0]) for x in lines}) == 601
+    first = next(x for x in lines if x["citing_id"] == "2212.11766")
+    assert set(first) == {"context_id", "citing_id", "cited_ids", "context", "section", "title", "abstract",
+                          "categories", "year", "arxiv_id"}
+    assert first["title"].startswith("Long bet will lose") and first["year"] == 2022 and first["categories"]
+    assert all(x["context"].count("[CIT]") == 1 for x in lines)
+    # the sample's cited papers are stubs without text: reachable only through enrichment (--textless keep)
+    citegraph("evaluate", "local", "--data", str(query_set), "--out", str(out), "--encoder", str(tiny_bert),
+              "--lm-mode", "finetune", "--textless", "keep", "--max-steps", "2", "--max-train", "8", "--max-test", "5",
+              "--bm25-backend", "bm25s", "--ablations", "-taxonomy", env=server_env)
+    [ablation] = _tables(out)
+    assert list(ablation["rows"]) == ["prefetch (bm25)", "prefetch (bm25) + enrichment",
+                                      "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
+    _check_metrics(ablation)
