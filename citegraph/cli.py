@@ -577,11 +577,8 @@ def recommend(config: Config, paper, title, abstract, references, year, field, c
 
     names = [r for r in retrievers.split(",") if r]
     with Recommender.open(config, names, model) as rec:
-        seed = rec.seed(paper, title=title, abstract=abstract, references=references, field=field, category=category)
-        if year is not None:
-            from dataclasses import replace as replace_
-
-            seed = replace_(seed, year=year)
+        seed = rec.seed(paper, title=title, abstract=abstract, references=references, year=year, field=field,
+                        category=category)
         found = rec.recommend_for(seed, k)
     if as_json:
         click.echo(json.dumps([recommendation_dict(r) for r in found], ensure_ascii=False, indent=1))

@@ -151,12 +151,14 @@ class Recommender:
     def seed(self, paper: str | None = None, *, title: str = "", abstract: str = "",
              references: Sequence[str] = (), year: int | None = None, field: str | None = None,
              category: str | None = None) -> Seed:
+        """What to recommend for: a paper of the graph (its text, year and references; a given
+        ``year`` overrides its own, extra ``references`` join its own) or a new paper's text."""
         if paper:
             rows = self.store.run("recommend/seed", id=paper)
             if not rows:
                 raise NotFoundError(f"no paper with id {paper!r} in the graph")
             row = rows[0]
-            return Seed(row["id"], row["title"] or "", row["abstract"] or "", row["year"],
+            return Seed(row["id"], row["title"] or "", row["abstract"] or "", row["year"] if year is None else year,
                         tuple(dict.fromkeys([*row["references"], *references])), field, category)
         if not (title.strip() or abstract.strip()):
             raise CitegraphError("give a paper id, or a title and/or an abstract")

@@ -27,7 +27,6 @@ import re
 import subprocess
 import time
 import urllib.request
-from dataclasses import replace
 from importlib import resources
 from itertools import islice
 from pathlib import Path
@@ -241,8 +240,6 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000) -> FastAPI:
         seed = recommender.seed(request.paper, title=request.title or "", abstract=request.abstract or "",
                                 references=request.references, year=request.year, field=request.field,
                                 category=request.category)
-        if request.year is not None:
-            seed = replace(seed, year=request.year)
         found = recommender.recommend_for(seed, request.k)
         out = []
         for r in found:

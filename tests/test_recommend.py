@@ -43,6 +43,9 @@ def test_recommendations_exclude_the_known_and_the_future(acl):
     assert all(r.year is None or r.year <= seed.year for r in found)
     assert [r.id for r in acl.recommend("P12-1066", k=30)] == [r.id for r in found]  # deterministic
     assert [r.score for r in found] == sorted((r.score for r in found), reverse=True)
+    earlier = acl.recommend("P12-1066", k=30, year=2008)  # a given year overrides the paper's
+    assert earlier and all(r.year is None or r.year <= 2008 for r in earlier)
+    assert {r.id for r in found if (r.year or 0) > 2008} - {r.id for r in earlier}
 
 
 def test_explanations_name_the_graph_path(acl):
