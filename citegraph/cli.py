@@ -554,6 +554,14 @@ def enrich(config: Config, ids, size, as_json):
 
 
 # -- recommendation ---------------------------------------------------------------------
+_with_retrievers = click.option(
+    "--with", "retrievers", default="bm25", show_default=True,
+    callback=lambda ctx, param, value: [name for name in value.split(",") if name],
+    help="Comma-separated text retrievers with built indexes (citegraph index …); '' for graph only.")
+_learned_weights = click.option("--model", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                                help="Learned weights (citegraph recommend-train).")
+
+
 @main.command()
 @click.option("--paper", help="A paper id in the graph.")
 @click.option("--title", default="", help="A new paper's title (instead of --paper).")
@@ -563,10 +571,8 @@ def enrich(config: Config, ids, size, as_json):
 @click.option("--field", help="Only papers of this MAG field.")
 @click.option("--category", help="Only papers of this arXiv category.")
 @click.option("-k", "--k", default=20, show_default=True)
-@click.option("--with", "retrievers", default="bm25", show_default=True,
-              help="Comma-separated text retrievers with built indexes (citegraph index …); '' for graph only.")
-@click.option("--model", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Learned weights (citegraph recommend-train).")
+@_with_retrievers
+@_learned_weights
 @click.option("--explain", is_flag=True, help="Show why each paper is recommended.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
@@ -575,8 +581,7 @@ def recommend(config: Config, paper, title, abstract, references, year, field, c
     """Which papers should this paper cite? From the graph and text scorers, with reasons."""
     from .recommend import Recommender, recommendation_dict
 
-    names = [r for r in retrievers.split(",") if r]
-    with Recommender.open(config, names, model) as rec:
+    with Recommender.open(config, retrievers, model) as rec:
         seed = rec.seed(paper, title=title, abstract=abstract, references=references, year=year, field=field,
                         category=category)
         found = rec.recommend_for(seed, k)
@@ -607,16 +612,15 @@ def _print_recommendations(title: str, found, explain: bool) -> None:
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Weights file (JSON).")
 @click.option("--papers", default=300, show_default=True, help="Held-out citations to learn from.")
 @click.option("--seed", default=0, show_default=True)
-@click.option("--with", "retrievers", default="bm25", show_default=True)
+@_with_retrievers
 @click.pass_obj
 def recommend_train(config: Config, out, papers, seed, retrievers):
     """Learn the recommender's weights on held-out citations of the graph (logistic regression)."""
     from .recommend import Recommender, held_out_citations, save_weights, train
 
-    names = [r for r in retrievers.split(",") if r]
-    with Recommender.open(config, names) as rec:
+    with Recommender.open(config, retrievers) as rec:
         weights = train(rec, held_out_citations(rec.store, papers, seed))
-    save_weights(out, weights, {"trained_on": papers, "seed": seed, "retrievers": names})
+    save_weights(out, weights, {"trained_on": papers, "seed": seed, "retrievers": retrievers})
     _table(f"learned weights → {out}", [{"feature": k, "weight": round(v, 4)} for k, v in weights.items()])
 
 
@@ -624,10 +628,8 @@ def recommend_train(config: Config, out, papers, seed, retrievers):
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Interface to listen on (loopback: only this machine can connect).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
-@click.option("--with", "retrievers", default="bm25", show_default=True,
-              help="Comma-separated text retrievers with built indexes (citegraph index …); '' for graph only.")
-@click.option("--model", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Learned weights (citegraph recommend-train).")
+@_with_retrievers
+@_learned_weights
 @click.pass_obj
 def serve(config: Config, host, port, retrievers, model):
     """HTTP service (/recommend, /paper, /neighbours, /search, /queries; docs at /docs) and the graph explorer at /."""
@@ -637,7 +639,7 @@ def serve(config: Config, host, port, retrievers, model):
         raise CitegraphError(f"citegraph serve needs the [serve] extra ({exc.name} is not installed): "
                              "pip install 'citegraph[serve]'") from exc
 
-    serve_(config, host, port, tuple(r for r in retrievers.split(",") if r), model,
+    serve_(config, host, port, tuple(retrievers), model,
            log=lambda line: click.echo(line, err=True))
 
 
@@ -780,8 +782,8 @@ def evaluate_mdcr(config: Config, benchmark, models, split, out, runs):
 @click.option("--papers", default=300, show_default=True, help="Held-out citations to test on.")
 @click.option("--seed", default=0, show_default=True, help="Same seed as recommend-train: its papers are skipped.")
 @click.option("--skip", default=300, show_default=True, help="Papers of the draw used for training (skipped).")
-@click.option("--model", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Learned weights.")
-@click.option("--with", "retrievers", default="bm25", show_default=True)
+@_learned_weights
+@_with_retrievers
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
 @click.pass_obj
 def evaluate_recommend(config: Config, papers, seed, skip, model, retrievers, out):
@@ -789,18 +791,17 @@ def evaluate_recommend(config: Config, papers, seed, skip, model, retrievers, ou
     from .evaluation.report import Table, write_results
     from .recommend import DEFAULT_WEIGHTS, Recommender, evaluate_held_out, held_out_citations, load_weights
 
-    names = [r for r in retrievers.split(",") if r]
     variants = {"text only": {"text": 1.0}, "fusion (default weights)": DEFAULT_WEIGHTS}
     if model:
         variants["learned"] = load_weights(model)
-    with Recommender.open(config, names) as rec:
+    with Recommender.open(config, retrievers) as rec:
         results = evaluate_held_out(rec, held_out_citations(rec.store, papers, seed, skip=skip), variants)
     measures = list(next(iter(results.values())).mean)
-    table = Table(f"held-out citations ({papers} papers, text: {', '.join(names) or 'none'})", measures)
+    table = Table(f"held-out citations ({papers} papers, text: {', '.join(retrievers) or 'none'})", measures)
     for name, result in results.items():
         for measure, value in result.mean.items():
             table.set(name, measure, value)
-    write_results(out, {"papers": papers, "seed": seed, "skip": skip, "retrievers": names,
+    write_results(out, {"papers": papers, "seed": seed, "skip": skip, "retrievers": retrievers,
                         "variants": variants}, [table], {n: r.per_query for n, r in results.items()})
     _print_tables([table])
 

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from .errors import CitegraphError, NotFoundError
 from .graph import GraphStore
-from .retrieval.base import Document, Ranking, Retriever
+from .retrieval.base import Document, Ranking, Retriever, rank
 from .retrieval.signals import enrich
 
 _FEATURE_COLUMNS = ("id", "title", "year", "external", "fields", "categories", "citations")  # recommend/features
@@ -171,9 +171,9 @@ class Recommender:
 
     def recommend_for(self, seed: Seed, k: int = 20) -> list[Recommendation]:
         candidates = self.candidates(seed)
-        ranked = sorted(candidates.values(), key=lambda c: (-self.score(c.features), c.id))[:k]
-        return [Recommendation(c.id, c.meta.get("title") or "", c.meta.get("year"), round(self.score(c.features), 6),
-                               c.signals) for c in ranked]
+        top = rank({cid: self.score(c.features) for cid, c in candidates.items()}, k)
+        return [Recommendation(hit.id, candidates[hit.id].meta.get("title") or "", candidates[hit.id].meta.get("year"),
+                               round(hit.score, 6), candidates[hit.id].signals) for hit in top]
 
     def score(self, features: dict[str, float]) -> float:
         """The weighted sum of the features; ``text`` weighs every retriever's score that has
@@ -199,11 +199,6 @@ class Recommender:
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return found
-
-    def clear_cache(self) -> None:
-        """Forget cached candidates (after the graph or an index changed)."""
-        with self._lock:
-            self._cache.clear()
 
     def _candidates(self, seed: Seed) -> dict[str, _Candidate]:
         refs = list(seed.references)
@@ -312,7 +307,6 @@ class Recommender:
         return not seed.category or seed.category in meta["categories"]
 
 
-
 # -- held-out citations: learning the weights and measuring the gain ----------------------
 @dataclass(frozen=True, slots=True)
 class HeldOut:
@@ -363,15 +357,13 @@ def evaluate_held_out(recommender: Recommender, examples: Sequence[HeldOut], var
                       k: int = 100, measures: Sequence[str] = ("R@5", "R@20", "MRR", "MAP")):
     """Each weighting's metrics on the held-out citations (one relevant paper per seed)."""
     from .evaluation.metrics import evaluate
-    from .retrieval.base import Hit
 
     qrels = {e.seed.id: {e.held_out: 1} for e in examples}
     candidates = {e.seed.id: recommender.candidates(e.seed) for e in examples}
     results = {}
     for name, weights in variants.items():
         scorer = Recommender(recommender.store, weights=weights)
-        run = {q: sorted((Hit(c.id, scorer.score(c.features)) for c in cs.values()), key=lambda h: (-h.score, h.id))[:k]
-               for q, cs in candidates.items()}
+        run = {q: rank({c.id: scorer.score(c.features) for c in cs.values()}, k) for q, cs in candidates.items()}
         results[name] = evaluate(qrels, run, measures, depth=k)
     return results
 

@@ -315,8 +315,7 @@ def _describe(query: queries.CypherQuery) -> dict:
 
 
 def _parameters(query: queries.CypherQuery, params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` checked against the query's declared parameters and types (an int is
-    accepted for a float, never a bool for an int)."""
+    """``params`` checked against the query's declared parameters and their types."""
     unknown = sorted(params.keys() - query.parameters.keys())
     missing = sorted(query.parameters.keys() - params.keys())
     if unknown or missing:
@@ -325,14 +324,10 @@ def _parameters(query: queries.CypherQuery, params: dict[str, Any]) -> dict[str,
              *(f"body.{n}: missing parameter ${n} ({query.parameters[n].type})" for n in missing)]))
     checked = {}
     for name, value in params.items():
-        kind = query.parameters[name].type
-        if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, queries.TYPES[kind]) or (kind in ("int", "float") and isinstance(value, bool)):
-            raise CitegraphError(f"body.{name}: ${name} must be {kind}, got {json.dumps(value)[:80]}")
-        if kind == "int" and not -2**63 <= value < 2**63:
-            raise CitegraphError(f"body.{name}: ${name} is out of the 64-bit range")
-        checked[name] = value
+        try:
+            checked[name] = query.parameters[name].accept(value)
+        except CitegraphError as exc:
+            raise CitegraphError(f"body.{name}: {exc}") from None
     return checked
 
 

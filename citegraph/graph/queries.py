@@ -46,13 +46,19 @@ class Parameter:
         if self.type == "bool" and text.lower() in ("true", "false"):
             return text.lower() == "true"
         try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            value = None
+            return self.accept(json.loads(text))
+        except (json.JSONDecodeError, CitegraphError):
+            raise CitegraphError(f"parameter ${self.name} must be {self.type} (JSON for list/map), got {text!r}") from None
+
+    def accept(self, value: object) -> object:
+        """``value`` (decoded JSON) as this parameter's type — an int serves as a float, a
+        bool never as a number, an int must fit Bolt's 64 bits — or a CitegraphError."""
         if self.type == "float" and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if not isinstance(value, TYPES[self.type]) or (self.type == "int" and isinstance(value, bool)):
-            raise CitegraphError(f"parameter ${self.name} must be {self.type} (JSON for list/map), got {text!r}")
+        if not isinstance(value, TYPES[self.type]) or (self.type in ("int", "float") and isinstance(value, bool)):
+            raise CitegraphError(f"${self.name} must be {self.type}, got {json.dumps(value)[:80]}")
+        if self.type == "int" and not -2**63 <= value < 2**63:
+            raise CitegraphError(f"${self.name} is out of the 64-bit range")
         return value
 
 
