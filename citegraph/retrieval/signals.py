@@ -24,11 +24,15 @@ class Enriched:
     frequency: dict[str, int]  # added neighbour → how many candidates cite it
 
 
-def enrich(store: GraphStore, candidates: Sequence[str], size: int = 300) -> Enriched:
-    """``candidates`` (deduplicated, order kept) ∪ their most cited outgoing neighbours, ``size`` in all."""
+def enrich(store: GraphStore, candidates: Sequence[str], size: int = 300, *, hidden: Collection[str] = frozenset(),
+           exclude: str | None = None, max_year: int | None = None, with_text: bool = False) -> Enriched:
+    """``candidates`` (deduplicated, order kept) ∪ their most cited outgoing neighbours, ``size``
+    in all. ``hidden`` papers' citations are not followed (a held-out view), ``exclude`` is
+    never added, nor a paper newer than ``max_year``, nor (``with_text``) one without text."""
     kept = list(dict.fromkeys(candidates))
     room = max(0, size - len(kept))
-    rows = store.run("signals/enrich", ids=kept, limit=room) if room else []
+    rows = store.run("signals/enrich", ids=[c for c in kept if c not in hidden], candidates=kept, exclude=exclude,
+                     max_year=max_year, with_text=with_text, limit=room) if room else []
     return Enriched(kept + [row["id"] for row in rows], {row["id"]: row["frequency"] for row in rows})
 
 

@@ -1,5 +1,5 @@
 // The citation edges of the given papers as the held-out view shows them: all their CITES
-// edges except those of held-out citing papers (the exclusion local/enrich applies).
+// edges except those of the held-out citing papers (which the enrichment of the view never expands).
 // $ids: list — citing paper ids
 // $held_out: list — citing papers whose outgoing CITES edges are invisible
 // Returns: citing, cited — one row per visible edge, by citing then cited.

@@ -1,12 +1,20 @@
 // Ego-network enrichment (SymTax's Enricher): the papers that the prefetched candidates
 // cite (1-hop outgoing neighbours; papers citing a candidate are not followed), with how
 // many candidates cite each, most frequent first. The caller keeps candidates ∪ the top.
-// $ids: list — prefetched candidate paper ids
+// A held-out view (local citation recommendation) expands only the candidates that are
+// not held-out citing papers, so no held-out citation is reached through enrichment.
+// $ids: list — the candidates to expand (all of them, or those the view shows)
+// $candidates: list — every prefetched candidate (never returned as a neighbour)
+// $exclude: string — a paper never returned (a query's citing paper), or null
+// $max_year: int — neighbours published after this year are left out (undated ones kept), or null
+// $with_text: bool — only neighbours with a title or an abstract
 // $limit: int — how many neighbours at most
 // Returns: id, frequency — neighbours not among the candidates, by frequency (high first), id.
 UNWIND $ids AS id
 MATCH (c:Paper {id: id})-[:CITES]->(n:Paper)
-WHERE NOT n.id IN $ids
+WHERE NOT n.id IN $candidates AND ($exclude IS NULL OR n.id <> $exclude)
+  AND ($max_year IS NULL OR n.year IS NULL OR n.year <= $max_year)
+  AND (NOT $with_text OR trim(coalesce(n.title, '')) + trim(coalesce(n.abstract, '')) <> '')
 RETURN n.id AS id, count(DISTINCT c) AS frequency
 ORDER BY frequency DESC, id
 LIMIT $limit

@@ -15,27 +15,4 @@ recommend the paper cited there. Three stages, one module each:
 :mod:`.data` exports the contexts of the graph as a query set and splits it by time;
 :mod:`.evaluate` runs the pipeline, its ablations and the metrics. torch and transformers
 are imported only when a reranker is built.
-
-Submodules are imported on first use (the graph driver with :mod:`.enrich` and
-:mod:`.evaluate`), so the CLI can read the registries (:data:`.ablations.ABLATIONS`,
-:data:`.prefetch.PREFETCHERS`) at start-up for free.
 """
-
-from importlib import import_module
-
-_EXPORTS = {
-    "ABLATIONS": "ablations", "DEFAULT_ABLATIONS": "ablations",
-    "Context": "data", "Split": "data", "export_contexts": "data", "held_out_papers": "data",
-    "read_contexts": "data", "time_split": "data",
-    "HeldOutView": "enrich", "enrich_all": "enrich",
-    "MEASURES": "evaluate", "evaluate_local": "evaluate",
-    "PREFETCHERS": "prefetch", "build_prefetcher": "prefetch",
-    "Candidate": "rerank", "Example": "rerank", "Reranker": "rerank", "RerankerConfig": "rerank",
-}
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,9 +3,9 @@
 The prefetched candidates are widened with the papers they cite (1-hop outgoing
 neighbours; citing papers are not followed), most often cited by the candidates first, to
 ``size`` candidates in all (SymTax: 100 → 300). The enrichment runs in Cypher
-(``cypher/local/enrich.cypher``) against a **held-out view**: the CITES edges of the
-held-out citing papers (:func:`.data.held_out_papers`: every validation/test citing paper
-and everything newer than the training cut) are excluded in the pattern itself, so a test
+(:func:`citegraph.retrieval.signals.enrich`, the recommender's) against a **held-out
+view**: the held-out citing papers (:func:`.data.held_out_papers`: every validation/test
+citing paper and everything newer than the training cut) are never expanded, so a test
 citation can never be found by following it — and no copy of the graph is made. The same
 exclusion backs :meth:`HeldOutView.edges`, which lists what the view shows.
 
@@ -17,16 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..signals import Enriched
+from ..signals import Enriched, enrich
 from .data import Context
 
 if TYPE_CHECKING:
     from ...graph import GraphStore
 
 SIZE = 300  # SymTax: the enriched list is cut at 300 by frequency
-_NO_YEAR = 1_000_000  # the bound for a query without a year: no neighbour is too new
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,10 @@ class HeldOutView:
 
     store: GraphStore
     held_out: tuple[str, ...] = ()
+
+    @cached_property
+    def hidden(self) -> frozenset[str]:
+        return frozenset(self.held_out)
 
     @classmethod
     def hiding(cls, store: GraphStore, held_out: Iterable[str]) -> "HeldOutView":
@@ -50,14 +54,8 @@ class HeldOutView:
         """``candidates`` (deduplicated, order kept) ∪ their most cited outgoing neighbours in
         the view, ``size`` in all; never the citing paper, never a paper newer than it, and
         with ``with_text`` only papers with a title or abstract."""
-        kept = list(dict.fromkeys(candidates))
-        room = max(0, size - len(kept))
-        if not room:
-            return Enriched(kept, {})
-        rows = self.store.run("local/enrich", ids=kept, held_out=list(self.held_out), query=context.citing,
-                              max_year=_NO_YEAR if context.year is None else context.year,
-                              with_text=with_text, limit=room)
-        return Enriched(kept + [r["id"] for r in rows], {r["id"]: r["frequency"] for r in rows})
+        return enrich(self.store, candidates, size, hidden=self.hidden, exclude=context.citing,
+                      max_year=context.year, with_text=with_text)
 
 
 def enrich_all(view: HeldOutView, contexts: Sequence[Context], prefetched: Sequence[Sequence[str]], *,
