@@ -34,8 +34,6 @@ trains on in-domain text; no gold labels are used for either.
 
 from __future__ import annotations
 
-import gzip
-import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -43,8 +41,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import CitegraphError
+from ..errors import CitegraphError, InputError, Problem
 from ..evaluation.report import Table, write_results
+from ..ingest.source import json_objects, lines
 from ..retrieval.bm25 import analyze
 from . import lm
 from .clscisumm import Citance, Reference, Topic, read_topics
@@ -230,30 +229,30 @@ def cross_validate(model: Model, cases: Sequence[Case], resources: Resources, fo
 # -- the whole evaluation ----------------------------------------------------------------
 def corpus_texts(paths: Sequence[Path]) -> Iterator[str]:
     """Extra text for the word vectors: JSONL (title, abstract, references[].contexts) or plain lines."""
-    for path in paths:
-        path = Path(path)
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            jsonl = ".jsonl" in path.suffixes
-            for line in f:
-                if not line.strip():
-                    continue
-                if not jsonl:
+    for path in map(Path, paths):
+        if ".jsonl" not in path.suffixes:
+            for _, line in lines(path):
+                if isinstance(line, Problem):
+                    raise InputError(line)
+                if line.strip():
                     yield line
-                    continue
-                obj = json.loads(line)
-                for key in ("title", "abstract"):
-                    if isinstance(obj.get(key), str):
-                        yield obj[key]
-                for ref in obj.get("references") or []:
-                    if isinstance(ref, dict):
-                        yield from (c for c in ref.get("contexts") or [] if isinstance(c, str))
+            continue
+        for _, obj in json_objects(path):
+            if isinstance(obj, Problem):
+                raise InputError(obj)
+            for key in ("title", "abstract"):
+                if isinstance(obj.get(key), str):
+                    yield obj[key]
+            for ref in obj.get("references") or []:
+                if isinstance(ref, dict):
+                    yield from (c for c in ref.get("contexts") or [] if isinstance(c, str))
 
 
 def build_resources(topics: Sequence[Topic], analysed: dict[str, list[list[str]]], models: Sequence[Model],
                     out: Path, ontologies: Sequence[Path], acronyms: bool, corpus: Sequence[Path],
                     vectors_dir: Path | None, log: Callable[[str], None]) -> tuple[Resources, dict]:
     needs = {need for m in models for need in m.needs}
+    texts = [s.text for t in topics for s in t.reference.sentences] + [c.text for t in topics for c in t.citances]
     background = lm.Background.from_terms(t for terms in analysed.values() for t in terms)
     info: dict = {"collection": {"terms": len(background.counts), "tokens": background.total}}
     resources = Resources(background)
@@ -263,8 +262,6 @@ def build_resources(topics: Sequence[Topic], analysed: dict[str, list[list[str]]
             info["vectors"] = {"from": str(vectors_dir)}
         else:
             started = time.perf_counter()
-            texts = [s.text for t in topics for s in t.reference.sentences] + \
-                    [c.text for t in topics for c in t.citances]
             sentences = [analyze(strip_citations(text)) for text in texts]
             sentences += [analyze(text) for text in corpus_texts(corpus)]
             log(f"training word vectors on {len(sentences):,} texts")
@@ -280,8 +277,6 @@ def build_resources(topics: Sequence[Topic], analysed: dict[str, list[list[str]]
     if "ontology" in needs:
         parts = [read_ontology(p) for p in ontologies]
         if acronyms:
-            texts = [s.text for t in topics for s in t.reference.sentences] + \
-                    [c.text for t in topics for c in t.citances]
             mined, sets = from_acronyms(texts)
             write_thesaurus(out / "acronyms.tsv", sets, "acronym definitions found in the CL-SciSumm texts "
                             "(Schwartz & Hearst); thesaurus format: phrase<TAB>synonym")
@@ -291,7 +286,7 @@ def build_resources(topics: Sequence[Topic], analysed: dict[str, list[list[str]]
         info["ontology"] = {"sources": resources.ontology.sources, "pairs": resources.ontology.pairs,
                             "terms": len(resources.ontology.neighbours),
                             "terms_in_collection": sum(t in vocabulary for t in resources.ontology.neighbours)}
-        if resources.vectors is not None and any(m.name == "we+rtrft" for m in models):
+        if resources.vectors is not None and "retrofitted" in needs:
             resources.retrofitted = retrofit(resources.vectors, resources.ontology)
             info["retrofitted"] = {"tau": resources.retrofitted.tau, **resources.retrofitted.meta["retrofitted"]}
     return resources, info
@@ -316,20 +311,21 @@ def evaluate_clscisumm(data_dir: Path, out: Path, models: Sequence[str] = DEFAUL
     if len(topics) < 2 or folds < 2:
         raise CitegraphError(f"{data_dir}: cross-validation over topics needs at least 2 topics and 2 folds "
                              f"(found {len(topics)} topics, asked for {folds} folds)")
+    folds = min(folds, len(topics))
     cases, analysed = make_cases(topics)
     log(f"{len(topics)} topics, {len(cases)} citances")
     ontologies = [bundled_ccs()] if ontologies is None else list(ontologies)
     resources, info = build_resources(topics, analysed, chosen_models, out, ontologies, acronyms, corpus,
                                       vectors, log)
-    fold_of = folds_of([t.id for t in topics], min(folds, len(topics)), seed)
+    fold_of = folds_of([t.id for t in topics], folds, seed)
     fold = [fold_of[c.citance.topic] for c in cases]
     rouge = _rouge()
     table = Table(f"Citation contextualisation, CL-SciSumm ({len(topics)} topics, {len(cases)} citances, "
-                  f"{min(folds, len(topics))}-fold CV over topics)", COLUMNS, name="contextualise")
+                  f"{folds}-fold CV over topics)", COLUMNS, name="contextualise")
     sentence_table = Table("Sentence-level P / R / F1 of the selected sentences (same runs)", SENTENCE_COLUMNS,
                            name="contextualise_sentences")
     per_query: dict[str, dict[str, dict[str, float]]] = {}
-    config = {"data": str(data_dir), "topics": len(topics), "citances": len(cases), "folds": min(folds, len(topics)),
+    config = {"data": str(data_dir), "topics": len(topics), "citances": len(cases), "folds": folds,
               "seed": seed, "n_grid": list(N_GRID), "selection": "top n sentences, n tuned with the parameters",
               "tuned_for": "c-F", **info, "chosen": {}, "seconds": {}}
     for model in chosen_models:

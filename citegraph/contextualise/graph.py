@@ -72,12 +72,13 @@ class Contextualised:
 
 # -- texts from the graph ----------------------------------------------------------------
 def cited_reference(store: GraphStore, paper_id: str) -> Reference:
+    from ..retrieval.corpus import documents_by_id
     from ..retrieval.encoders import split_sentences
 
-    rows = store.run("contextualise/cited_text", id=paper_id)
-    if not rows:
+    doc = documents_by_id(store, [paper_id]).get(paper_id)
+    if doc is None:
         raise CitegraphError(f"paper {paper_id!r} is not in the graph")
-    title, abstract = (rows[0]["title"] or "").strip(), (rows[0]["abstract"] or "").strip()
+    title, abstract = doc.title.strip(), doc.abstract.strip()
     texts = ([("title", title)] if title else []) + [(str(i), s) for i, s in enumerate(split_sentences(abstract), 1)]
     if not texts:
         raise CitegraphError(f"paper {paper_id!r} has neither a title nor an abstract in the graph: nothing to rank")
@@ -218,7 +219,7 @@ def graph_resources(store: GraphStore, model: Model, folder: Path, ontologies: S
         resources.vectors = word_vectors(folder, log)
     if "ontology" in model.needs:
         resources.ontology = graph_ontology(store, ontologies, folder / ACRONYMS)
-        if model.name == "we+rtrft":
+        if "retrofitted" in model.needs:
             resources.retrofitted = retrofit(resources.vectors, resources.ontology)
     return resources
 

@@ -83,7 +83,7 @@ class Model:
     grid: Callable[[], list[dict]]
     _prepare: Callable[[Sequence[str], lm.SentenceSet, Resources], Any]
     _score: Callable[..., np.ndarray]
-    needs: tuple[str, ...] = ()  # of "vectors", "ontology"
+    needs: tuple[str, ...] = ()  # of "vectors", "ontology", "retrofitted" (vectors fitted to the ontology)
 
     def prepare(self, query: Sequence[str], sentences: lm.SentenceSet, resources: Resources) -> Any:
         return self._prepare(query, sentences, resources)
@@ -104,7 +104,7 @@ MODELS: dict[str, Model] = {m.name: m for m in [
     Model("bm25", "BM25", bm25_.grid, lambda q, s, r: (q, s), lambda x, k1, b: bm25_.bm25(x[0], x[1], k1, b)),
     Model("lmd", "LMD", lm.dirichlet_grid, _lm(), lm.dirichlet),
     Model("we", "WE", lm.dirichlet_grid, _lm("vectors"), lm.semantic, ("vectors",)),
-    Model("we+rtrft", "WE+rtrft", lm.dirichlet_grid, _lm("retrofitted"), lm.semantic, ("vectors", "ontology")),
+    Model("we+rtrft", "WE+rtrft", lm.dirichlet_grid, _lm("retrofitted"), lm.semantic, ("vectors", "ontology", "retrofitted")),
     Model("we+dmn", "WE+dmn", lm.interpolated_grid, _lm("vectors", ontology=True), lm.interpolated,
           ("vectors", "ontology")),
 ]}
