@@ -69,9 +69,10 @@ def main() -> None:
 
             summary, load = timed(bulk_ingest, embedded_server(config), store, formats.get("s2orc"),
                                   [tmp / "corpus.jsonl"], heap=args.heap)
-            print(f"# pools benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores; "
-                  f"{corpus.papers:,} papers, {corpus.citations:,} citations (bulk load {load:.0f} s; "
-                  f"{summary.eligibility['eligible']:,} eligible)")
+            print(f"# pools benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, Python "
+                  f"{platform.python_version()}; {corpus.papers:,} papers, {corpus.citations:,} citations (bulk load "
+                  f"{load:.0f} s; {summary.eligibility['eligible']:,} eligible); 1-min load average "
+                  f"{os.getloadavg()[0]:.1f}")
             # mdcr.build's own choice asks for n_queries in the year, across fields; a
             # synthetic 200k corpus has few per field in that year, so ask for them all
             year = pools.query_year(store, args.queries * len(mdcr.MAG_FIELDS), min_cited=5)

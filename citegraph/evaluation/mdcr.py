@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import asdict
 from itertools import combinations
 from pathlib import Path
@@ -52,14 +52,12 @@ GRAPH_BATCH = 1000  # query or cited papers per overlap / neighbours statement
 class _Exclusions:
     """What a query's negatives may not be; see the module docstring."""
 
-    def __init__(self, query: str, year: int, references: Iterable[str], years: dict[str, int]):
-        self.year = year
+    def __init__(self, query: str, references: Iterable[str], eligible: Collection[str]):
         self.taken = {query, *references}
-        self.years = years
+        self.eligible = eligible  # eligible papers of the query year or before (pools/eligible)
 
     def allows(self, paper: str) -> bool:
-        year = self.years.get(paper)
-        return paper not in self.taken and year is not None and year <= self.year
+        return paper not in self.taken and paper in self.eligible
 
     def take(self, papers: Iterable[str]) -> list[str]:
         papers = list(papers)
@@ -107,7 +105,6 @@ def build(store: GraphStore, out: Path, *, fields: Sequence[str] = MAG_FIELDS, n
     for batch in batched(sorted({c for cs in overlap.values() for c in cs}), GRAPH_BATCH):
         for row in store.rows("mdcr/neighbours", ids=batch):
             neighbours[row["paper"]].append(row["neighbour"])
-    query_year_of = {row["id"]: row["year"] for row in store.rows("pools/papers", ids=query_ids)}
 
     model_negatives, model_report = _model_negatives(store, per_field, retrievers, keep_models, model_depth,
                                                      pool_size, seed, excluded, overlap, eligible)
@@ -120,7 +117,7 @@ def build(store: GraphStore, out: Path, *, fields: Sequence[str] = MAG_FIELDS, n
         top_ids = [row["id"] for row in top]
         benchmark[name] = {}
         for q in queries.ids:
-            rule = _Exclusions(q, query_year_of[q], overlap[q], eligible)
+            rule = _Exclusions(q, overlap[q], eligible)
             types = {TRUE: rule.take(sample(queries.cited[q], positives, generator(seed, TRUE, q)))}
             for model, negatives in model_negatives.items():
                 pool = [c for c in negatives[q] if rule.allows(c)]

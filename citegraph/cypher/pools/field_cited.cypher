@@ -3,9 +3,9 @@
 // and published in or before $year.
 // $field: string — a MAG field name, or null for all papers
 // $year: int — latest publication year
-// Returns: id, year — one row per paper, by id.
+// Returns: id — one row per paper, by id.
 MATCH (p:Paper)-[:CITES]->(c:Paper)
 WHERE c.eligible = true AND c.year <= $year
   AND ($field IS NULL OR EXISTS { (p)-[:IN_FIELD]->(:Field {name: $field}) })
-RETURN DISTINCT c.id AS id, c.year AS year
+RETURN DISTINCT c.id AS id
 ORDER BY id
