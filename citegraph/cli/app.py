@@ -1,0 +1,56 @@
+"""The ``citegraph`` group: connection options, the graph for a command, one-line errors."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from .. import __version__
+from ..config import Config
+from ..errors import CitegraphError
+
+
+class _Group(click.Group):
+    """Prints a :class:`CitegraphError` as one line instead of a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except CitegraphError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=_Group)
+@click.version_option(__version__, prog_name="citegraph")
+@click.option("--uri", help="Bolt URI of a Neo4j 5 (or other Bolt) server [env CITEGRAPH_URI]; "
+              "unset: the embedded ArcadeDB server.")
+@click.option("--user", help="Graph user [env CITEGRAPH_USER, default neo4j]. The password comes "
+              "from CITEGRAPH_PASSWORD or the config file, never from a flag.")
+@click.option("--database", help="Database name [env CITEGRAPH_DATABASE; default: the server's].")
+@click.option("--data-dir", type=click.Path(path_type=Path), help="Where citegraph keeps its data "
+              "[env CITEGRAPH_DATA_DIR, default ~/.local/share/citegraph].")
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="TOML config file [env CITEGRAPH_CONFIG, default ~/.config/citegraph/config.toml].")
+@click.pass_context
+def main(ctx, uri, user, database, data_dir, config_file):
+    """citegraph: citation recommendation and its benchmarks on a graph database."""
+    ctx.obj = Config.load(config_file, uri=uri, user=user, database=database, data_dir=data_dir)
+
+
+@contextmanager
+def open_graph(config: Config):
+    from ..graph import open_store
+
+    if config.embedded:
+        click.echo(f"Using the embedded ArcadeDB graph in {config.data_dir}", err=True)
+    store = open_store(config)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def indexes_dir(config: Config) -> Path:
+    return Path(config.data_dir) / "indexes"

@@ -1,0 +1,249 @@
+"""citegraph evaluate, tune-bm25, report: scoring retrievers on benchmarks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..config import Config
+from ..contextualise.models import MODELS as CONTEXT_MODELS
+from ..retrieval.encoders import HUB_PREFIX, encoder_choices
+from ..retrieval.local.ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES
+from ..retrieval.local.prefetch import PREFETCHERS
+from .app import indexes_dir, main, open_graph
+from .options import CommaList, learned_weights, run_files, run_option, with_retrievers
+from .output import print_table, print_tables
+
+
+@main.group()
+def evaluate():
+    """Score retrievers on benchmarks: large-scale pools, MDCR, CSFCube, CL-SciSumm contextualisation,
+    local citation recommendation (SymTax)."""
+
+
+@evaluate.command("large-scale")
+@click.option("--pools", "pools_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="A folder written by `citegraph pools dataset-level|field-level`.")
+@click.option("--models", type=CommaList(), default="bm25", show_default=True,
+              help="Comma-separated retrievers with built indexes (citegraph index …).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@run_option
+@click.pass_obj
+def evaluate_large_scale(config: Config, pools_dir, models, out, runs):
+    """Tables 1 and 2 of Medić & Šnajder: MAP / nDCG / R@30 per pool size or per field."""
+    from ..evaluation.large_scale import evaluate_pools
+    from ..retrieval import open_retriever
+
+    retrievers = [open_retriever(m, indexes_dir(config)) for m in models] + run_files(runs)
+    print_tables(evaluate_pools(pools_dir, retrievers, out))
+    click.echo(f"results and figures in {out}")
+
+
+@evaluate.command("mdcr")
+@click.option("--benchmark", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="A folder with mdcr_<split>.json and mdcr_<split>_data.jsonl (ours or the official release).")
+@click.option("--models", type=CommaList(), default="bm25", show_default=True,
+              help="Comma-separated: bm25, bm25-multifield, encoder names, rrf:a+b (indexed over the benchmark).")
+@click.option("--split", default="test", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@run_option
+@click.pass_obj
+def evaluate_mdcr(config: Config, benchmark, models, split, out, runs):
+    """Tables 3 and 4 of Medić & Šnajder: per field MAP / nDCG / R@5, and per candidate type."""
+    from ..evaluation.mdcr_eval import evaluate_mdcr as evaluate_mdcr_
+    from ..evaluation.mdcr_eval import read_benchmark
+    from ..evaluation.scorers import build_retriever
+
+    _, docs = read_benchmark(benchmark, split)
+    work = Path(out) / "indexes"
+    retrievers = [build_retriever(m, list(docs.values()), work) for m in models] + run_files(runs)
+    print_tables(evaluate_mdcr_(benchmark, retrievers, out, split))
+    click.echo(f"results and figures in {out}")
+
+
+@evaluate.command("recommend")
+@click.option("--papers", default=300, show_default=True, help="Held-out citations to test on.")
+@click.option("--seed", default=0, show_default=True, help="Same seed as recommend-train: its papers are skipped.")
+@click.option("--skip", default=300, show_default=True, help="Papers of the draw used for training (skipped).")
+@learned_weights
+@with_retrievers
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.pass_obj
+def evaluate_recommend(config: Config, papers, seed, skip, model, retrievers, out):
+    """The recommender on held-out citations: text alone, plain fusion, learned weights."""
+    from ..evaluation.report import Table, write_results
+    from ..recommend import (
+        DEFAULT_WEIGHTS,
+        Recommender,
+        evaluate_held_out,
+        held_out_citations,
+        load_weights,
+    )
+
+    variants = {"text only": {"text": 1.0}, "fusion (default weights)": DEFAULT_WEIGHTS}
+    if model:
+        variants["learned"] = load_weights(model)
+    with Recommender.open(config, retrievers) as rec:
+        results = evaluate_held_out(rec, held_out_citations(rec.store, papers, seed, skip=skip), variants)
+    measures = list(next(iter(results.values())).mean)
+    table = Table(f"held-out citations ({papers} papers, text: {', '.join(retrievers) or 'none'})", measures)
+    for name, result in results.items():
+        for measure, value in result.mean.items():
+            table.set(name, measure, value)
+    write_results(out, {"papers": papers, "seed": seed, "skip": skip, "retrievers": retrievers,
+                        "variants": variants}, [table], {n: r.per_query for n, r in results.items()})
+    print_tables([table])
+
+
+@evaluate.command("csfcube")
+@click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="The official CSFCube release folder.")
+@click.option("--models", type=CommaList(), default="bm25", show_default=True,
+              help="Comma-separated: bm25 (facet sentences vs whole abstracts), <encoder> (whole abstracts), "
+                   "<encoder>:facet, <encoder>:maxsim (best sentence pair).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--run", "run_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Also score a TREC run file (qid pid_facet, or pid with --run-facet).")
+@click.option("--run-facet", type=click.Choice(["background", "method", "result"]))
+@click.option("--work", type=click.Path(file_okay=False, path_type=Path),
+              help="Where indexes and embeddings are kept (default: OUT/indexes).")
+def evaluate_csfcube(data_dir, models, out, run_file, run_facet, work):
+    """Faceted query-by-example on CSFCube, scored as its authors' script scores it."""
+    from ..evaluation.csfcube import run_csfcube
+
+    result = run_csfcube(data_dir, [m for m in models], out, run_file=run_file, run_facet=run_facet,
+                         work=work or Path(out) / "indexes")
+    print_tables(result["tables"])
+    click.echo(f"results in {out}")
+
+
+@evaluate.command("contextualise")
+@click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="A CL-SciSumm folder: one folder per topic with Reference_XML/ and annotation/.")
+@click.option("--models", type=CommaList(), default=",".join(CONTEXT_MODELS), show_default=True,
+              help=f"Comma-separated, of: {', '.join(CONTEXT_MODELS)}.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--folds", default=5, show_default=True, help="Cross-validation folds over topics (parameter tuning).")
+@click.option("--seed", default=0, show_default=True, help="Shuffles the topics into folds.")
+@click.option("--ontology", "ontologies", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Synonyms: SKOS XML or a TAB-separated thesaurus (repeatable; default: the bundled ACM CCS 2012).")
+@click.option("--acronyms/--no-acronyms", default=True, show_default=True,
+              help="Add the acronym definitions the benchmark's texts state to the synonyms.")
+@click.option("--corpus", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="More text for the word vectors: JSONL (title, abstract, contexts) or plain lines (repeatable).")
+@click.option("--vectors", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Word vectors saved by an earlier run (OUT/vectors) instead of training.")
+def evaluate_contextualise(data_dir, models, out, folds, seed, ontologies, acronyms, corpus, vectors):
+    """Table 1 of Cohan & Goharian (2017): which reference sentences a citance refers to."""
+    from ..contextualise.evaluation import evaluate_clscisumm
+
+    tables = evaluate_clscisumm(data_dir, out, [m for m in models], folds, seed,
+                                list(ontologies) or None, acronyms, corpus, vectors,
+                                log=lambda message: click.echo(message, err=True))
+    print_tables(tables)
+    click.echo(f"results in {out}")
+
+
+def _lm(value: str) -> str:
+    """An LM given as a model folder is read as hf:<folder>; names and hub ids stay as they are."""
+    value = value.strip()
+    return f"{HUB_PREFIX}{value}" if not value.startswith(HUB_PREFIX) and Path(value).expanduser().is_dir() else value
+
+
+@evaluate.command("local")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--data", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A query set (JSONL, see README; `citegraph contexts export` writes one). "
+                   "Default: every context in the graph, exported to OUT/contexts.jsonl.")
+@click.option("--encoder", type=CommaList(), default="minilm", show_default=True,
+              help="The reranker's LM, or several comma-separated (they fill the LM × fusion table): "
+                   f"{', '.join(encoder_choices())} or a model folder.")
+@click.option("--prefetch", type=click.Choice(PREFETCHERS), default="bm25", show_default=True,
+              help="First stage: BM25, a dense encoder (--prefetch-encoder) or their reciprocal-rank fusion.")
+@click.option("--prefetch-encoder", default="minilm", show_default=True, help="The dense prefetcher's encoder.")
+@click.option("--ablations", type=CommaList(), default=",".join(DEFAULT_ABLATIONS), show_default=True,
+              help=f"Comma-separated, of: {', '.join(ABLATIONS)} ('' for the full model only).")
+@click.option("--enrich/--no-enrich", default=True, show_default=True,
+              help="SymTax's Enricher; --no-enrich sends no enrichment query: models rank the prefetched lists.")
+@click.option("--lm-mode", type=click.Choice(LM_MODES),
+              help="finetune: every variant fine-tunes its LM (SymTax); shared: the full model fine-tunes it, "
+                   "the ablations reuse it frozen; frozen: the pretrained LM as a cached feature extractor "
+                   "[default: finetune on a GPU, shared on CPU].")
+@click.option("--max-steps", default=200, show_default=True, type=click.IntRange(0),
+              help="Training steps per reranker (the CPU bound).")
+@click.option("--max-train", default=2000, show_default=True, type=click.IntRange(1),
+              help="Training contexts: a random sample of the older citing papers' contexts.")
+@click.option("--max-test", default=500, show_default=True, type=click.IntRange(1),
+              help="Test contexts: a random sample of the newer citing papers' contexts.")
+@click.option("--test-share", default=0.2, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              help="Share of the contexts, newest citing papers first, held out for testing.")
+@click.option("--whole-years", is_flag=True, help="Cut the time-ordered split between years only.")
+@click.option("--textless", type=click.Choice(["skip", "keep"]), default="skip", show_default=True,
+              help="Contexts citing a paper without title and abstract: skip them, or keep them (such papers "
+                   "are reachable only through enrichment).")
+@click.option("--depth", default=100, show_default=True, help="Prefetched candidates per context.")
+@click.option("--size", default=300, show_default=True, help="Candidates after enrichment.")
+@click.option("--max-length", default=256, show_default=True, help="Tokens of a (query, candidate) pair.")
+@click.option("--proj-dim", default=64, show_default=True, help="Dimension of the taxonomy manifold.")
+@click.option("--negatives", default=4, show_default=True, help="Negatives per positive, from the candidate list.")
+@click.option("--bm25-backend", type=click.Choice(["lucene", "bm25s"]), help="Default: Lucene when installed.")
+@click.option("--device", help="torch device [default: cuda when available, else cpu].")
+@click.option("--seed", default=12, show_default=True)
+@click.pass_obj
+def evaluate_local(config: Config, out, data, encoder, prefetch, prefetch_encoder, ablations, enrich, lm_mode,
+                   max_steps, max_train, max_test, test_share, whole_years, textless, depth, size, max_length,
+                   proj_dim, negatives, bm25_backend, device, seed):
+    """SymTax's Tables 3 and 4: prefetch → enrichment → taxonomy-aware reranker, and its ablations,
+    trained on older citing papers and tested on newer ones, the test citations hidden from the graph."""
+    from ..retrieval.local.evaluate import evaluate_local as evaluate_local_
+    from ..retrieval.local.rerank import RerankerConfig, default_device
+
+    lm_mode = lm_mode or ("finetune" if (device or default_device()).startswith("cuda") else "shared")
+    reranker = RerankerConfig(max_length=max_length, proj_dim=proj_dim, negatives=negatives, device=device)
+
+    def log(message: str) -> None:
+        click.echo(message, err=True)
+
+    log(f"reranker LM mode: {lm_mode}, at most {max_steps} training steps per reranker")
+    lms = [_lm(e) for e in encoder]
+    with open_graph(config) as store:
+        tables = evaluate_local_(store, out, data=data, prefetch=prefetch, encoder=lms, max_steps=max_steps,
+                                 ablations=ablations, enrich=enrich,
+                                 lm_mode=lm_mode, textless=textless, test_share=test_share,
+                                 whole_years=whole_years, max_train=max_train, max_test=max_test, depth=depth,
+                                 size=size, prefetch_encoder=_lm(prefetch_encoder), bm25_backend=bm25_backend,
+                                 reranker=reranker, seed=seed, log=log)
+    print_tables(tables)
+    click.echo(f"results in {out}")
+
+
+@main.command("tune-bm25")
+@click.option("--pools", "pools_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="A validation pool folder (citegraph pools …), built like the test pools.")
+@click.option("--index", "name", type=click.Choice(["bm25", "bm25-multifield"]), default="bm25", show_default=True)
+@click.pass_obj
+def tune_bm25(config: Config, pools_dir, name):
+    """Grid-search BM25's k1 and b for MAP on validation pools, as the MDCR paper did."""
+    from ..evaluation.large_scale import tune_bm25 as tune
+    from ..retrieval import index_dir
+
+    tuning = tune(pools_dir, index_dir(indexes_dir(config), name))
+    bs = sorted({b for _, b in tuning.table})
+    print_table(f"MAP of {name} on {pools_dir} (k1 × b)",
+           [{"k1": k1, **{f"b={b:g}": round(tuning.table[(k1, b)] * 100, 2) for b in bs}}
+            for k1 in sorted({k1 for k1, _ in tuning.table})])
+    click.echo(f"best: k1={tuning.k1:g} b={tuning.b:g} (MAP {tuning.map * 100:.2f}); rebuild with "
+               f"`citegraph index bm25{' --multifield' if name != 'bm25' else ''} --k1 {tuning.k1:g} --b {tuning.b:g}`")
+
+
+@main.command()
+@click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def report(results):
+    """Print the tables of an evaluation's results.json again and redraw its figures."""
+    from ..evaluation.report import draw, load_tables
+
+    tables = load_tables(results)
+    print_tables(tables)
+    for path in draw(tables, results):
+        click.echo(f"figure: {path}")

@@ -1,0 +1,144 @@
+"""How commands print: rich tables, progress bars, and the summaries several commands share."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+
+def make_console():
+    from rich.console import Console
+
+    return Console(soft_wrap=True)  # paths and ids stay whole, copyable
+
+
+class RichProgress:
+    """The ingest pipeline's Progress drawn with rich: lines done, rate, time left."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self._progress = None
+        self._task = None
+
+    def start(self, description: str, total: int | None) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(  # one per phase: each leaves its final line behind
+            TextColumn("{task.description:>10}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+            TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+            console=make_console(), disable=not self.enabled)
+        self._progress.start()
+        self._task = self._progress.add_task(description, total=total, rate="")
+
+    def advance(self, lines: int) -> None:
+        self._progress.advance(self._task, lines)
+        speed = self._progress.tasks[-1].speed
+        self._progress.update(self._task, rate=f"{speed:,.0f} lines/s" if speed else "")
+
+    def finish(self) -> None:
+        self._progress.stop()
+
+
+def print_summary(summary) -> None:
+    from rich.table import Table
+
+    w = summary.write
+    table = Table(title=f"ingest {summary.format}: {summary.files} file(s), {summary.seconds:.1f} s",
+                  show_header=False)
+    rows = [
+        ("lines read", summary.lines),
+        *((f"records: {kind}", n) for kind, n in sorted(w.records.items())),
+        ("bad lines skipped", summary.rejected),
+        ("citations written", w.citations),
+        ("self-citations skipped", w.self_citations),
+        ("nodes created", w.nodes_created),
+        ("relationships created", w.relationships_created),
+        ("external stubs created", w.external_created),
+        ("external stubs now full papers", w.external_upgraded),
+        ("external stubs dropped", summary.external_dropped),
+    ]
+    rate = summary.lines / summary.seconds if summary.seconds else 0
+    rows.append(("lines/s", f"{rate:,.0f}"))
+    for label, value in rows:
+        table.add_row(label, f"{value:,}" if isinstance(value, int) else str(value))
+    console = make_console()
+    console.print(table)
+    for file in summary.skipped_files:
+        console.print(f"already ingested, skipped (use --restart to re-read): {file}")
+    for file, line in summary.resumed.items():
+        console.print(f"resumed {file} after line {line:,}")
+    if summary.rejects_file:
+        console.print(f"[yellow]{summary.rejected:,} bad line(s) listed in {summary.rejects_file}[/]")
+    print_eligibility(summary.eligibility)
+
+
+def print_eligibility(counts: dict[str, int]) -> None:
+    labels = {"papers": "corpus papers", "with_year": "with a year", "with_title": "with a title",
+              "with_abstract": "with an abstract ≥ min length", "with_citations": "with ≥ min citations",
+              "eligible": "eligible (all of these)"}
+    print_table("prefilter (MDCR §3)", [{"criterion": labels.get(k, k), "papers": v} for k, v in counts.items()])
+
+
+def print_recommendations(title: str, found, explain: bool) -> None:
+    """A table; with explanations, one paper per line and its reasons under it (a table
+    cell would fold them into unreadable slivers on an 80-column terminal)."""
+    if not explain:
+        print_table(title, [{"rank": i, "id": r.id, "year": r.year, "score": round(r.score, 3), "title": r.title}
+                       for i, r in enumerate(found, start=1)])
+        return
+    from rich.markup import escape
+
+    console = make_console()
+    console.print(f"[bold]{escape(title)}[/]" if found else f"{escape(title)}: no rows")
+    for rank, r in enumerate(found, start=1):
+        console.print(f"{rank:>3}. [bold]{r.id}[/] ({r.year}) {escape(r.title or '')} · score {r.score:.3f}")
+        for reason in r.explanation():
+            console.print(f"       · {escape(reason)}")
+
+
+def print_tables(tables) -> None:
+    from rich.markdown import Markdown
+
+    console = make_console()
+    for table in tables:
+        console.print(Markdown(table.markdown()))
+
+
+def print_table(title: str, rows: list[dict]) -> None:
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in rows[0] if rows else []:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*(_cell(v, column) for column, v in row.items()))
+    make_console().print(table if rows else f"{title}: no rows")
+
+
+def _cell(value, column: str = "") -> str:
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value) if column == "year" else f"{value:,}"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return "" if value is None else str(value)
+
+
+def print_stats(result: dict[str, list[dict]], as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    print_table("nodes per label", result["labels"])
+    print_table("relationships per type", result["relationships"])
+    degrees = result["citation_degrees"][0] if result["citation_degrees"] else {}
+    print_table("citation degrees", [{"statistic": k, "value": v} for k, v in degrees.items()])
