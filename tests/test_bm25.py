@@ -201,7 +201,9 @@ def test_tuning_picks_the_better_cell(backend, tmp_path):
     docs += [Document(f"other{i}", f"beta w{i}", filler) for i in range(4)]
     m.build_bm25(docs, tmp_path / "index", backend=backend)
     pytest.importorskip("ir_measures", reason="needs ir-measures")
-    tuning = m.tune(tmp_path / "index", {"q": "alpha"}, {"q": {"long": 1}}, pools={"q": {"long", "short"}},
+    from citegraph.evaluation.tuning import tune
+
+    tuning = tune(tmp_path / "index", {"q": "alpha"}, {"q": {"long": 1}}, pools={"q": {"long", "short"}},
                     k1s=(1.2, 3.0), bs=(1.0, 0.0))
     assert tuning.table == pytest.approx({(1.2, 1.0): 0.5, (1.2, 0.0): 1.0, (3.0, 1.0): 0.5, (3.0, 0.0): 1.0})
     assert (tuning.k1, tuning.b, tuning.map) == (1.2, 0.0, 1.0)

@@ -16,10 +16,10 @@ import pytest
 from citegraph.errors import CitegraphError
 from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
-from citegraph.retrieval.local.data import export_contexts, held_out_papers, read_contexts, time_split
-from citegraph.retrieval.local.enrich import HeldOutView, enrich_all
-from citegraph.retrieval.local.evaluate import evaluate_local
-from citegraph.retrieval.local.geometry import distance, mobius_add, to_manifold
+from citegraph.local.data import export_contexts, held_out_papers, read_contexts, time_split
+from citegraph.local.enrich import HeldOutView, enrich_all
+from citegraph.local.evaluate import evaluate_local
+from citegraph.local.geometry import distance, mobius_add, to_manifold
 from citegraph.synth import SynthSpec, generate
 from conftest import shared
 
@@ -174,8 +174,8 @@ def test_mobius_addition_identities():
 # -- the reranker ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("taxonomy,gnn", [("vector", "appnp"), ("graph", "appnp"), ("graph", "gat")])
 def test_one_training_step_lowers_the_loss(tiny_graph, tiny_bert, tmp_path, taxonomy, gnn):
-    from citegraph.retrieval.local.rerank import Candidate, PairEncoder, Reranker, RerankerConfig
-    from citegraph.retrieval.local.taxonomy import load_taxonomy
+    from citegraph.local.rerank import Candidate, PairEncoder, Reranker, RerankerConfig
+    from citegraph.local.taxonomy import load_taxonomy
 
     ingest(tiny_graph, formats.get("taxonomy"), [BUNDLED])
     export_contexts(tiny_graph, tmp_path / "contexts.jsonl")

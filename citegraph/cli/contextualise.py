@@ -75,7 +75,7 @@ def contexts_export(config: Config, out):
     """Write every citation context in the graph as a query set: context id, citing id, context text
     (sentence before, citing sentence with [CIT], sentence after), the citing paper's title, abstract,
     arXiv categories and year, and the cited id (the input of `citegraph evaluate local --data`)."""
-    from ..retrieval.local.data import export_contexts
+    from ..local.data import export_contexts
 
     with open_graph(config) as store:
         counts = export_contexts(store, out)

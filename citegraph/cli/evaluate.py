@@ -9,8 +9,8 @@ import click
 from ..config import Config
 from ..contextualise.models import MODELS as CONTEXT_MODELS
 from ..retrieval.encoders import HUB_PREFIX, encoder_choices
-from ..retrieval.local.ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES
-from ..retrieval.local.prefetch import PREFETCHERS
+from ..local.ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES
+from ..local.prefetch import PREFETCHERS
 from .app import indexes_dir, main, open_graph
 from .options import CommaList, learned_weights, run_files, run_option, with_retrievers
 from .output import print_table, print_tables
@@ -196,8 +196,8 @@ def evaluate_local(config: Config, out, data, encoder, prefetch, prefetch_encode
                    proj_dim, negatives, bm25_backend, device, seed):
     """SymTax's Tables 3 and 4: prefetch → enrichment → taxonomy-aware reranker, and its ablations,
     trained on older citing papers and tested on newer ones, the test citations hidden from the graph."""
-    from ..retrieval.local.evaluate import evaluate_local as evaluate_local_
-    from ..retrieval.local.rerank import RerankerConfig, default_device
+    from ..local.evaluate import evaluate_local as evaluate_local_
+    from ..local.rerank import RerankerConfig, default_device
 
     lm_mode = lm_mode or ("finetune" if (device or default_device()).startswith("cuda") else "shared")
     reranker = RerankerConfig(max_length=max_length, proj_dim=proj_dim, negatives=negatives, device=device)

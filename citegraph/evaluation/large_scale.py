@@ -68,7 +68,7 @@ def tune_bm25(pools_dir: Path, index: Path, repeat: int = 0):
     """k1/b grid search for MAP on a pool folder used as the validation split (the paper
     tuned BM25 on validation sets built like its test sets): each query in the first pool
     that serves it."""
-    from ..retrieval.bm25 import tune
+    from .tuning import tune
 
     pools_dir = Path(pools_dir)
     manifest = json.loads((pools_dir / "manifest.json").read_text(encoding="utf-8"))

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..signals import Enriched, enrich
+from ..retrieval.signals import Enriched, enrich
 from .data import Context
 
 if TYPE_CHECKING:
-    from ...graph import GraphStore
+    from ..graph import GraphStore
 
 SIZE = 300  # SymTax: the enriched list is cut at 300 by frequency
 

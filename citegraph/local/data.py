@@ -41,10 +41,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...errors import CitegraphError
+from ..errors import CitegraphError
 
 if TYPE_CHECKING:
-    from ...graph import GraphStore
+    from ..graph import GraphStore
 
 MARKER = "[CIT]"
 _ALIASES = (("TARGETCIT", "[CIT]"), ("OTHERCIT", "[REF]"))

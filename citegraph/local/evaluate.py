@@ -42,10 +42,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from ...errors import CitegraphError
-from ...evaluation.metrics import evaluate
-from ...evaluation.report import Table, write_results
-from ..base import Document, Ranking
+from ..errors import CitegraphError
+from ..evaluation.metrics import evaluate
+from ..evaluation.report import Table, write_results
+from ..retrieval.base import Document, Ranking
 from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES
 from .data import Context, export_contexts, held_out_papers, read_contexts, time_split, write_contexts
 from .enrich import SIZE, HeldOutView, enrich_all
@@ -60,7 +60,7 @@ _LM_SHOWN = {"finetune": "LM fine-tuned per variant", "shared": "LM fine-tuned o
              "frozen": "frozen LM"}
 
 if TYPE_CHECKING:
-    from ...graph import GraphStore
+    from ..graph import GraphStore
 
 
 def evaluate_local(store: GraphStore, out: str | Path, *, data: str | Path | None = None,
@@ -263,7 +263,7 @@ def _sample(contexts: list[Context], limit: int | None, rng: np.random.Generator
 
 def _ordered(contexts: Sequence[Context], lists: Sequence[Sequence[str]]) -> dict[str, Ranking]:
     """A candidate list as a ranking in its own order."""
-    from ..base import Hit
+    from ..retrieval.base import Hit
 
     return {c.id: [Hit(p, float(len(ids) - i)) for i, p in enumerate(ids)] for c, ids in zip(contexts, lists)}
 

@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..base import Ranking, rank
+from ..retrieval.base import Ranking, rank
 from .data import Context
 from .geometry import GEOMETRIES, Geometry, distance, to_manifold
 from .taxonomy import FUSIONS, GNNS, Gnn, TaxonomyGraph, fusion_module
@@ -102,7 +102,7 @@ class PairEncoder:
     """A transformer reading ``query [SEP] candidate`` pairs, mean-pooled (also single texts)."""
 
     def __init__(self, name: str, max_length: int = 256, device: str | None = None):
-        from ..encoders import get_encoder
+        from ..retrieval.encoders import get_encoder
 
         loaded = get_encoder(name, device=device, dtype="float32")
         self.name = name

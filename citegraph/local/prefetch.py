@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ...errors import CitegraphError
-from ..base import Document, Retriever
+from ..errors import CitegraphError
+from ..retrieval.base import Document, Retriever
 from .data import Context
 
 PREFETCHERS = ("bm25", "dense", "fusion")
@@ -37,18 +37,18 @@ def build_prefetcher(kind: str, docs: Sequence[Document], work: Path, *, encoder
     work = Path(work)
     members: list[Retriever] = []
     if kind in ("bm25", "fusion"):
-        from ..bm25 import build_bm25
+        from ..retrieval.bm25 import build_bm25
 
         members.append(build_bm25(docs, work / "bm25", backend=bm25_backend))
     if kind in ("dense", "fusion"):
-        from .. import index_dir
-        from ..dense import build_dense
-        from ..encoders import get_encoder
+        from ..retrieval import index_dir
+        from ..retrieval.dense import build_dense
+        from ..retrieval.encoders import get_encoder
 
         members.append(build_dense(docs, get_encoder(encoder), index_dir(work, encoder), work / "embeddings"))
     if len(members) == 1:
         return members[0]
-    from ..fusion import ReciprocalRankFusion
+    from ..retrieval.fusion import ReciprocalRankFusion
 
     return ReciprocalRankFusion(members)
 

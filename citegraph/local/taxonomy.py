@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 if TYPE_CHECKING:
-    from ...graph import GraphStore
+    from ..graph import GraphStore
 
 
 Fusion = Literal["vector", "graph"]
