@@ -32,11 +32,11 @@ ALLOWED = LINT / "allowed.toml"
 
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
-    """What the linter may assume the graph holds (its DbSchema)."""
+    """What the linter may assume the graph holds (its DbSchema, whose keys the fields are named after)."""
 
     labels: list[str]
-    relationshipTypes: list[str]  # noqa: N815 — the linter's own key
-    propertyKeys: list[str]  # noqa: N815
+    relationshipTypes: list[str]
+    propertyKeys: list[str]
 
 
 # The statements that create the graph: the labels, relationship types and property keys
