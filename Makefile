@@ -25,13 +25,19 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	  echo "chromium could not be installed: the explorer tests will be skipped"
 	touch $@
 
+# Neo4j's own Cypher front-end for tests/test_cypher_lint.py (skipped, saying so, without node).
+LINT_MODULES := tools/cypher-lint/node_modules/.package-lock.json
+$(LINT_MODULES): tools/cypher-lint/package-lock.json
+	if command -v npm >/dev/null; then cd tools/cypher-lint && npm ci --no-audit --no-fund; \
+	else echo "node/npm absent: the Neo4j Cypher lint will be skipped"; fi
+
 install: $(VENV)/.installed
-install-dev: $(VENV)/.installed-dev
+install-dev: $(VENV)/.installed-dev $(LINT_MODULES)
 
 demo: $(VENV)/.installed
 	$(BIN)/citegraph demo
 
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev $(LINT_MODULES)
 	$(BIN)/python -m pytest
 
 clean:

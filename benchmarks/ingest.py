@@ -106,7 +106,7 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
         started = time.perf_counter()
         export = export_neo4j_admin(fmt, [path], home / "csv")
         result.update(seconds=time.perf_counter() - started, citations=export.summary.write.citations,
-                      bytes=sum(f.stat().st_size for f in (home / "csv").iterdir()))
+                      disk=tree_bytes(home / "csv"))
     else:
         server = ArcadeServer(home / "arcadedb", heap=heap)
         info = server.start()
@@ -138,6 +138,7 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
         finally:
             store.close()
             server.stop()
+        result["disk"] = tree_bytes(home / "arcadedb" / "databases")
     result["python_rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return result
 
@@ -195,6 +196,11 @@ def import_jsonl(path: Path, heap: str, home: Path) -> dict:
         server.stop()
 
 
+def tree_bytes(folder: Path) -> int:
+    """Bytes of the files under ``folder``: the database (or the CSV export) on disk."""
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
 def gib(value: int | None) -> str:
     return "—" if value is None else f"{value / 2**30:.2f}"
 
@@ -202,13 +208,13 @@ def gib(value: int | None) -> str:
 def table(results: list[dict], papers: int) -> str:
     base = next((r["seconds"] for r in results if r["case"] == "stream"), None)
     lines = [("| case | wall s | papers/s | citations/s | Python peak RSS GiB | server peak RSS GiB "
-              "| loader peak RSS GiB | wall ÷ stream |"),
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+              "| loader peak RSS GiB | on disk GiB | wall ÷ stream |"),
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         ratio = f"{r['seconds'] / base:.3f}" if base else "—"
         lines.append(f"| {r['case']} | {r['seconds']:.1f} | {papers / r['seconds']:,.0f} | "
                      f"{r['citations'] / r['seconds']:,.0f} | {gib(r['python_rss'])} | {gib(r.get('server_rss'))} | "
-                     f"{gib(r.get('loader_rss'))} | {ratio} |")
+                     f"{gib(r.get('loader_rss'))} | {gib(r.get('disk'))} | {ratio} |")
     return "\n".join(lines)
 
 

@@ -14,9 +14,9 @@ Every candidate then gets the same features from the graph — its links to the 
 from the one ``recommend/neighbourhood`` statement (which runs while the retrievers score),
 its metadata and citation count from ``recommend/features`` — computed so that the seed's
 own citation edges never count (which also makes held-out citations a fair test):
-co-citation with the references (through at most ``fanout`` citing papers of each
-reference), coupling with the seed, citations by other papers, the MDCR overlap O, plus
-each retriever's min–max normalised score. The score is a weighted sum of the features —
+co-citation with the references and coupling with the seed (both through at most
+``fanout`` citing papers of each reference), citations by other papers, the MDCR overlap
+O, plus each retriever's min–max normalised score. The score is a weighted sum of the features —
 default weights, weights the user sets, or weights learned by logistic regression on
 held-out citations of the graph (:func:`train`). Candidates newer than the seed, outside
 the requested field or category, already cited, the seed itself and ``:External`` stubs
@@ -109,10 +109,10 @@ class Recommender:
         self.retrievers = list(retrievers)
         self.weights = dict(DEFAULT_WEIGHTS if weights is None else weights)
         self.text_depth, self.graph_depth, self.enrich_depth = text_depth, graph_depth, enrich_depth
-        # Citing papers followed per reference for co-citation: bounds the cost of hub
-        # references. On 300 held-out ACL-200 citations R@20 is 0.513 for fanouts 50, 100,
-        # 200 and 1000 alike, while on a 200k-paper graph the statement's p50 went 80 → 56 →
-        # 33 ms from 1000 to 200 to 50.
+        # Citing papers followed per reference for co-citation and coupling: bounds the
+        # cost of hub references. With co-citation alone capped, R@20 on 300 held-out
+        # ACL-200 citations was 0.513 for fanouts 50, 100, 200 and 1000 alike, while on a
+        # 200k-paper graph the statement's p50 went 80 → 56 → 33 ms from 1000 to 200 to 50.
         self.fanout = fanout
         self.cache_size = cache_size  # seeds whose candidates are kept (0: none)
         self._cache: OrderedDict[Seed, dict[str, _Candidate]] = OrderedDict()

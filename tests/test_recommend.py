@@ -59,6 +59,22 @@ def test_explanations_name_the_graph_path(acl):
     assert any(s.text.startswith("bm25 rank ") for r in top for s in r.signals)
 
 
+def test_the_fanout_caps_coupling_like_cocitation(acl):
+    """A much-cited reference is followed through at most ``fanout`` citing papers for
+    coupling too: each reference adds at most ``fanout`` to the coupling counts."""
+    seed = acl.seed("P12-1066")
+    refs = list(seed.references)
+
+    def coupling(fanout: int) -> dict[str, int]:
+        rows = acl.store.run("recommend/neighbourhood", refs=refs, exclude=[seed.id, *refs], seed=seed.id,
+                             fanout=fanout)
+        return next((dict(zip(r["ids"], r["counts"])) for r in rows if r["kind"] == "coupling"), {})
+
+    capped, uncapped = coupling(2), coupling(100_000)
+    assert 0 < sum(capped.values()) <= 2 * len(refs) < sum(uncapped.values())
+    assert capped.keys() <= uncapped.keys() and all(n <= uncapped[cid] for cid, n in capped.items())
+
+
 def test_a_new_paper_by_text_and_chosen_references(acl):
     found = acl.recommend(title="Unsupervised dependency parsing with bilingual projection",
                           references=["D10-1120"], year=2011, k=10)

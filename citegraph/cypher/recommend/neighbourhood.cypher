@@ -4,16 +4,16 @@
 //   'coupling':   papers citing the references (counts: how many of them each cites),
 //   'cocitation': papers cited together with a reference by a paper other than the seed
 //                 (counts: (citing paper, reference) pairs; citers: distinct citing papers).
-// A hub reference (many citing papers) is followed for co-citation through its first
-// $fanout citing papers only (in the graph's storage order, so the same for the same
-// database), which bounds the cost of a seed citing much-cited papers.
+// A hub reference (many citing papers) is followed for coupling and co-citation through
+// its first $fanout citing papers only (in the graph's storage order, so the same for the
+// same database), which bounds the cost of a seed citing much-cited papers.
 // One row per kind with parallel lists (far cheaper to ship than a row per paper); the
 // caller ranks and cuts each kind, and reads every feature the recommender takes from the
 // references (co-citation, coupling, cited-by, the MDCR overlap) from these lists.
 // $refs: list — the seed's reference ids
 // $exclude: list — ids never returned (the seed and its references)
 // $seed: string — the seed paper id ('' for a paper not in the graph)
-// $fanout: int — at most this many citing papers of one reference are followed for co-citation
+// $fanout: int — at most this many citing papers of one reference are followed (coupling, co-citation)
 // Returns: kind, ids, counts, citers, via (per paper up to 5 reference ids; empty for 'cocitation') — a kind with no paper may have no row.
 UNWIND $refs AS rid
 MATCH (r:Paper {id: rid})-[:CITES]->(c:Paper)
@@ -23,8 +23,8 @@ RETURN 'cited_by' AS kind, collect(c.id) AS ids, collect(size(via)) AS counts, c
        collect(via[..5]) AS via
 UNION ALL
 UNWIND $refs AS rid
-MATCH (r:Paper {id: rid})<-[:CITES]-(c:Paper)
-WHERE NOT c:External AND NOT c.id IN $exclude
+MATCH (r:Paper {id: rid})
+UNWIND [(r)<-[:CITES]-(x:Paper) WHERE NOT x:External AND NOT x.id IN $exclude | x][..$fanout] AS c
 WITH c, collect(DISTINCT r.id) AS via
 RETURN 'coupling' AS kind, collect(c.id) AS ids, collect(size(via)) AS counts, collect(size(via)) AS citers,
        collect(via[..5]) AS via

@@ -4,7 +4,8 @@
 // $pairs: list — of {query, candidate} paper ids
 // Returns: query, candidate, cocitation, coupling — one row per pair whose papers exist.
 UNWIND $pairs AS pair
-MATCH (q:Paper {id: pair.query}), (c:Paper {id: pair.candidate})
+MATCH (q:Paper {id: pair.query})
+MATCH (c:Paper {id: pair.candidate})
 RETURN pair.query AS query, pair.candidate AS candidate,
        COUNT { (q)<-[:CITES]-(:Paper)-[:CITES]->(c) } AS cocitation,
        COUNT { (q)-[:CITES]->(:Paper)<-[:CITES]-(c) } AS coupling
