@@ -17,7 +17,9 @@ import pytest
 from citegraph.errors import CitegraphError, InputError
 from citegraph.graph.arcadedb import DATABASE, HOST, USER
 from citegraph.ingest import IngestOptions, formats, ingest
-from citegraph.ingest.bulk import ARRAY_DELIMITER, bulk_ingest, export_neo4j_admin
+from citegraph.graph import ArcadeDBBackend
+from citegraph.ingest.bulk import bulk_ingest
+from citegraph.ingest.neo4j_admin import ARRAY_DELIMITER, export_neo4j_admin
 from citegraph.synth import SynthSpec, generate
 
 from conftest import shared
@@ -53,7 +55,7 @@ def stream_then_bulk(server, store, format_name: str, paths: list[Path], options
     streamed = ingest(store, fmt, paths, options)
     expected = snapshot(store, papers)
     server.recreate_database()
-    bulk = bulk_ingest(server, store, fmt, paths, options)
+    bulk = bulk_ingest(ArcadeDBBackend(server), store, fmt, paths, options)
     return streamed, bulk, expected, snapshot(store, papers)
 
 
@@ -172,7 +174,7 @@ def test_bad_input_stops_before_anything_is_loaded(arcade_server, store, tmp_pat
     rows.insert(400, '{"id": "BAD", "year": [2000]}')
     path = write_jsonl(tmp_path / "c.jsonl", rows)
     with pytest.raises(InputError, match=r"c.jsonl:401: field 'year' expected an integer"):
-        bulk_ingest(arcade_server, store, formats.get("jsonl"), [path])
+        bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path])
     assert store.run("stats/labels") == [] and store.run("stats/relationships") == []
     assert not list(arcade_server.home.glob("bulk-*")), "the work folder is removed"
 
@@ -180,7 +182,7 @@ def test_bad_input_stops_before_anything_is_loaded(arcade_server, store, tmp_pat
 def test_skip_bad_lists_the_rejects_and_loads_the_rest(arcade_server, store, tmp_path):
     path = write_jsonl(tmp_path / "c.jsonl", [{"id": "P1"}, '{"id": 7.5}', "{oops", {"id": "P2", "references": ["P1"]}])
     rejects = tmp_path / "rejects.jsonl"
-    summary = bulk_ingest(arcade_server, store, formats.get("jsonl"), [path], IngestOptions(skip_bad=True, rejects=rejects))
+    summary = bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path], IngestOptions(skip_bad=True, rejects=rejects))
     assert summary.rejected == 2 and summary.rejects_file == rejects
     assert [(r["line"], r["field"]) for r in map(json.loads, rejects.read_text().splitlines())] == [(2, "id"), (3, None)]
     assert {r["type"]: r["count"] for r in store.run("stats/relationships")} == {"CITES": 1}
@@ -188,7 +190,7 @@ def test_skip_bad_lists_the_rejects_and_loads_the_rest(arcade_server, store, tmp
 
 def test_papers_without_citations(arcade_server, store, tmp_path):
     path = write_jsonl(tmp_path / "lone.jsonl", [{"id": "P", "title": "Alone"}])
-    summary = bulk_ingest(arcade_server, store, formats.get("jsonl"), [path])
+    summary = bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path])
     assert (summary.write.nodes_created, summary.write.relationships_created) == (1, 0)
     assert store.run("paper", id="P")[0]["citation_count"] == 0
 
@@ -198,7 +200,7 @@ def test_a_graph_with_nodes_is_refused(arcade_server, store, tmp_path):
     ingest(store, formats.get("jsonl"), [path])
     before = dump(store)
     with pytest.raises(CitegraphError, match="empty graph only"):
-        bulk_ingest(arcade_server, store, formats.get("jsonl"), [path])
+        bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path])
     assert dump(store) == before
 
 
@@ -215,7 +217,7 @@ def test_schema_checkpoints_and_a_later_streaming_ingest(arcade_server, store, t
     ingest(store, formats.get("jsonl"), [path])
     indexes = type_indexes(arcade_server)
     arcade_server.recreate_database()
-    bulk_ingest(arcade_server, store, formats.get("jsonl"), [path])
+    bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path])
     got = type_indexes(arcade_server)
     assert [i[:3] + i[4:] for i in got] == [i[:3] + i[4:] for i in indexes]
     assert ("Paper[id]", "Paper", [["id"]], ["STRING"], True) in got

@@ -1,7 +1,9 @@
 """Typed records: what every reader yields and the graph writer consumes.
 
 Readers know their source format and nothing about Cypher; the writer knows Cypher and
-nothing about formats. These dataclasses are the boundary.
+nothing about formats. These dataclasses are the boundary. Which of their attributes
+become graph properties is said by the graph model (:mod:`citegraph.graph.model`): an
+attribute named like a property of the record's label.
 """
 
 from __future__ import annotations
@@ -84,12 +86,6 @@ class Paper:
     authors: tuple[Author, ...] = ()
     references: tuple[Reference, ...] = ()
 
-    def props(self) -> dict[str, Any]:
-        """The node properties this record sets (unset ones are left as they are)."""
-        values = {"title": self.title, "abstract": self.abstract, "year": self.year,
-                  "venue": self.venue, "doi": self.doi, "arxiv_id": self.arxiv_id}
-        return {k: v for k, v in values.items() if v is not None}
-
 
 @dataclass(frozen=True, slots=True)
 class Citation:
@@ -136,6 +132,13 @@ class CategoryMapping:
 
 
 Record = Paper | Citation | Field | ArxivCategory | AcmConcept | CategoryMapping
+RECORD_TYPES: tuple[type, ...] = Record.__args__
+
+
+def record_type(record: Record) -> type:
+    """Which of the record types ``record`` is. A subclass counts as its base: a reader
+    that adds a property to the graph model may carry it in a record extended with it."""
+    return next(kind for kind in RECORD_TYPES if isinstance(record, kind))
 
 
 @dataclass(frozen=True, slots=True)
