@@ -10,16 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
-
 from ..errors import Location, Problem
-
-
-#: The 19 top-level fields of study of the Microsoft Academic Graph, as S2ORC and MDCR use them.
-MAG_FIELDS = ("Art", "Biology", "Business", "Chemistry", "Computer Science", "Economics", "Engineering",
-              "Environmental Science", "Geography", "Geology", "History", "Materials Science",
-              "Mathematics", "Medicine", "Philosophy", "Physics", "Political Science", "Psychology",
-              "Sociology")
+from ..vocabulary import author_name_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,13 +21,9 @@ class Author:
 
     @classmethod
     def from_name(cls, name: str) -> "Author":
-        """An author known only by name (S2ORC, arXiv): the id is the normalised name.
-
-        Sources without author ids give no way to tell two people of one name apart, so
-        they share a node; sources with ids keep theirs.
-        """
+        """An author known only by name (S2ORC, arXiv): the id is the normalised name."""
         name = " ".join(name.split())
-        return cls("name:" + name.casefold(), name)
+        return cls(author_name_id(name), name)
 
 
 @dataclass(frozen=True, slots=True)
