@@ -58,6 +58,5 @@ def lazy(name: str) -> Lazy:
 
 
 torch = lazy("torch")
-nn = lazy("torch.nn")
 transformers = lazy("transformers")
 faiss = lazy("faiss")

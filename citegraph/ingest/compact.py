@@ -24,7 +24,8 @@ Memory: the builder keeps every paper id (cited ones included) and author id in 
 Python process peaked at 0.45 GiB for 200k papers / 2M citations and 3.2 GiB for 2M / 20M
 (benchmarks/README.md). Titles, abstracts and contexts only pass through the spill files,
 except the properties of a paper given by more than one record, which are merged in
-memory.
+memory. (Just over 400 lines: the builder and the graph it finishes share one work-folder
+layout, which is easier to keep right in one file.)
 """
 
 from __future__ import annotations
