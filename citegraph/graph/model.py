@@ -127,6 +127,8 @@ class GraphModel:
 
     def with_property(self, owner: str, prop: Property) -> GraphModel:
         """This model with ``prop`` added to the node label or relationship type ``owner``."""
+        if owner not in {n.label for n in self.nodes} | {r.type for r in self.relationships}:
+            raise KeyError(f"the graph model has no label or relationship type {owner!r}")
         return replace(self,
                        nodes=tuple(replace(n, properties=(*n.properties, prop)) if n.label == owner else n
                                    for n in self.nodes),
