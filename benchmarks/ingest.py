@@ -92,10 +92,11 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
     """One case in this process; returns its measurements."""
     from neo4j import GraphDatabase
 
-    from citegraph.graph import ArcadeServer, GraphStore, Write
+    from citegraph.graph import ArcadeDBBackend, ArcadeServer, GraphStore, Write
     from citegraph.graph.arcadedb import DATABASE, USER
     from citegraph.ingest import formats, ingest
-    from citegraph.ingest.bulk import bulk_ingest, export_neo4j_admin
+    from citegraph.ingest.bulk import bulk_ingest
+    from citegraph.ingest.neo4j_admin import export_neo4j_admin
     from citegraph.synth import paper_id
 
     fmt = formats.get("s2orc")
@@ -117,7 +118,7 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
                 summary = ingest(store, fmt, [path])
             else:
                 phases = Phases()
-                summary = bulk_ingest(server, store, fmt, [path], progress=phases)
+                summary = bulk_ingest(ArcadeDBBackend(server), store, fmt, [path], progress=phases)
                 result["loader_rss"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
                 ended = time.perf_counter()
                 result["phases"] = {
@@ -147,7 +148,8 @@ def import_jsonl(path: Path, heap: str, home: Path) -> dict:
     """Build as the bulk path does, write Neo4j-export JSONL, IMPORT DATABASE it."""
     from citegraph.graph import ArcadeServer
     from citegraph.graph.arcadedb import DATABASE, HOST, USER
-    from citegraph.ingest import bulk, formats
+    from citegraph.ingest import formats
+    from citegraph.ingest.compact import build
     from citegraph.ingest.pipeline import IngestOptions, IngestSummary, NoProgress
 
     fmt = formats.get("s2orc")
@@ -157,7 +159,7 @@ def import_jsonl(path: Path, heap: str, home: Path) -> dict:
         started = time.perf_counter()
         work = home / "work"
         work.mkdir()
-        graph, _ = bulk._build(fmt, [path], IngestOptions(), NoProgress(), IngestSummary(fmt.name), work)
+        graph, _ = build(fmt, [path], IngestOptions(), NoProgress(), IngestSummary(fmt.name), work)
         built = time.perf_counter()
         # Numeric ids: the importer's fastest id map. Its format detection wants the first
         # line to begin exactly '{"type":"node","id":"' and a name not ending in .jsonl.

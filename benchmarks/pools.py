@@ -65,9 +65,9 @@ def main() -> None:
         corpus, seconds = timed(generate, SynthSpec(papers=args.papers, seed=0), tmp / "corpus.jsonl")
         config = Config(data_dir=tmp / "data", heap=args.heap)
         with open_store(config) as store:
-            from citegraph.graph import embedded_server
+            from citegraph.graph import open_backend
 
-            summary, load = timed(bulk_ingest, embedded_server(config), store, formats.get("s2orc"),
+            summary, load = timed(bulk_ingest, open_backend(config), store, formats.get("s2orc"),
                                   [tmp / "corpus.jsonl"], heap=args.heap)
             print(f"# pools benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, Python "
                   f"{platform.python_version()}; {corpus.papers:,} papers, {corpus.citations:,} citations (bulk load "

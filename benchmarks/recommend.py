@@ -40,7 +40,7 @@ import httpx
 from ingest import corpus  # benchmarks/ingest.py: the cached synthetic corpus
 
 from citegraph.config import Config
-from citegraph.graph import embedded_server, open_store
+from citegraph.graph import open_backend, open_store
 from citegraph.graph.arcadedb import free_port
 from citegraph.ingest import formats
 from citegraph.ingest.bulk import bulk_ingest
@@ -117,7 +117,7 @@ def main() -> None:
         with open_store(config) as store:
             started = time.perf_counter()
             if not store.value("bulk/any_node"):
-                bulk_ingest(embedded_server(config), store, formats.get("s2orc"), [path], heap=args.heap)
+                bulk_ingest(open_backend(config), store, formats.get("s2orc"), [path], heap=args.heap)
             load = time.perf_counter() - started
             indexes = work / "data" / "indexes"
             started = time.perf_counter()

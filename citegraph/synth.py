@@ -56,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from .ingest.records import MAG_FIELDS
+from .vocabulary import MAG_FIELDS
 
 
 # Real arXiv category codes a topic of each field may carry, most typical first. arXiv has

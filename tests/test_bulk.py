@@ -10,6 +10,7 @@ import csv
 import json
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,11 @@ import pytest
 from citegraph.errors import CitegraphError, InputError
 from citegraph.graph.arcadedb import DATABASE, HOST, USER
 from citegraph.ingest import IngestOptions, formats, ingest
-from citegraph.ingest.bulk import ARRAY_DELIMITER, bulk_ingest, export_neo4j_admin
+from citegraph.ingest.formats import Format
+from citegraph.ingest.records import Item, Paper
+from citegraph.graph import ArcadeDBBackend, model
+from citegraph.ingest.bulk import bulk_ingest
+from citegraph.ingest.neo4j_admin import ARRAY_DELIMITER, export_neo4j_admin
 from citegraph.synth import SynthSpec, generate
 
 from conftest import shared
@@ -53,7 +58,7 @@ def stream_then_bulk(server, store, format_name: str, paths: list[Path], options
     streamed = ingest(store, fmt, paths, options)
     expected = snapshot(store, papers)
     server.recreate_database()
-    bulk = bulk_ingest(server, store, fmt, paths, options)
+    bulk = bulk_ingest(ArcadeDBBackend(server), store, fmt, paths, options)
     return streamed, bulk, expected, snapshot(store, papers)
 
 
@@ -172,7 +177,7 @@ def test_bad_input_stops_before_anything_is_loaded(arcade_server, store, tmp_pat
     rows.insert(400, '{"id": "BAD", "year": [2000]}')
     path = write_jsonl(tmp_path / "c.jsonl", rows)
     with pytest.raises(InputError, match=r"c.jsonl:401: field 'year' expected an integer"):
-        bulk_ingest(arcade_server, store, formats.get("jsonl"), [path])
+        bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path])
     assert store.run("stats/labels") == [] and store.run("stats/relationships") == []
     assert not list(arcade_server.home.glob("bulk-*")), "the work folder is removed"
 
@@ -180,7 +185,7 @@ def test_bad_input_stops_before_anything_is_loaded(arcade_server, store, tmp_pat
 def test_skip_bad_lists_the_rejects_and_loads_the_rest(arcade_server, store, tmp_path):
     path = write_jsonl(tmp_path / "c.jsonl", [{"id": "P1"}, '{"id": 7.5}', "{oops", {"id": "P2", "references": ["P1"]}])
     rejects = tmp_path / "rejects.jsonl"
-    summary = bulk_ingest(arcade_server, store, formats.get("jsonl"), [path], IngestOptions(skip_bad=True, rejects=rejects))
+    summary = bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path], IngestOptions(skip_bad=True, rejects=rejects))
     assert summary.rejected == 2 and summary.rejects_file == rejects
     assert [(r["line"], r["field"]) for r in map(json.loads, rejects.read_text().splitlines())] == [(2, "id"), (3, None)]
     assert {r["type"]: r["count"] for r in store.run("stats/relationships")} == {"CITES": 1}
@@ -188,7 +193,7 @@ def test_skip_bad_lists_the_rejects_and_loads_the_rest(arcade_server, store, tmp
 
 def test_papers_without_citations(arcade_server, store, tmp_path):
     path = write_jsonl(tmp_path / "lone.jsonl", [{"id": "P", "title": "Alone"}])
-    summary = bulk_ingest(arcade_server, store, formats.get("jsonl"), [path])
+    summary = bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path])
     assert (summary.write.nodes_created, summary.write.relationships_created) == (1, 0)
     assert store.run("paper", id="P")[0]["citation_count"] == 0
 
@@ -198,7 +203,7 @@ def test_a_graph_with_nodes_is_refused(arcade_server, store, tmp_path):
     ingest(store, formats.get("jsonl"), [path])
     before = dump(store)
     with pytest.raises(CitegraphError, match="empty graph only"):
-        bulk_ingest(arcade_server, store, formats.get("jsonl"), [path])
+        bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path])
     assert dump(store) == before
 
 
@@ -215,7 +220,7 @@ def test_schema_checkpoints_and_a_later_streaming_ingest(arcade_server, store, t
     ingest(store, formats.get("jsonl"), [path])
     indexes = type_indexes(arcade_server)
     arcade_server.recreate_database()
-    bulk_ingest(arcade_server, store, formats.get("jsonl"), [path])
+    bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path])
     got = type_indexes(arcade_server)
     assert [i[:3] + i[4:] for i in got] == [i[:3] + i[4:] for i in indexes]
     assert ("Paper[id]", "Paper", [["id"]], ["STRING"], True) in got
@@ -295,3 +300,56 @@ def test_the_array_delimiter_in_a_text_is_refused(tmp_path):
     with pytest.raises(CitegraphError, match="U\\+001F"):
         export_neo4j_admin(formats.get("jsonl"), [path], tmp_path / "out")
 
+
+
+# -- one graph model behind every write path ------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class PaperWithLanguage(Paper):
+    """A record as a reader that adds a Paper property would give it."""
+
+    language: str | None = None
+
+
+class JsonlWithLanguage(Format):
+    """citegraph's generic JSONL, with each paper's 'language' carried into its record."""
+
+    def read(self, file: Path):
+        languages = [json.loads(line).get("language") for line in file.open(encoding="utf-8")]
+        for item in super().read(file):
+            if isinstance(item.record, Paper):
+                record = PaperWithLanguage(**{f: getattr(item.record, f) for f in Paper.__dataclass_fields__},
+                                           language=languages[item.where.line - 1])
+                item = Item(item.where, record)
+            yield item
+
+
+def test_a_property_added_to_the_model_arrives_through_every_write_path(arcade_server, store, tmp_path,
+                                                                          monkeypatch):
+    path = write_jsonl(tmp_path / "lang.jsonl", [
+        {"id": "P1", "title": "Grammaire", "language": "fr", "references": ["P2", "ghost"]},
+        {"id": "P2", "title": "Grammar", "language": "en"}, {"id": "P3", "references": ["P1"]}])
+    fmt = JsonlWithLanguage("jsonl", "generic JSONL with a language", "generic")
+    assert "language" not in {p.name for p in model.GRAPH.node("Paper").properties}
+    monkeypatch.setattr(model, "GRAPH", model.GRAPH.with_property("Paper", model.Property("language")))
+    expected = {"P1": "fr", "P2": "en", "P3": None}
+
+    def languages() -> dict:
+        return {p["id"]: p.get("language") for labels, p in ((r["labels"], r["props"]) for r in store.rows("bulk/nodes"))
+                if labels == ["Paper"]}
+
+    streamed = ingest(store, fmt, [path])
+    assert languages() == expected
+    streamed_graph = dump(store)
+    arcade_server.recreate_database()
+    bulk = bulk_ingest(ArcadeDBBackend(arcade_server), store, fmt, [path])
+    assert languages() == expected and dump(store) == streamed_graph
+    assert bulk.write.records == streamed.write.records == {"Paper": 3}
+
+    export = export_neo4j_admin(fmt, [path], tmp_path / "csv")
+    [(header, rows)] = [(read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes if labels == "Paper"]
+    assert header == ["id:ID(Paper)", "title", "abstract", "year:long", "venue", "doi", "arxiv_id",
+                      "citation_count:long", "language"]
+    assert {row[0]: row[-1] or None for row in rows} == expected
+    [(stub_header, stubs)] = [(read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes
+                              if labels == "Paper:External"]
+    assert stub_header == ["id:ID(Paper)", "citation_count:long"] and stubs == [["ghost", "1"]]

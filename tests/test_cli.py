@@ -142,6 +142,10 @@ def test_bulk_and_neo4j_admin_export_from_the_cli(server_env, tmp_path):
     sample = str(shared("samples/s2orc/metadata_sample.jsonl"))
     refused = citegraph("ingest", "s2orc", sample, "--bulk", env=server_env)
     assert refused.returncode == 2 and "citegraph export neo4j-admin" in refused.stderr
+    streaming_only = citegraph("ingest", "s2orc", sample, "--bulk", "--batch-size", "10", "--restart")
+    assert streaming_only.returncode == 2
+    assert "--batch-size and --restart do not apply to --bulk" in streaming_only.stderr
+    assert citegraph("ingest", "s2orc", sample, "--bulk", "--batch-size", "2000").returncode == 2  # given is given
     exported = citegraph("export", "neo4j-admin", "s2orc", sample, "--out", str(tmp_path / "csv"),
                          "--mounted-at", "/import", "--no-progress", env=server_env)
     assert exported.returncode == 0, exported.stderr

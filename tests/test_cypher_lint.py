@@ -13,7 +13,6 @@ entry says why it is accepted).
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import tomllib
@@ -24,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from citegraph.graph import queries
-from citegraph.ingest.records import Paper
+from citegraph.graph.model import GRAPH
 
 LINT = Path(__file__).resolve().parents[1] / "tools" / "cypher-lint"
 ALLOWED = LINT / "allowed.toml"
@@ -39,34 +38,15 @@ class Vocabulary:
     propertyKeys: list[str]
 
 
-# The statements that create the graph: the labels, relationship types and property keys
-# they write are the graph's vocabulary, which every other statement must keep to.
-_WRITES = ("schema", "ingest/", "prefilter/mark")
-_NODE_LABELS = re.compile(r"\(\s*\w*((?:\s*:\s*\w+)+)")
-_REL_TYPE = re.compile(r"\[\s*\w*\s*:\s*(\w+)")
-_KEYS = (re.compile(r"\b\w+\.(\w+)\s*=(?!=)"),  # SET p.key = …
-         re.compile(r"[{,]\s*(\w+)\s*:\s*(?!:)"),  # MERGE (:Label {key: …})
-         re.compile(r"(?:REQUIRE|ON)\s*\(?\s*\w+\.(\w+)"))  # schema keys and indexed properties
-
-
 @cache
 def graph_vocabulary() -> Vocabulary:
-    """The graph's labels, relationship types and property keys, read from the statements
-    that write them (plus the paper properties ``ingest/papers`` sets as a map, from
-    :meth:`Paper.props`).
-
-    The seam for the declarative graph model (``citegraph/graph/model.py``): once it is on
-    main, this reads its node labels, relationship types and properties instead, and a
-    misspelling inside a write statement is caught too (today it would define the name).
-    """
-    labels, types, keys = set(), set(), set(Paper("", "", "", 0, "", "", "").props())
-    for name in queries.names():
-        if not name.startswith(_WRITES):
-            continue
-        for text in queries.load(name).statements:
-            labels.update(label.strip() for chain in _NODE_LABELS.findall(text) for label in chain.split(":")[1:])
-            types.update(_REL_TYPE.findall(text))
-            keys.update(key for pattern in _KEYS for key in pattern.findall(text))
+    """The graph's labels, relationship types and property keys, from the declarative graph
+    model (``citegraph/graph/model.py``): a misspelling inside a write statement is caught
+    too, and tests/test_graph_model.py checks that the write statements set what it declares."""
+    labels = {node.label for node in GRAPH.nodes} | {GRAPH.stub_label}
+    types = {relationship.type for relationship in GRAPH.relationships}
+    keys = {node.key.name for node in GRAPH.nodes} | {
+        prop.name for element in (*GRAPH.nodes, *GRAPH.relationships) for prop in element.properties}
     return Vocabulary(sorted(labels), sorted(types), sorted(keys))
 
 

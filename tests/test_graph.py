@@ -14,7 +14,7 @@ import pytest
 
 from citegraph.config import Config
 from citegraph.errors import CitegraphError, ConfigError, ServerError
-from citegraph.graph import ArcadeServer, Write, open_store, queries
+from citegraph.graph import ArcadeDBBackend, ArcadeServer, Neo4jBackend, Write, open_store, queries
 from citegraph.graph.schema import apply_schema, clear_graph
 
 SAMPLE_VALUES = {"int": 5, "float": 0.5, "string": "x", "bool": False, "list": [], "map": {}}
@@ -174,3 +174,17 @@ def test_user_server_with_a_wrong_password_is_refused(server_config):
     wrong = Config(uri=server_config.uri, user=server_config.user, password="wrong-password")
     with pytest.raises(ServerError, match="refused user 'root'"):
         open_store(wrong)
+
+
+def test_backends_empty_the_graph(arcade_server, store):
+    """What `citegraph clear` asks of the backend: ArcadeDB drops the database, a user's server
+    deletes in batches of Cypher (here too on ArcadeDB, which speaks the same Cypher)."""
+    def fill():
+        store.write(Write("ingest/papers", {"rows": [{"id": f"P{i}", "props": {"title": "t"}} for i in range(25)]}))
+
+    fill()
+    assert Neo4jBackend().clear(store) == "deleted 25 nodes"
+    assert store.run("stats/labels") == []
+    fill()
+    assert ArcadeDBBackend(arcade_server).clear(store) == "dropped and created the embedded database"
+    assert store.run("stats/labels") == []

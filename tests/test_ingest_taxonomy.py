@@ -11,8 +11,9 @@ import pytest
 
 from citegraph.errors import CitegraphError
 from citegraph.ingest import IngestOptions, formats, ingest
-from citegraph.ingest.records import MAG_FIELDS, AcmConcept, ArxivCategory, CategoryMapping, Field
+from citegraph.ingest.records import AcmConcept, ArxivCategory, CategoryMapping, Field
 from citegraph.ingest.taxonomy import BUNDLED, files, read
+from citegraph.vocabulary import MAG_FIELDS
 
 FIELDS, CATEGORIES, CCS2012, MAP = files(BUNDLED)
 CCS_TOP = {"10002944", "10002950", "10002951", "10002978", "10003033", "10003120", "10003456",

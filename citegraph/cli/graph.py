@@ -83,15 +83,11 @@ def clear(config: Config, yes: bool):
     The embedded ArcadeDB database is dropped and created again (instant); on a user's
     server the nodes are deleted in batches.
     """
-    from ..graph import embedded_server
-    from ..graph.schema import apply_schema, clear_graph
+    from ..graph import open_backend
+    from ..graph.schema import apply_schema
 
     if not yes:
         raise click.UsageError("clear deletes the whole graph; add --yes to confirm")
     with open_graph(config) as store:
-        if config.embedded:
-            embedded_server(config).recreate_database()
-            click.echo("dropped and created the embedded database")
-        else:
-            click.echo(f"deleted {clear_graph(store):,} nodes")
+        click.echo(open_backend(config).clear(store))
         apply_schema(store)

@@ -41,11 +41,14 @@ Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
 @click.option("--bulk", is_flag=True, help="Load an empty embedded graph with ArcadeDB's bulk loader "
               "(about 7x faster; for Neo4j use `citegraph export neo4j-admin`).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
-@click.pass_obj
-def ingest(config: Config, format_name: str, paths: tuple[Path, ...], batch_size, skip_bad, rejects,
+@click.pass_context
+def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_size, skip_bad, rejects,
            external, restart, prefilter, bulk, progress):
     from .. import ingest as ingest_
 
+    config: Config = ctx.obj
+    if bulk:
+        _refuse_with_bulk(ctx)
     options = ingest_.IngestOptions(batch_size=batch_size, skip_bad=skip_bad, rejects=rejects, external=external,
                                     restart=restart,
                                     prefilter=prefilter)
@@ -56,14 +59,28 @@ def ingest(config: Config, format_name: str, paths: tuple[Path, ...], batch_size
                                "neo4j-admin files with `citegraph export neo4j-admin`")
     with open_graph(config) as store:
         if bulk:
-            from ..graph import embedded_server
+            from ..graph import open_backend
             from ..ingest.bulk import bulk_ingest
 
-            summary = bulk_ingest(embedded_server(config), store, fmt, paths, options, RichProgress(show),
+            summary = bulk_ingest(open_backend(config), store, fmt, paths, options, RichProgress(show),
                                   heap=config.heap)
         else:
             summary = ingest_.ingest(store, fmt, paths, options, RichProgress(show))
     print_summary(summary)
+
+
+#: Options of a streaming ingest that a bulk load has no use for: it writes no batches, and
+#: loads an empty graph only, so there is nothing to restart.
+STREAMING_ONLY = ("batch_size", "restart")
+
+
+def _refuse_with_bulk(ctx: click.Context) -> None:
+    given = [p for p in ctx.command.params
+             if p.name in STREAMING_ONLY and ctx.get_parameter_source(p.name) != click.core.ParameterSource.DEFAULT]
+    if given:
+        names = " and ".join(p.opts[0] for p in given)
+        raise click.UsageError(f"{names} {'does' if len(given) == 1 else 'do'} not apply to --bulk, which writes "
+                               "no batches and loads an empty graph only")
 
 
 def _input_paths(format_name: str, paths: tuple[Path, ...]) -> list[Path]:
@@ -97,7 +114,7 @@ def export_neo4j(format_name, paths, out, database, mounted_at, external, progre
     database: it applies the schema and the prefilter.
     """
     from ..ingest import IngestOptions, get
-    from ..ingest.bulk import export_neo4j_admin
+    from ..ingest.neo4j_admin import export_neo4j_admin
 
     show = sys.stderr.isatty() if progress is None else progress
     result = export_neo4j_admin(get(format_name), _input_paths(format_name, paths), out,

@@ -50,7 +50,7 @@ def pools_dataset(config: Config, n_queries, sizes, out, seed, year, exclude, re
 def pools_field(config: Config, n_queries, size, fields, out, seed, year, exclude, repeats):
     """Per field: its queries; pools = cited papers + random papers of the field-cited set."""
     from ..evaluation import pools as pools_
-    from ..ingest.records import MAG_FIELDS
+    from ..vocabulary import MAG_FIELDS
 
     with open_graph(config) as store:
         manifest = pools_.field_level(store, out, fields=fields or MAG_FIELDS,
@@ -80,7 +80,7 @@ def mdcr():
 def mdcr_build(config: Config, out, models, n_queries, fields, pool_size, seed, year, exclude, split):
     """5 cited + 10 negatives of each type per query, in the official release format."""
     from ..evaluation import mdcr as mdcr_
-    from ..ingest.records import MAG_FIELDS
+    from ..vocabulary import MAG_FIELDS
     from ..retrieval import open_retriever
 
     retrievers = [open_retriever(name, indexes_dir(config)) for name in models]

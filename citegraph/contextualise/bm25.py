@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..retrieval.bm25 import B_GRID, K1_GRID
 from .lm import SentenceSet
 
 
@@ -34,6 +35,4 @@ def bm25(query: Sequence[str], sentences: SentenceSet, k1: float, b: float) -> n
 
 
 def grid() -> list[dict]:
-    from ..retrieval.bm25 import B_GRID, K1_GRID  # citegraph's BM25 grid; imported late, it loads the graph driver
-
     return [{"k1": k1, "b": b} for k1 in K1_GRID for b in B_GRID]

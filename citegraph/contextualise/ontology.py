@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CitegraphError, InputError, Problem
-from ..ingest.source import lines
+from ..ingest.source import lines, skos_concepts
 from ..retrieval.bm25 import analyze
 
 SKOS_SUFFIXES = (".xml", ".rdf", ".skos")
@@ -207,10 +207,8 @@ def read_ontology(path: Path) -> Ontology:
 
 
 def read_skos(path: Path) -> Ontology:
-    from ..ingest.taxonomy import _skos_concepts  # the SKOS scanner `ingest taxonomy` uses
-
     rows = []
-    for where, concept in _skos_concepts(Path(path)):
+    for where, concept in skos_concepts(Path(path)):
         if isinstance(concept, Problem):
             raise InputError(concept)
         labels = [label.strip() for label in concept.pref_labels if label.strip()]

@@ -36,12 +36,12 @@ from dataclasses import asdict
 from itertools import combinations
 from pathlib import Path
 
+from ..batches import batched
 from ..graph import GraphStore
 from ..graph.schema import graph_stats
-from ..ingest.records import MAG_FIELDS
-from ..ingest.writer import batched
 from ..retrieval.base import Retriever
 from ..retrieval.corpus import documents_by_id
+from ..vocabulary import MAG_FIELDS
 from .pools import Manifest, Queries, choose_queries, field_filter, field_pools, query_year, write_qrels
 from .sampling import generator, sample, sample_where
 

@@ -36,8 +36,8 @@ from .. import __version__
 from ..errors import CitegraphError
 from ..graph import GraphStore
 from ..graph.schema import graph_stats
-from ..ingest.records import MAG_FIELDS
 from ..retrieval.corpus import documents_by_id
+from ..vocabulary import MAG_FIELDS
 from .sampling import generator, sample
 
 

@@ -3,7 +3,9 @@
 ``open_store(config)`` connects to the user's server when ``config.uri`` is set (Neo4j 5
 in production, or any Bolt server) and otherwise to the embedded default: a private
 ArcadeDB server under ``config.data_dir``, started as a child process and stopped when the
-store closes, or reused when one already runs for that directory.
+store closes, or reused when one already runs for that directory. ``open_backend(config)``
+gives what the ingest needs beyond Bolt (emptying the graph, bulk loads); ``model`` is the
+graph's declared labels, keys, properties and relationships.
 """
 
 from __future__ import annotations
@@ -12,15 +14,23 @@ from pathlib import Path
 
 from ..config import Config
 from ..errors import ServerError
+from . import model
 from .arcadedb import DATABASE, USER, ArcadeServer
+from .backend import ArcadeDBBackend, Backend, Neo4jBackend
 from .queries import CypherQuery, load
 from .store import GraphStore, Write
 
-__all__ = ["ArcadeServer", "CypherQuery", "GraphStore", "Write", "embedded_server", "load", "open_store"]
+__all__ = ["ArcadeDBBackend", "ArcadeServer", "Backend", "CypherQuery", "GraphStore", "Neo4jBackend", "Write",
+           "embedded_server", "load", "model", "open_backend", "open_store"]
 
 
 def embedded_server(config: Config) -> ArcadeServer:
     return ArcadeServer(Path(config.data_dir) / "arcadedb", heap=config.heap)
+
+
+def open_backend(config: Config) -> Backend:
+    """The database ``open_store(config)`` speaks to, for what Bolt cannot do."""
+    return ArcadeDBBackend(embedded_server(config)) if config.embedded else Neo4jBackend()
 
 
 def open_store(config: Config) -> GraphStore:

@@ -1,23 +1,17 @@
 """Typed records: what every reader yields and the graph writer consumes.
 
 Readers know their source format and nothing about Cypher; the writer knows Cypher and
-nothing about formats. These dataclasses are the boundary.
+nothing about formats. These dataclasses are the boundary. Which of their attributes
+become graph properties is said by the graph model (:mod:`citegraph.graph.model`): an
+attribute named like a property of the record's label.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
-
 from ..errors import Location, Problem
-
-
-#: The 19 top-level fields of study of the Microsoft Academic Graph, as S2ORC and MDCR use them.
-MAG_FIELDS = ("Art", "Biology", "Business", "Chemistry", "Computer Science", "Economics", "Engineering",
-              "Environmental Science", "Geography", "Geology", "History", "Materials Science",
-              "Mathematics", "Medicine", "Philosophy", "Physics", "Political Science", "Psychology",
-              "Sociology")
+from ..vocabulary import author_name_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,13 +21,9 @@ class Author:
 
     @classmethod
     def from_name(cls, name: str) -> "Author":
-        """An author known only by name (S2ORC, arXiv): the id is the normalised name.
-
-        Sources without author ids give no way to tell two people of one name apart, so
-        they share a node; sources with ids keep theirs.
-        """
+        """An author known only by name (S2ORC, arXiv): the id is the normalised name."""
         name = " ".join(name.split())
-        return cls("name:" + name.casefold(), name)
+        return cls(author_name_id(name), name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,12 +74,6 @@ class Paper:
     authors: tuple[Author, ...] = ()
     references: tuple[Reference, ...] = ()
 
-    def props(self) -> dict[str, Any]:
-        """The node properties this record sets (unset ones are left as they are)."""
-        values = {"title": self.title, "abstract": self.abstract, "year": self.year,
-                  "venue": self.venue, "doi": self.doi, "arxiv_id": self.arxiv_id}
-        return {k: v for k, v in values.items() if v is not None}
-
 
 @dataclass(frozen=True, slots=True)
 class Citation:
@@ -136,6 +120,13 @@ class CategoryMapping:
 
 
 Record = Paper | Citation | Field | ArxivCategory | AcmConcept | CategoryMapping
+RECORD_TYPES: tuple[type, ...] = Record.__args__
+
+
+def record_type(record: Record) -> type:
+    """Which of the record types ``record`` is. A subclass counts as its base: a reader
+    that adds a property to the graph model may carry it in a record extended with it."""
+    return next(kind for kind in RECORD_TYPES if isinstance(record, kind))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,12 +13,15 @@ import csv
 import gzip
 import json
 import lzma
-import unicodedata
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
+from xml.parsers import expat
 
 from ..errors import Location, Problem
+from ..vocabulary import nfc
 from .records import Item, Record
 
 _OPENERS: dict[str, Callable[[Path], BinaryIO]] = {
@@ -139,11 +142,6 @@ def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def nfc(value: str) -> str:
-    """Unicode NFC, so that 'ĭ' typed as i + combining breve equals the precomposed one."""
-    return value if unicodedata.is_normalized("NFC", value) else unicodedata.normalize("NFC", value)
-
-
 def text(obj: Mapping[str, Any], field: str, *, required: bool = False) -> str | None:
     """A string field, stripped and NFC-normalised; empty means absent."""
     value = obj.get(field)
@@ -193,3 +191,87 @@ def objects(obj: Mapping[str, Any], field: str) -> list[Any]:
         raise BadField(field, f"expected a list, got {_kind(value)}")
     return value
 
+
+# -- SKOS/RDF XML ---------------------------------------------------------------------
+_SKOS = "http://www.w3.org/2004/02/skos/core# "  # expat joins namespace and name with a space
+_RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns# "
+
+
+@dataclass
+class SkosConcept:
+    """A skos:Concept element as written, unchecked: each reader checks what it needs."""
+
+    about: str | None
+    pref_labels: list[str] = field(default_factory=list)
+    alt_labels: list[str] = field(default_factory=list)
+    broader: list[str | None] = field(default_factory=list)
+
+
+class _SkosCollector:
+    """expat handlers that collect each skos:Concept, with the line of its opening tag.
+
+    expat rather than ElementTree because it tells the line of every tag and of a syntax
+    error, and it streams. The file states ``skos:broader`` for every concept but the 13
+    top ones (and ``skos:narrower``, the same links seen from above), so broader is read
+    as it is.
+    """
+
+    def __init__(self, file: Path):
+        self.file = file
+        self.parser = expat.ParserCreate(namespace_separator=" ")
+        self.parser.StartElementHandler = self._start
+        self.parser.EndElementHandler = self._end
+        self.parser.CharacterDataHandler = self._text
+        self.done: list[tuple[Location, SkosConcept]] = []
+        self.concept: tuple[Location, SkosConcept] | None = None
+        self.label: list[str] | None = None  # text of the label being read
+
+    def _start(self, name: str, attrs: dict[str, str]) -> None:
+        if name == _SKOS + "Concept":
+            self.concept = Location(self.file, self.parser.CurrentLineNumber), SkosConcept(attrs.get(_RDF + "about"))
+        elif self.concept and name in (_SKOS + "prefLabel", _SKOS + "altLabel"):
+            self.label = []
+        elif self.concept and name == _SKOS + "broader":
+            self.concept[1].broader.append(attrs.get(_RDF + "resource"))
+
+    def _end(self, name: str) -> None:
+        if name == _SKOS + "Concept" and self.concept:
+            self.done.append(self.concept)
+            self.concept = None
+        elif self.concept and self.label is not None and name in (_SKOS + "prefLabel", _SKOS + "altLabel"):
+            concept = self.concept[1]
+            (concept.pref_labels if name == _SKOS + "prefLabel" else concept.alt_labels).append("".join(self.label))
+            self.label = None
+
+    def _text(self, data: str) -> None:
+        if self.label is not None:
+            self.label.append(data)
+
+    def take(self) -> list[tuple[Location, SkosConcept]]:
+        done, self.done = self.done, []
+        return done
+
+
+def skos_concepts(file: Path) -> Iterator[tuple[Location, SkosConcept | Problem]]:
+    """Every skos:Concept of a SKOS/RDF XML file (any compression), streamed with the line
+    of its opening tag; malformed or truncated XML ends the stream with a :class:`Problem`.
+    The taxonomy reader (ACM CCS 2012) and the contextualisation ontologies share it."""
+    collector = _SkosCollector(file)
+    parser = collector.parser
+    try:
+        with open_binary(file) as f:
+            while chunk := f.read(1 << 16):
+                parser.Parse(chunk, False)
+                yield from collector.take()
+            parser.Parse(b"", True)
+    except expat.ExpatError as exc:
+        yield from collector.take()
+        where = Location(file, exc.lineno)
+        yield where, Problem(where, None, f"malformed XML: {expat.ErrorString(exc.code)} at column {exc.offset + 1}")
+        return
+    except (EOFError, OSError, zlib.error) as exc:
+        yield from collector.take()
+        where = Location(file, parser.CurrentLineNumber)
+        yield where, Problem(where, None, f"file is truncated or corrupt ({exc})")
+        return
+    yield from collector.take()

@@ -21,17 +21,14 @@ no download; the XML is gzipped there to keep the wheel small.
 from __future__ import annotations
 
 import re
-import zlib
 from collections.abc import Callable, Iterator
 from contextlib import suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from xml.parsers import expat
 
-from ..errors import CitegraphError, Location, Problem
+from ..errors import CitegraphError
 from .records import AcmConcept, ArxivCategory, CategoryMapping, Field, Item, unique_strings
-from .source import TSV, BadField, items, lines, open_binary, table, text
+from .source import TSV, BadField, SkosConcept, items, lines, skos_concepts, table, text
 
 BUNDLED = Path(__file__).resolve().parent.parent / "data" / "taxonomy"
 
@@ -100,92 +97,11 @@ def _category(row: dict[str, str]) -> list[ArxivCategory]:
 
 
 # -- ACM CCS 2012 (SKOS XML) -------------------------------------------------------------
-_SKOS = "http://www.w3.org/2004/02/skos/core# "  # expat joins namespace and name with a space
-_RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns# "
-
-
-@dataclass
-class _SkosConcept:
-    """A skos:Concept element as written; :func:`_ccs_concept` checks it."""
-
-    about: str | None
-    pref_labels: list[str] = field(default_factory=list)
-    alt_labels: list[str] = field(default_factory=list)
-    broader: list[str | None] = field(default_factory=list)
-
-
-class _SkosCollector:
-    """expat handlers that collect each skos:Concept, with the line of its opening tag.
-
-    expat rather than ElementTree because it tells the line of every tag and of a syntax
-    error, and it streams. The file states ``skos:broader`` for every concept but the 13
-    top ones (and ``skos:narrower``, the same links seen from above), so broader is read
-    as it is.
-    """
-
-    def __init__(self, file: Path):
-        self.file = file
-        self.parser = expat.ParserCreate(namespace_separator=" ")
-        self.parser.StartElementHandler = self._start
-        self.parser.EndElementHandler = self._end
-        self.parser.CharacterDataHandler = self._text
-        self.done: list[tuple[Location, _SkosConcept]] = []
-        self.concept: tuple[Location, _SkosConcept] | None = None
-        self.label: list[str] | None = None  # text of the label being read
-
-    def _start(self, name: str, attrs: dict[str, str]) -> None:
-        if name == _SKOS + "Concept":
-            self.concept = Location(self.file, self.parser.CurrentLineNumber), _SkosConcept(attrs.get(_RDF + "about"))
-        elif self.concept and name in (_SKOS + "prefLabel", _SKOS + "altLabel"):
-            self.label = []
-        elif self.concept and name == _SKOS + "broader":
-            self.concept[1].broader.append(attrs.get(_RDF + "resource"))
-
-    def _end(self, name: str) -> None:
-        if name == _SKOS + "Concept" and self.concept:
-            self.done.append(self.concept)
-            self.concept = None
-        elif self.concept and self.label is not None and name in (_SKOS + "prefLabel", _SKOS + "altLabel"):
-            concept = self.concept[1]
-            (concept.pref_labels if name == _SKOS + "prefLabel" else concept.alt_labels).append("".join(self.label))
-            self.label = None
-
-    def _text(self, data: str) -> None:
-        if self.label is not None:
-            self.label.append(data)
-
-    def take(self) -> list[tuple[Location, _SkosConcept]]:
-        done, self.done = self.done, []
-        return done
-
-
-def _skos_concepts(file: Path) -> Iterator[tuple[Location, _SkosConcept | Problem]]:
-    collector = _SkosCollector(file)
-    parser = collector.parser
-    try:
-        with open_binary(file) as f:
-            while chunk := f.read(1 << 16):
-                parser.Parse(chunk, False)
-                yield from collector.take()
-            parser.Parse(b"", True)
-    except expat.ExpatError as exc:
-        yield from collector.take()
-        where = Location(file, exc.lineno)
-        yield where, Problem(where, None, f"malformed XML: {expat.ErrorString(exc.code)} at column {exc.offset + 1}")
-        return
-    except (EOFError, OSError, zlib.error) as exc:
-        yield from collector.take()
-        where = Location(file, parser.CurrentLineNumber)
-        yield where, Problem(where, None, f"file is truncated or corrupt ({exc})")
-        return
-    yield from collector.take()
-
-
 def _read_ccs2012(file: Path) -> Iterator[Item]:
-    return items(_skos_concepts(file), _ccs_concept)
+    return items(skos_concepts(file), _ccs_concept)
 
 
-def _ccs_concept(concept: _SkosConcept) -> list[AcmConcept]:
+def _ccs_concept(concept: SkosConcept) -> list[AcmConcept]:
     if not concept.about:
         raise BadField("rdf:about", "is missing")
     labels = [label.strip() for label in concept.pref_labels if label.strip()]

@@ -31,9 +31,10 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
+from ..vocabulary import MAG_FIELDS
 from .formats import files_in
 from .generic import PATTERNS
-from .records import MAG_FIELDS, Author, Item, Paper, Reference, merge_references, unique_strings
+from .records import Author, Item, Paper, Reference, merge_references, unique_strings
 from .source import BadField, items, json_objects, objects, text
 
 # New-style (2212.11867) or old-style (hep-th/9402147; a subject class as in math.PR/…

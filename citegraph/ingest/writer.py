@@ -9,17 +9,20 @@ written unless all of it is:
 2. papers, then their fields, categories and authors;
 3. ``:External`` stubs for citation ends not in the graph, then the ``CITES`` edges,
    each new edge adding one to its cited paper's ``citation_count``.
+
+The property maps come from the graph model (:mod:`citegraph.graph.model`), read at each
+write; the statements set them with ``SET n += row.props``, so a property added to the
+model needs no change here nor in the Cypher.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..graph import GraphStore, Write
-from .records import (AcmConcept, ArxivCategory, CategoryMapping, Citation, Field, Paper, Record,
-                      Reference)
+from ..graph import GraphStore, Write, model
+from .records import AcmConcept, ArxivCategory, CategoryMapping, Citation, Field, Paper, Record, record_type
 
 
 @dataclass
@@ -42,12 +45,6 @@ class WriteStats:
         self.records.update(other.records)
 
 
-def _edge_row(citing: str, ref: Reference) -> dict:
-    return {"citing": citing, "cited": ref.cited_id,
-            "contexts": list(ref.contexts) or None, "sections": list(ref.sections) or None,
-            "n_contexts": ref.n_contexts}
-
-
 class GraphWriter:
     """Turns batches of records into transactions on a :class:`GraphStore`."""
 
@@ -56,7 +53,10 @@ class GraphWriter:
 
     def write(self, records: Sequence[Record], extra: Sequence[Write] = ()) -> WriteStats:
         """Write ``records`` (and the ``extra`` statements) in one transaction."""
-        stats = WriteStats(records=Counter(type(r).__name__ for r in records))
+        stats = WriteStats(records=Counter(record_type(r).__name__ for r in records))
+        graph = model.GRAPH
+        paper, author, category, concept = map(graph.node, ("Paper", "Author", "ArxivCategory", "AcmConcept"))
+        reference = graph.relationship("CITES")
         steps: list[Write] = []
         roles: list[str] = []
 
@@ -67,24 +67,24 @@ class GraphWriter:
 
         by_type: dict[type, list] = {}
         for record in records:
-            by_type.setdefault(type(record), []).append(record)
+            by_type.setdefault(record_type(record), []).append(record)
         papers: list[Paper] = by_type.get(Paper, [])
 
         add("fields", "rows", [{"name": f.name} for f in by_type.get(Field, [])])
         add("arxiv_categories", "rows", [
-            {"code": c.code, "name": c.name, "archive": c.archive, "group": c.group,
-             "group_name": c.group_name, "active": c.active} for c in by_type.get(ArxivCategory, [])])
+            {"code": c.code, "props": category.values(c)} for c in by_type.get(ArxivCategory, [])])
         add("acm_concepts", "rows", [
-            {"code": c.code, "label": c.label, "scheme": c.scheme, "alt_labels": list(c.alt_labels),
-             "broader": list(c.broader)} for c in by_type.get(AcmConcept, [])])
+            {"code": c.code, "props": concept.values(c), "broader": list(c.broader)}
+            for c in by_type.get(AcmConcept, [])])
         add("category_maps", "rows", [
             {"category": m.category, "codes": list(m.acm_codes)} for m in by_type.get(CategoryMapping, [])])
 
-        add("papers", "rows", [{"id": p.id, "props": p.props()} for p in papers], "papers")
+        add("papers", "rows", [{"id": p.id, "props": paper.values(p)} for p in papers], "papers")
         add("paper_fields", "rows", [{"id": p.id, "names": list(p.fields)} for p in papers if p.fields])
         add("paper_categories", "rows", [{"id": p.id, "codes": list(p.categories)} for p in papers if p.categories])
         add("paper_authors", "rows", [
-            {"id": p.id, "authors": [{"id": a.id, "name": a.name, "position": i} for i, a in enumerate(p.authors)]}
+            {"id": p.id, "authors": [{"id": a.id, "props": author.values(a), "position": i}
+                                for i, a in enumerate(p.authors)]}
             for p in papers if p.authors])
 
         edges = [(p.id, ref) for p in papers for ref in p.references]
@@ -95,7 +95,8 @@ class GraphWriter:
         present = {p.id for p in papers}
         ends = dict.fromkeys(end for citing, ref in kept for end in (citing, ref.cited_id) if end not in present)
         add("stubs", "ids", list(ends), "stubs")
-        add("cites", "rows", [_edge_row(citing, ref) for citing, ref in kept])
+        add("cites", "rows", [{"citing": citing, "cited": ref.cited_id, "props": reference.values(ref)}
+                             for citing, ref in kept])
         steps.extend(extra)
         roles.extend("extra" for _ in extra)
 
@@ -119,14 +120,3 @@ class GraphWriter:
         while deleted := self.store.value("ingest/drop_external", limit=limit):
             total += deleted
         return total
-
-
-def batched(values: Iterable, size: int):
-    batch = []
-    for value in values:
-        batch.append(value)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ..heavy import torch
+
 Geometry = Literal["hyperbolic", "euclidean", "spherical"]
 GEOMETRIES: tuple[str, ...] = ("hyperbolic", "euclidean", "spherical")
 CURVATURE: dict[str, float] = {"hyperbolic": -1.0, "euclidean": 0.0, "spherical": 1.0}
@@ -43,8 +45,6 @@ def mobius_add(a, b, kappa: float = -1.0):
 
 def distance(x, y, geometry: Geometry = "hyperbolic"):
     """d(x, y) over the last dimension: shape of ``x`` without it."""
-    import torch
-
     if geometry == "euclidean":
         return (x - y).norm(dim=-1)
     kappa = _curvature(geometry)
@@ -59,8 +59,6 @@ def to_manifold(v, geometry: Geometry = "hyperbolic"):
     """Points of the manifold from vectors of ℝ^d (the output of the projection layer)."""
     if _curvature(geometry) >= 0:
         return v
-    import torch
-
     norm = v.norm(dim=-1, keepdim=True).clamp_min(_EPS)
     radius = torch.tanh(norm).clamp(max=1 - BALL_EDGE)
     return v * (radius / norm)

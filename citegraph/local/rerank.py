@@ -36,10 +36,13 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..heavy import lazy, torch
 from ..retrieval.base import Ranking, rank
 from .data import Context
-from .geometry import GEOMETRIES, Geometry, distance, to_manifold
+from .geometry import GEOMETRIES, Geometry
 from .taxonomy import FUSIONS, GNNS, Gnn, TaxonomyGraph, fusion_module
+
+nets = lazy("citegraph.local.nets")  # SymTaxModel: torch is imported with it
 
 Taxonomy = Literal["vector", "graph", "none"]
 
@@ -145,8 +148,6 @@ class PairEncoder:
 
     def embed(self, texts: Sequence[str], second: Sequence[str] | None = None, batch_size: int = 64) -> np.ndarray:
         """Mean-pooled vectors without gradients, longest first in batches, in input order."""
-        import torch
-
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]) - (len(second[i]) if second else 0))
         was_training = self.model.training
@@ -188,51 +189,11 @@ class PairCache:
 
 
 # -- the model ----------------------------------------------------------------------------------
-def _model_class():
-    import torch
-    from torch import nn
-
-    class SymTaxModel(nn.Module):
-        """Heads over e_tr: taxonomy fusion → h_θ → manifold → separation s; g_θ([e_tr; s]) → σ."""
-
-        def __init__(self, config: RerankerConfig, dim: int, taxonomy: nn.Module | None):
-            super().__init__()
-            self.config = config
-            self.taxonomy = taxonomy
-            width = dim + (1 if taxonomy is not None else 0)
-            if taxonomy is not None:
-                self.projection = nn.Linear(taxonomy.dim, config.proj_dim)
-            if config.hidden:
-                self.head = nn.Sequential(nn.Linear(width, config.hidden), nn.ReLU(), nn.Dropout(0.1),
-                                          nn.Linear(config.hidden, 1))
-            else:
-                self.head = nn.Linear(width, 1)
-
-        def separation(self, query_rows: Sequence[Sequence[int]], candidate_rows: Sequence[Sequence[int]],
-                       table: torch.Tensor | None = None):
-            table = self.taxonomy.categories() if table is None else table
-            e_q = to_manifold(self.projection(self.taxonomy.papers(query_rows, table)), self.config.geometry)
-            e_c = to_manifold(self.projection(self.taxonomy.papers(candidate_rows, table)), self.config.geometry)
-            return distance(e_q, e_c, self.config.geometry)
-
-        def forward(self, e_tr: torch.Tensor, query_rows, candidate_rows, table=None) -> torch.Tensor:
-            """R per pair; ``table``: the fused category table when already computed (ranking)."""
-            features = e_tr
-            if self.taxonomy is not None:
-                s = self.separation(query_rows, candidate_rows, table)
-                features = torch.cat([e_tr, s.unsqueeze(-1).to(e_tr.dtype)], dim=-1)
-            return torch.sigmoid(self.head(features).squeeze(-1))
-
-    return SymTaxModel
-
-
 class Reranker:
     """A SymTax reranker: its LM (own copy when fine-tuned, shared cache when frozen) and heads."""
 
     def __init__(self, config: RerankerConfig, encoder: PairEncoder, corpus: Mapping[str, Candidate],
                  taxonomy: TaxonomyGraph | None = None, cache: PairCache | None = None):
-        import torch
-
         if config.taxonomy != "none" and taxonomy is None:
             raise ValueError("a taxonomy-fused reranker needs the taxonomy graph (taxonomy.load_taxonomy)")
         torch.manual_seed(config.seed)
@@ -243,7 +204,7 @@ class Reranker:
         fusion = None
         if config.taxonomy != "none":
             fusion = fusion_module(taxonomy, lambda texts: encoder.embed(texts), config.taxonomy, config.gnn)
-        self.model = _model_class()(config, encoder.dim, fusion).to(encoder.device)
+        self.model = nets.SymTaxModel(config, encoder.dim, fusion).to(encoder.device)
         groups = [{"params": list(self.model.parameters()), "lr": config.lr_head, "weight_decay": config.wd_head}]
         if config.finetune:
             groups.append({"params": list(self.encoder.model.parameters()), "lr": config.lr_lm,
@@ -257,8 +218,6 @@ class Reranker:
         return self.model.taxonomy.index(categories) if self.model.taxonomy is not None else []
 
     def _e_tr(self, pairs: Sequence[tuple[Context, str]]):
-        import torch
-
         if self.cache is not None:
             return torch.from_numpy(self.cache.get(pairs, self.corpus)).to(self.encoder.device)
         return self.encoder.pairs([c.query_text for c, _ in pairs],
@@ -274,8 +233,6 @@ class Reranker:
     def rank(self, contexts: Sequence[Context], candidates: Sequence[Sequence[str]], k: int | None = None,
              progress: Callable[[int, int], None] | None = None) -> list[Ranking]:
         """Each context's candidates by R, best first (ties by id)."""
-        import torch
-
         self._eval()
         rankings = []
         with torch.inference_mode():
@@ -308,8 +265,6 @@ class Reranker:
 
     def loss(self, triplets: Triplets):
         """Mean triplet loss max(R(q, c⁻) − R(q, c⁺) + m, 0) over every (positive, negative)."""
-        import torch
-
         pairs, positive, negative = [], [], []
         for context, pos, negs in triplets:
             p = len(pairs)
@@ -381,6 +336,4 @@ class Reranker:
 
 
 def default_device() -> str:
-    import torch
-
     return "cuda" if torch.cuda.is_available() else "cpu"

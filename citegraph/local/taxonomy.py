@@ -27,10 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+
+from ..heavy import lazy, torch
+
+nets = lazy("citegraph.local.nets")  # the torch modules: torch is imported with them
 
 if TYPE_CHECKING:
     from ..graph import GraphStore
@@ -117,8 +120,6 @@ def node_features(graph: TaxonomyGraph, embed: Embed) -> np.ndarray:
 
 def adjacency(graph: TaxonomyGraph):
     """The dense symmetric adjacency with self-loops (a float tensor)."""
-    import torch
-
     n = len(graph.nodes)
     a = torch.eye(n)
     for i, j in graph.edges:
@@ -126,113 +127,6 @@ def adjacency(graph: TaxonomyGraph):
     return a
 
 
-@cache
-def _modules():
-    import torch
-    from torch import nn
-
-    class APPNP(nn.Module):
-        """Predict then propagate: H₀ = X + MLP(X), H ← (1 − α)·D^{-½}(A+I)D^{-½}·H + α·H₀, K times."""
-
-        def __init__(self, dim: int, adjacency: torch.Tensor, steps: int = 10, alpha: float = 0.1):
-            super().__init__()
-            degree = adjacency.sum(1)
-            norm = degree.rsqrt()
-            self.register_buffer("propagation", norm[:, None] * adjacency * norm[None, :])
-            self.mlp = nn.Sequential(nn.Linear(dim, dim), nn.ReLU(), nn.Linear(dim, dim))
-            nn.init.zeros_(self.mlp[2].weight)
-            nn.init.zeros_(self.mlp[2].bias)
-            self.steps, self.alpha = steps, alpha
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            h0 = x + self.mlp(x)
-            h = h0
-            for _ in range(self.steps):
-                h = (1 - self.alpha) * self.propagation @ h + self.alpha * h0
-            return h
-
-    class GATLayer(nn.Module):
-        """Graph attention: α_ij = softmax_j LeakyReLU(aᵀ[W h_i ‖ W h_j]) over j ∈ N(i) ∪ {i}."""
-
-        def __init__(self, dim_in: int, dim_out: int, heads: int, adjacency: torch.Tensor):
-            super().__init__()
-            self.heads, self.dim = heads, dim_out
-            self.linear = nn.Linear(dim_in, heads * dim_out, bias=False)
-            self.source = nn.Parameter(torch.empty(heads, dim_out))
-            self.target = nn.Parameter(torch.empty(heads, dim_out))
-            nn.init.xavier_uniform_(self.source)
-            nn.init.xavier_uniform_(self.target)
-            self.register_buffer("mask", adjacency > 0)
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            h = self.linear(x).view(-1, self.heads, self.dim)  # (n, heads, dim)
-            scores = (h * self.target).sum(-1).T[:, :, None] + (h * self.source).sum(-1).T[:, None, :]
-            scores = nn.functional.leaky_relu(scores, 0.2).masked_fill(~self.mask, float("-inf"))
-            attention = scores.softmax(-1)  # (heads, n, n)
-            return torch.einsum("hij,jhd->ihd", attention, h).mean(1)  # heads averaged
-
-    class GAT(nn.Module):
-        """Two GAT layers with ELU between them and a residual to the input vectors."""
-
-        def __init__(self, dim: int, adjacency: torch.Tensor, heads: int = 2):
-            super().__init__()
-            self.first = GATLayer(dim, dim, heads, adjacency)
-            self.second = GATLayer(dim, dim, heads, adjacency)
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return x + self.second(nn.functional.elu(self.first(x)))
-
-    class TaxonomyFusion(nn.Module):
-        """The fused embedding of every category, and papers' embeddings from their categories."""
-
-        def __init__(self, graph: TaxonomyGraph, embed: Embed, fusion: Fusion = "vector", gnn: Gnn = "appnp"):
-            super().__init__()
-            if fusion not in FUSIONS:
-                raise ValueError(f"fusion must be one of {', '.join(FUSIONS)}, not {fusion!r}")
-            if gnn not in GNNS:
-                raise ValueError(f"gnn must be one of {', '.join(GNNS)}, not {gnn!r}")
-            self.fusion, self.n = fusion, len(graph.categories)
-            self.rows = graph.row()
-            if fusion == "vector":
-                table = torch.from_numpy(vector_fusion(graph, embed))
-                self.register_buffer("table", table)
-                self.gnn = None
-            else:
-                features = torch.from_numpy(node_features(graph, embed))
-                self.register_buffer("features", features)
-                a = adjacency(graph)
-                self.gnn = APPNP(features.shape[1], a) if gnn == "appnp" else GAT(features.shape[1], a)
-                table = features[:self.n]
-            self.dim = int(table.shape[1])
-            self.unknown = nn.Parameter(table.mean(0).clone() if len(table) else torch.zeros(self.dim))
-
-        def categories(self) -> torch.Tensor:
-            """(categories, dim): the fused category table (recomputed by the GNN each call)."""
-            if self.gnn is None:
-                return self.table
-            return self.gnn(self.features)[:self.n]
-
-        def index(self, codes: Sequence[str]) -> list[int]:
-            return [self.rows[c] for c in codes if c in self.rows]
-
-        def papers(self, rows: Sequence[Sequence[int]], table: torch.Tensor | None = None) -> torch.Tensor:
-            """(papers, dim): the mean of each paper's category rows, or the unknown embedding."""
-            table = self.categories() if table is None else table
-            width = max((len(r) for r in rows), default=0) or 1
-            device = table.device
-            index = torch.zeros(len(rows), width, dtype=torch.long, device=device)
-            mask = torch.zeros(len(rows), width, device=device)
-            for i, r in enumerate(rows):
-                if r:
-                    index[i, :len(r)] = torch.tensor(list(r), device=device)
-                    mask[i, :len(r)] = 1.0
-            count = mask.sum(1, keepdim=True)
-            mean = (table[index] * mask[..., None]).sum(1) / count.clamp_min(1.0)
-            return torch.where(count > 0, mean, self.unknown.expand_as(mean))
-
-    return TaxonomyFusion, APPNP, GAT
-
-
 def fusion_module(graph: TaxonomyGraph, embed: Embed, fusion: Fusion = "vector", gnn: Gnn = "appnp"):
-    """A ``TaxonomyFusion`` torch module (torch is imported on first use)."""
-    return _modules()[0](graph, embed, fusion, gnn)
+    """A :class:`~citegraph.local.nets.TaxonomyFusion` torch module (torch is imported on first use)."""
+    return nets.TaxonomyFusion(graph, embed, fusion, gnn)

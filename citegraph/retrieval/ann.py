@@ -55,14 +55,12 @@ import json
 from collections.abc import Collection, Sequence
 from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 import numpy as np
 
+from ..heavy import faiss
 from .base import Ranking, rank
-
-if TYPE_CHECKING:
-    import faiss
 
 Metric = Literal["cosine", "l2"]
 Kind = Literal["flat", "ivf", "hnsw"]
@@ -72,11 +70,6 @@ IDS_FILE = "ids.txt"
 MANIFEST_FILE = "manifest.json"
 GPU_MAX_K = 2048  # Faiss GPU k-selection limit; larger k is searched on the CPU
 SHARED_POOL_QUERIES = 32  # from this many queries on one pool, score it by one BLAS product
-
-
-def _faiss() -> Any:
-    import faiss
-    return faiss
 
 
 class AnnIndex:
@@ -122,7 +115,6 @@ class AnnIndex:
         on ``train_size`` rows drawn at random (default ``min(n, 64·nlist)``, within
         Faiss' advice of 30–256 points per centroid).
         """
-        faiss = _faiss()
         faiss.omp_set_num_threads(threads)
         if vectors.ndim != 2 or len(vectors) != len(ids):
             raise ValueError(f"need one row per id: {vectors.shape} for {len(ids)} ids")
@@ -160,7 +152,7 @@ class AnnIndex:
         """Write ``index.faiss``, ``ids.txt`` (one id a line) and ``manifest.json``."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        _faiss().write_index(self.index, str(directory / INDEX_FILE))
+        faiss.write_index(self.index, str(directory / INDEX_FILE))
         (directory / IDS_FILE).write_bytes("".join(f"{i}\n" for i in self.ids).encode("utf-8"))
         manifest = {"metric": self.metric, "kind": self.kind, "params": self.params,
                     "dim": self.dim, "count": len(self.ids), "key": self.key}
@@ -184,7 +176,6 @@ class AnnIndex:
         # bytes, split on "\n" only: text mode and splitlines() would also split ids on
         # "\r", "\x85" or "\u2028", which ids may hold
         ids = (directory / IDS_FILE).read_bytes().decode("utf-8").split("\n")[:-1]
-        faiss = _faiss()
         faiss.omp_set_num_threads(threads)
         index = faiss.read_index(str(directory / INDEX_FILE))
         if manifest["count"] != len(ids) or manifest["dim"] != index.d:
@@ -249,7 +240,6 @@ class AnnIndex:
         if positions is None:
             index = self._gpu if self._gpu is not None and k <= GPU_MAX_K else self.index
             return index.search(queries, k)
-        faiss = _faiss()
         bitmap = np.zeros(len(self.ids), dtype=bool)
         bitmap[positions] = True
         selector = faiss.IDSelectorBitmap(np.packbits(bitmap, bitorder="little"))
@@ -276,7 +266,6 @@ class AnnIndex:
         if len(queries) < SHARED_POOL_QUERIES:
             return [self._top(row, positions, k)
                     for row in self._pool_scores(queries, positions)]
-        faiss = _faiss()
         pool = faiss.IndexFlat(self.dim, self.index.metric_type)
         pool.add(self.index.reconstruct_batch(positions))
         depth = min(k + 1, len(positions))
@@ -310,7 +299,6 @@ class AnnIndex:
         numpy's threaded BLAS stalls on a busy machine). IVF keeps no contiguous
         matrix, so there the pool's rows are gathered.
         """
-        faiss = _faiss()
         if self._storage is None:
             base = self.index.reconstruct_batch(positions)
             pointer, rows = faiss.swig_ptr(base), np.arange(len(positions), dtype=np.int64)
@@ -337,10 +325,9 @@ class AnnIndex:
 
     def _set_threads(self) -> None:
         """OpenMP's thread count is process-wide: set it again before each call."""
-        _faiss().omp_set_num_threads(self.threads)
+        faiss.omp_set_num_threads(self.threads)
 
     def _apply_params(self) -> None:
-        faiss = _faiss()
         if self.kind == "ivf":
             faiss.extract_index_ivf(self.index).nprobe = self.params["nprobe"]
         elif self.kind == "hnsw":
@@ -348,7 +335,6 @@ class AnnIndex:
 
     def _flat_storage(self) -> faiss.IndexFlat | None:
         """The contiguous vector matrix of ``flat`` and ``hnsw`` indexes (IVF has none)."""
-        faiss = _faiss()
         if self.kind == "flat":
             return self.index
         if self.kind == "hnsw":
@@ -356,7 +342,6 @@ class AnnIndex:
         return None
 
     def _gpu_copy(self) -> faiss.Index | None:
-        faiss = _faiss()
         if self.kind == "hnsw" or faiss.get_num_gpus() == 0:
             return None
         gpu = faiss.index_cpu_to_all_gpus(self.index)

@@ -85,8 +85,11 @@ from typing import Any, Literal
 import numpy as np
 
 from ..errors import CitegraphError
+from ..heavy import lazy
 from .base import Document, Hit, Query, Ranking, Retriever, query_text, rank
 from .corpus import fingerprint
+
+pyclass = lazy("pyserini.pyclass")  # pyserini starts a JVM on import: only after lucene.prepare()
 
 NAME = "bm25"
 K1, B = 0.9, 0.4  # Anserini's defaults, until tuned
@@ -222,8 +225,7 @@ def _java() -> SimpleNamespace:
     from .lucene import prepare
 
     prepare()
-    # pyserini.pyclass puts pyserini's Anserini jar on the classpath and starts the JVM.
-    from pyserini.pyclass import autoclass
+    autoclass = pyclass.autoclass  # puts pyserini's Anserini jar on the classpath and starts the JVM
 
     classes = {"SimpleSearcher": "io.anserini.search.SimpleSearcher",
                "IndexCollection": "io.anserini.index.IndexCollection",

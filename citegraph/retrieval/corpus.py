@@ -3,15 +3,21 @@
 Indexes are built from what the graph holds, never from the input files, so BM25, dense
 and graph scorers see one corpus. A fingerprint of the exported text names an index or an
 embedding cache, so a changed corpus is never scored with a stale index.
+
+The graph layer (and with it the neo4j driver) is only named for type checking: BM25
+and the dense scorers import :func:`fingerprint` and work on documents from anywhere.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
-from ..graph import GraphStore
 from .base import Document
+
+if TYPE_CHECKING:
+    from ..graph import GraphStore
 
 
 def _document(row: dict) -> Document:

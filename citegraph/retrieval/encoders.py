@@ -37,15 +37,13 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
 from ..errors import CitegraphError
+from ..heavy import torch, transformers
 from .base import Document
-
-if TYPE_CHECKING:
-    import torch
 
 Pooling = Literal["cls", "mean", "sentences"]
 Similarity = Literal["cosine", "l2", "dot"]  # registry entries use the first two, the metrics of ann.AnnIndex
@@ -299,10 +297,7 @@ class Encoder:
 
     def __init__(self, spec: EncoderSpec, source: _Source, *, device: str | None, precision: Precision,
                  batch_size: int, threads: int | None):
-        import torch
-        from transformers import AutoModel, AutoTokenizer
-        from transformers.utils import logging as hf_logging
-
+        hf_logging = transformers.utils.logging
         if threads:
             torch.set_num_threads(threads)
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
@@ -317,8 +312,8 @@ class Encoder:
         hf_logging.set_verbosity_error()  # unused MLM-head weights of SciBERT & co. are expected
         hf_logging.disable_progress_bar()  # a bar per load is noise; downloads keep the hub's own bars
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(source.location, local_files_only=source.local)
-            model = AutoModel.from_pretrained(source.location, local_files_only=source.local,
+            self.tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, local_files_only=source.local)
+            model = transformers.AutoModel.from_pretrained(source.location, local_files_only=source.local,
                                               dtype=torch.bfloat16 if precision == "bfloat16" else torch.float32)
         except (OSError, ValueError, KeyError) as exc:
             raise CitegraphError(f"encoder {spec.name!r} could not be loaded from {source.location}: {exc}") from exc
@@ -420,8 +415,6 @@ class Encoder:
                 progress(len(docs), len(docs))
             bounds = np.cumsum([0] + [len(u) for u in units])
             return [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-        import torch
-
         packed = [self._pack(d) for d in docs]
         out: list[np.ndarray] = [np.zeros((len(spans), self.dim), dtype=np.float32) for _, spans in packed]
         for rows, hidden, _ in self._run([ids for ids, _ in packed], progress, all_layers=self.spec.layers == "all"):
@@ -471,8 +464,6 @@ class Encoder:
     def _run(self, ids: list[list[int]], progress: ProgressCallback | None,
              all_layers: bool) -> Iterator[tuple[list[int], "torch.Tensor", "torch.Tensor"]]:
         """Batches longest first: (input rows, float32 hidden states, attention mask)."""
-        import torch
-
         order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
         pad = self.tokenizer.pad_token_id or 0
         started, done = time.perf_counter(), 0

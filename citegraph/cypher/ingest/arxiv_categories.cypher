@@ -1,7 +1,6 @@
 // Upserts arXiv categories with their archive and group.
-// $rows: list — of {code, name, archive, group, group_name, active}
+// $rows: list — of {code, props: map of the ArxivCategory properties of the graph model}
 // Returns: nothing.
 UNWIND $rows AS row
 MERGE (c:ArxivCategory {code: row.code})
-SET c.name = row.name, c.archive = row.archive, c.group = row.group,
-    c.group_name = row.group_name, c.active = row.active
+SET c += row.props

@@ -2,13 +2,11 @@
 // edge adds one to its cited paper, a merged existing one adds nothing. Contexts and
 // sections replace earlier ones only when the source has them, so a metadata-only
 // re-ingest keeps the contexts of a full-text one.
-// $rows: list — of {citing, cited, contexts: list or null, sections: list or null, n_contexts: int or null}; both ends must exist (see ingest/stubs)
+// $rows: list — of {citing, cited, props: map of the CITES properties of the graph model the source gave}; both ends must exist (see ingest/stubs)
 // Returns: nothing.
 UNWIND $rows AS row
 MATCH (a:Paper {id: row.citing})
 MATCH (b:Paper {id: row.cited})
 MERGE (a)-[c:CITES]->(b)
 ON CREATE SET b.citation_count = coalesce(b.citation_count, 0) + 1
-SET c.contexts = coalesce(row.contexts, c.contexts),
-    c.sections = coalesce(row.sections, c.sections),
-    c.n_contexts = coalesce(row.n_contexts, c.n_contexts)
+SET c += row.props

@@ -1,0 +1,182 @@
+"""The citation graph's model, declared once: labels, keys, typed properties, relationships.
+
+Every write path reads it instead of listing properties of its own:
+
+* the streaming writer (:mod:`citegraph.ingest.writer`) sends :meth:`Element.values` of a
+  record as the property map of an ``UNWIND … SET n += row.props`` statement;
+* the bulk builder (:mod:`citegraph.ingest.compact`) files the same maps, so the ArcadeDB
+  loader creates the same properties;
+* the neo4j-admin writer (:mod:`citegraph.ingest.neo4j_admin`) takes its CSV headers from
+  :meth:`Node.columns` and :meth:`Relationship.columns`;
+* ``cypher/schema.cypher`` stays hand-written (Cypher lives in .cypher files only), and
+  ``tests/test_graph_model.py`` fails when it and :func:`schema_statements` disagree, as
+  it does when an ingest statement leaves out a property declared here.
+
+Adding a property of a record to the graph is one line here (plus the record field that
+carries it); adding a label or relationship type is one :class:`Node` or
+:class:`Relationship` here, the record that carries it and the statement that MERGEs it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+#: Who sets a property: the reader's records; the ingest itself (counted while it writes);
+#: or the MDCR prefilter, which runs over the finished graph (bulk loads leave it out).
+SetBy = Literal["record", "ingest", "prefilter"]
+#: Property types as neo4j-admin names them ('long': what the driver writes for a Python int).
+PropertyType = Literal["string", "long", "boolean", "string[]"]
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    name: str
+    type: PropertyType = "string"
+    set_by: SetBy = "record"
+    indexed: bool = False
+    #: An empty list means 'not known' (left unset, so an upsert keeps what the graph holds), as
+    #: for the contexts of a reference read from metadata only; otherwise it is stored as [].
+    empty_is_unset: bool = False
+
+    def column(self, key_of: str | None = None) -> str:
+        """The neo4j-admin CSV header of this property (the ID column when ``key_of`` names a label)."""
+        if key_of:
+            return f"{self.name}:ID({key_of})"
+        return self.name if self.type == "string" else f"{self.name}:{self.type}"
+
+
+class Element:
+    """What nodes and relationships share: typed properties, of which records set some."""
+
+    __slots__ = ()
+    properties: tuple[Property, ...]
+
+    def written(self) -> tuple[Property, ...]:
+        """The properties a bulk load writes: all but those the prefilter sets afterwards."""
+        return tuple(p for p in self.properties if p.set_by != "prefilter")
+
+    def values(self, record: Any) -> dict[str, Any]:
+        """The properties ``record`` sets: its attributes named like this element's record
+        properties, tuples as lists. Absent values (None, or an empty list that means
+        'unknown') are left out, so ``SET n += props`` keeps what the graph holds."""
+        found = {}
+        for prop in self.properties:
+            if prop.set_by != "record":
+                continue
+            value = getattr(record, prop.name)
+            if isinstance(value, tuple):
+                value = list(value)
+            if value is None or (prop.empty_is_unset and value == []):
+                continue
+            found[prop.name] = value
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class Node(Element):
+    label: str
+    key: Property
+    properties: tuple[Property, ...] = ()
+    #: Bookkeeping nodes (ingest checkpoints) are part of the schema, not of the exported graph.
+    data: bool = True
+
+    @property
+    def constraint(self) -> str:
+        return f"{snake(self.label)}_{self.key.name}"
+
+    def columns(self, only: Iterable[Property] | None = None) -> list[str]:
+        """neo4j-admin header of this label's node file: the key, then ``only`` (default:
+        every property a bulk load writes)."""
+        return [self.key.column(self.label), *(p.column() for p in (self.written() if only is None else only))]
+
+
+@dataclass(frozen=True, slots=True)
+class Relationship(Element):
+    type: str
+    source: str  # label
+    target: str
+    properties: tuple[Property, ...] = ()
+
+    def columns(self, only: Iterable[Property] | None = None) -> list[str]:
+        """neo4j-admin header of a relationship file: the ends' ID spaces (their labels),
+        then ``only`` (default: every property a bulk load writes)."""
+        return [f":START_ID({self.source})", f":END_ID({self.target})",
+                *(p.column() for p in (self.written() if only is None else only))]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphModel:
+    nodes: tuple[Node, ...]
+    relationships: tuple[Relationship, ...]
+    #: The second label of a paper that is cited but absent from the corpus: it carries only
+    #: the key and the properties the ingest sets (``citation_count``).
+    stub_label: str = "External"
+    stub_of: str = "Paper"
+
+    def node(self, label: str) -> Node:
+        return next(n for n in self.nodes if n.label == label)
+
+    def relationship(self, kind: str) -> Relationship:
+        return next(r for r in self.relationships if r.type == kind)
+
+    def stub_properties(self) -> tuple[Property, ...]:
+        return tuple(p for p in self.node(self.stub_of).properties if p.set_by == "ingest")
+
+    def with_property(self, owner: str, prop: Property) -> GraphModel:
+        """This model with ``prop`` added to the node label or relationship type ``owner``."""
+        if owner not in {n.label for n in self.nodes} | {r.type for r in self.relationships}:
+            raise KeyError(f"the graph model has no label or relationship type {owner!r}")
+        return replace(self,
+                       nodes=tuple(replace(n, properties=(*n.properties, prop)) if n.label == owner else n
+                                   for n in self.nodes),
+                       relationships=tuple(replace(r, properties=(*r.properties, prop)) if r.type == owner else r
+                                           for r in self.relationships))
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _string(*names: str) -> tuple[Property, ...]:
+    return tuple(Property(n) for n in names)
+
+
+GRAPH = GraphModel(
+    nodes=(
+        Node("Paper", Property("id"), (
+            *_string("title", "abstract"), Property("year", "long", indexed=True), *_string("venue", "doi", "arxiv_id"),
+            Property("citation_count", "long", set_by="ingest", indexed=True),  # inbound CITES
+            Property("eligible", "boolean", set_by="prefilter", indexed=True))),
+        Node("Author", Property("id"), _string("name")),
+        Node("Field", Property("name")),  # a MAG top-level field of study
+        Node("ArxivCategory", Property("code"),
+             (*_string("name", "archive", "group", "group_name"), Property("active", "boolean"))),
+        Node("AcmConcept", Property("code"), (*_string("label", "scheme"), Property("alt_labels", "string[]"))),
+        Node("IngestCheckpoint", Property("key"),
+             (Property("file", set_by="ingest"), Property("line", "long", set_by="ingest"),
+              Property("done", "boolean", set_by="ingest")), data=False),
+    ),
+    relationships=(
+        Relationship("CITES", "Paper", "Paper", (
+            Property("contexts", "string[]", empty_is_unset=True), Property("sections", "string[]", empty_is_unset=True),
+            Property("n_contexts", "long"))),
+        Relationship("WROTE", "Author", "Paper", (Property("position", "long", set_by="ingest"),)),
+        Relationship("IN_FIELD", "Paper", "Field"),
+        Relationship("IN_CATEGORY", "Paper", "ArxivCategory"),
+        Relationship("BROADER", "AcmConcept", "AcmConcept"),
+        Relationship("MAPS_TO", "ArxivCategory", "AcmConcept"),
+    ),
+)
+
+
+def schema_statements(model: GraphModel = GRAPH) -> list[str]:
+    """The statements ``cypher/schema.cypher`` must hold: a uniqueness constraint per key
+    (which also indexes it, so MERGE on a key is a lookup), an index per indexed property."""
+    constraints = [f"CREATE CONSTRAINT {n.constraint} IF NOT EXISTS FOR ({n.label[0].lower()}:{n.label}) "
+                   f"REQUIRE {n.label[0].lower()}.{n.key.name} IS UNIQUE;" for n in model.nodes]
+    indexes = [f"CREATE INDEX {snake(n.label)}_{p.name} IF NOT EXISTS FOR ({n.label[0].lower()}:{n.label}) "
+               f"ON ({n.label[0].lower()}.{p.name});" for n in model.nodes for p in n.properties if p.indexed]
+    return constraints + indexes
