@@ -11,7 +11,7 @@ import click
 from ..config import Config
 from ..ingest.formats import FORMATS
 from .app import main, open_graph
-from .options import prefilter_options
+from .options import prefilter_options, selection_options
 from .output import RichProgress, print_eligibility, print_summary
 
 INGEST_HELP = """Ingest PATHS (files or folders) in FORMAT into the graph.
@@ -38,20 +38,20 @@ Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
                    "and their citations after the ingest.")
 @click.option("--restart", is_flag=True, help="Ignore checkpoints: re-read files already ingested.")
 @prefilter_options
+@selection_options
 @click.option("--bulk", is_flag=True, help="Load an empty embedded graph with ArcadeDB's bulk loader "
               "(about 7x faster; for Neo4j use `citegraph export neo4j-admin`).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.pass_context
 def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_size, skip_bad, rejects,
-           external, restart, prefilter, bulk, progress):
+           external, restart, prefilter, selection, bulk, progress):
     from .. import ingest as ingest_
 
     config: Config = ctx.obj
     if bulk:
         _refuse_with_bulk(ctx)
     options = ingest_.IngestOptions(batch_size=batch_size, skip_bad=skip_bad, rejects=rejects, external=external,
-                                    restart=restart,
-                                    prefilter=prefilter)
+                                    restart=restart, prefilter=prefilter, selection=selection)
     fmt, paths = ingest_.get(format_name), _input_paths(format_name, paths)
     show = sys.stderr.isatty() if progress is None else progress
     if bulk and not config.embedded:

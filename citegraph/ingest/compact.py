@@ -45,6 +45,7 @@ from .formats import Format
 from .pipeline import ExternalPolicy, IngestOptions, IngestSummary, Progress
 from .records import (AcmConcept, ArxivCategory, CategoryMapping, Citation, Field, Item, Paper, Record, Reference,
                       record_type)
+from .selection import Selection
 from .writer import WriteStats
 
 encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
@@ -390,8 +391,8 @@ class _Tee:
     def __init__(self, fmt: Format, builder: Builder):
         self.fmt, self.builder = fmt, builder
 
-    def read(self, file: Path) -> Iterator[Item]:
-        for item in self.fmt.read(file):
+    def read(self, file: Path, selection: Selection = Selection()) -> Iterator[Item]:
+        for item in self.fmt.read(file, selection):
             if item.record is not None:
                 self.builder.add(item.record)
             yield item
