@@ -52,6 +52,8 @@ FORMATS: dict[str, Format] = {
                "arXiv→ACM 1998 map (default: the bundled copy)", "taxonomy"),
         Format("openalex", "OpenAlex works snapshot: updated_date=*/part_*.gz partitions, a manifest, or files",
                "openalex", selects=True),
+        Format("s2ag", "Semantic Scholar datasets: papers/, abstracts/, citations/ shards (contexts, intents)",
+               "s2ag", selects=True),
         Format("jsonl", "citegraph's generic JSONL: id, title, abstract, year, fields, categories, "
                "authors, references [{id, contexts, sections}]", "generic"),
     ]

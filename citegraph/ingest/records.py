@@ -32,13 +32,17 @@ class Reference:
 
     ``contexts`` are the citing sentences (with one sentence before and after where the
     source has full text); ``sections`` the section titles they occur in.
-    ``n_contexts`` is how often the citing paper cites it in its text, when known.
+    ``n_contexts`` is how often the citing paper cites it in its text, when known;
+    ``intents`` what the citation is for (Semantic Scholar's background / methodology /
+    result) and ``influential`` S2's judgement of its weight, where the source has them.
     """
 
     cited_id: str
     contexts: tuple[str, ...] = ()
     sections: tuple[str, ...] = ()
     n_contexts: int | None = None
+    intents: tuple[str, ...] = ()
+    influential: bool | None = None
 
 
 def merge_references(references: Iterable[Reference]) -> tuple[Reference, ...]:
@@ -50,9 +54,12 @@ def merge_references(references: Iterable[Reference]) -> tuple[Reference, ...]:
             merged[ref.cited_id] = ref
             continue
         counts = [n for n in (seen.n_contexts, ref.n_contexts) if n is not None]
+        influential = None if seen.influential is None and ref.influential is None else bool(
+            seen.influential or ref.influential)
         merged[ref.cited_id] = Reference(ref.cited_id, seen.contexts + ref.contexts,
                                          unique_strings(seen.sections + ref.sections),
-                                         sum(counts) if counts else None)
+                                         sum(counts) if counts else None,
+                                         unique_strings(seen.intents + ref.intents), influential)
     return tuple(merged.values())
 
 
