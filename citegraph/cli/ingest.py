@@ -148,7 +148,8 @@ def prefilter(config: Config, prefilter):
 
 @main.command()
 @click.option("--papers", type=click.IntRange(1), required=True, help="How many papers (1k to 2M).")
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True, help="JSONL file to write.")
+@click.option("--out", type=click.Path(path_type=Path), required=True,
+              help="JSONL file to write (with --openalex: the snapshot folder).")
 @click.option("--seed", default=0, show_default=True, help="Same seed and options, same bytes.")
 @click.option("--topics", default=50, show_default=True)
 @click.option("--citations-per-paper", default=10.0, show_default=True)
@@ -156,16 +157,19 @@ def prefilter(config: Config, prefilter):
 @click.option("--end-year", default=2022, show_default=True)
 @click.option("--contexts", is_flag=True, help="Write citegraph's generic JSONL with citation contexts "
               "(ingest format 'jsonl') instead of S2ORC metadata (format 's2orc').")
-def synth(papers, out, seed, topics, citations_per_paper, start_year, end_year, contexts):
+@click.option("--openalex", is_flag=True, help="Write the same corpus as an OpenAlex works snapshot "
+              "(ingest format 'openalex'): data/works/updated_date=…/part_*.gz and a manifest.")
+def synth(papers, out, seed, topics, citations_per_paper, start_year, end_year, contexts, openalex):
     """Write a deterministic synthetic corpus for scale work (no graph needed)."""
-    from ..synth import SynthSpec, generate
+    from ..synth import SynthSpec, generate, generate_openalex
 
     try:
         spec = SynthSpec(papers=papers, seed=seed, topics=topics, citations_per_paper=citations_per_paper,
                          start_year=start_year, end_year=end_year, contexts=contexts)
+        stats = generate_openalex(spec, out) if openalex else generate(spec, out)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-    stats = generate(spec, out)
+    reader = "openalex" if openalex else "jsonl" if contexts else "s2orc"
     click.echo(f"wrote {stats.papers:,} papers and {stats.citations:,} citations to {out} "
                f"({stats.bytes / 1e6:,.1f} MB, {stats.seconds:.1f} s); ingest it with: "
-               f"citegraph ingest {'jsonl' if contexts else 's2orc'} {out}")
+               f"citegraph ingest {reader} {out}")
