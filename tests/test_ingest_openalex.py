@@ -134,3 +134,12 @@ def test_cli_selection(store, server_env, tmp_path):
     assert store.run("paper", id="W2963403868")[0]["external"] is False
     assert store.run("paper", id="W3000000001") == []  # retracted and medical: never read
     assert store.run("paper", id="W2130942839")[0]["external"] is True  # no year: only cited
+
+
+@pytest.mark.slow
+def test_bulk_builds_the_streamed_graph(arcade_server, store, tmp_path):
+    from test_bulk import assert_same, stream_then_bulk
+
+    works_dir = snapshot(tmp_path, {"2023-12-31": works()[:3], "2024-02-01": works()[3:]})
+    assert_same(*stream_then_bulk(arcade_server, store, "openalex", [works_dir],
+                                  papers=("W2963403868", "W2130942839", "W9999999991")))

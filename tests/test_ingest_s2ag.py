@@ -79,3 +79,10 @@ def test_release_into_the_graph(store):
     assert attention["abstract"].startswith("The dominant") and attention["citation_count"] == 1
     assert attention["references"] == 1 and sorted(attention["authors"]) == ["Ashish Vaswani", "Noam M. Shazeer"]
     assert store.run("paper", id="777")[0]["external"] is True
+
+
+@pytest.mark.slow
+def test_bulk_builds_the_streamed_graph(arcade_server, store):
+    from test_bulk import assert_same, stream_then_bulk
+
+    assert_same(*stream_then_bulk(arcade_server, store, "s2ag", [RELEASE], papers=("13756489", "52", "777")))
