@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -74,11 +75,16 @@ def test_bad_lines_are_located(tmp_path):
 
 @pytest.mark.slow
 def test_release_into_the_graph(store):
+    from test_bulk import dump
+
     ingest(store, get("s2ag"), [RELEASE], IngestOptions())
     [attention] = store.run("paper", id="13756489")
     assert attention["abstract"].startswith("The dominant") and attention["citation_count"] == 1
     assert attention["references"] == 1 and sorted(attention["authors"]) == ["Ashish Vaswani", "Noam M. Shazeer"]
     assert store.run("paper", id="777")[0]["external"] is True
+    [edge] = [r for r in dump(store)[1] if r[:3] == ("CITES", "13756489", "7961699")]
+    assert json.loads(edge[3]) == {"contexts": ["Recurrent models [35] dominate sequence modeling.", "as in [35]"],
+                                   "intents": ["background", "methodology"], "influential": True, "n_contexts": 2}
 
 
 @pytest.mark.slow

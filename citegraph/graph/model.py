@@ -162,7 +162,8 @@ GRAPH = GraphModel(
     relationships=(
         Relationship("CITES", "Paper", "Paper", (
             Property("contexts", "string[]", empty_is_unset=True), Property("sections", "string[]", empty_is_unset=True),
-            Property("n_contexts", "long"))),
+            Property("n_contexts", "long"), Property("intents", "string[]", empty_is_unset=True),
+            Property("influential", "boolean"))),
         Relationship("WROTE", "Author", "Paper", (Property("position", "long", set_by="ingest"),)),
         Relationship("IN_FIELD", "Paper", "Field"),
         Relationship("IN_CATEGORY", "Paper", "ArxivCategory"),

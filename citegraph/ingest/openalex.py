@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CitegraphError
-from .records import MAG_FIELDS, Author, Item, Paper, Reference, unique_strings
+from ..vocabulary import MAG_FIELDS
+from .records import Author, Item, Paper, Reference, unique_strings
 from .selection import Selection
 from .source import BadField, integer, items, json_objects, nfc, objects, strings, text
 

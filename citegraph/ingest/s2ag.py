@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import CitegraphError
+from ..vocabulary import MAG_FIELDS
 from .records import (
-    MAG_FIELDS,
     Author,
     Citation,
     Item,
