@@ -143,3 +143,63 @@ def test_bulk_builds_the_streamed_graph(arcade_server, store, tmp_path):
     works_dir = snapshot(tmp_path, {"2023-12-31": works()[:3], "2024-02-01": works()[3:]})
     assert_same(*stream_then_bulk(arcade_server, store, "openalex", [works_dir],
                                   papers=("W2963403868", "W2130942839", "W9999999991")))
+
+
+def update_partition() -> tuple[list[dict], list[dict], list[dict]]:
+    """(the initial works, those an update partition restates, the final state): the first
+    work changes its title, drops its abstract, an author and two references (one to a
+    stub) and cites a new work; one work is retracted; one is merged into another."""
+    initial = works()
+    initial[1]["referenced_works"].append("https://openalex.org/W3000000002")  # to be merged
+    attention = json.loads(json.dumps(initial[0]))
+    attention.update(title="Attention Is All You Need (revised)", abstract_inverted_index=None,
+                     authorships=attention["authorships"][:2],
+                     referenced_works=["https://openalex.org/W1902237438", "https://openalex.org/W3000000003"])
+    retracted = dict(initial[3], is_retracted=True)
+    new = dict(initial[4], id="https://openalex.org/W3000000003", title="A new work",
+               referenced_works=["https://openalex.org/W2130942839"])
+    changed = [attention, retracted, new]
+    final = [attention, initial[1], initial[2], retracted, new]  # W3000000002 merged away
+    return initial, changed, final
+
+
+def merges(root: Path) -> None:
+    folder = root / "data" / "merged_ids" / "works"
+    folder.mkdir(parents=True)
+    with gzip.open(folder / "2024-02-01.csv.gz", "wt", encoding="utf-8") as f:
+        f.write("merge_date,id,merge_into_id\n2024-02-01,W3000000002,W2130942839\n")
+
+
+@pytest.mark.slow
+def test_an_update_partition_leaves_the_graph_a_fresh_ingest_builds(arcade_server, store, tmp_path):
+    from test_bulk import dump
+
+    initial, changed, final = update_partition()
+    fmt = get("openalex")
+    snapshot(tmp_path / "old", {"2024-01-15": initial})
+    ingest(store, fmt, [tmp_path / "old" / "data"], IngestOptions())
+    assert store.run("paper", id="W2130942839")[0]["citation_count"] == 2
+    snapshot(tmp_path / "new", {"2024-02-01": changed})
+    merges(tmp_path / "new")
+    ingest(store, fmt, [tmp_path / "new" / "data"], IngestOptions())
+    updated = dump(store)
+    assert store.run("stats/partitions") == [{"partition": "2024-01-15", "files": 1},
+                                             {"partition": "2024-02-01", "files": 1}]
+
+    arcade_server.recreate_database()
+    snapshot(tmp_path / "final", {"2024-02-01": final})
+    merges(tmp_path / "final")
+    ingest(store, fmt, [tmp_path / "final" / "data"], IngestOptions())
+    assert dump(store) == updated
+    [attention] = store.run("paper", id="W2963403868")
+    assert (attention["title"], attention["abstract"], attention["references"]) == (
+        "Attention Is All You Need (revised)", None, 2)
+    assert store.run("paper", id="W3000000002") == [] and store.run("paper", id="W9999999991") == []
+    assert store.run("paper", id="W2130942839")[0]["citation_count"] == 2  # W1902237438 and the new work
+
+    arcade_server.recreate_database()  # the bulk path moves merged citations after its load
+    from citegraph.graph import ArcadeDBBackend
+    from citegraph.ingest.bulk import bulk_ingest
+
+    bulk_ingest(ArcadeDBBackend(arcade_server), store, fmt, [tmp_path / "final" / "data"], IngestOptions())
+    assert dump(store) == updated

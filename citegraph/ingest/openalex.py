@@ -16,8 +16,16 @@ positions: OpenAlex ships no plain text), ``referenced_works`` (→ CITES),
 ``primary_location.source.display_name`` (venue), arXiv ids from ``locations`` (arxiv.org
 landing pages or ``10.48550/arXiv.*`` DOIs), and level-0 ``concepts`` (the 19 MAG fields,
 named in OpenAlex's casing: "Computer science" → "Computer Science").
-``type``, ``language``, ``is_retracted`` and ``cited_by_count`` serve the selection
-(:class:`citegraph.ingest.selection.Selection`); they are not stored.
+``is_retracted`` is kept as ``retracted``; ``type``, ``language`` and ``cited_by_count``
+serve the selection (:class:`citegraph.ingest.selection.Selection`) only.
+
+**Updates.** Each partition holds the works that changed on its date, whole; a work is read
+as a :class:`~citegraph.ingest.records.SnapshotPaper`, so reading a newer partition into a
+graph replaces the older state of its works (references added *and removed*). Merged ids
+(``data/merged_ids/works/<date>.csv.gz``: ``merge_date,id,merge_into_id``) are read after the
+works when the path holds them (give the snapshot's ``data`` folder): citations of a merged
+work move to the work it was merged into. Which partitions a graph holds is in its ingest
+checkpoints (``citegraph stats`` prints the newest ``updated_date``).
 """
 
 from __future__ import annotations
@@ -30,9 +38,19 @@ from typing import Any
 
 from ..errors import CitegraphError
 from ..vocabulary import MAG_FIELDS
-from .records import Author, Item, Paper, Reference, unique_strings
+from .records import Author, Item, MergedId, Reference, SnapshotPaper, unique_strings
 from .selection import Selection
-from .source import BadField, integer, items, json_objects, nfc, objects, strings, text
+from .source import (
+    BadField,
+    integer,
+    items,
+    json_objects,
+    nfc,
+    objects,
+    strings,
+    table,
+    text,
+)
 
 PATTERNS = ("*.gz", "*.jsonl", "*.jsonl.gz")
 _ENTITY = re.compile(r"^(?:https?://openalex\.org/)?([WASICTP]\d+)$", re.IGNORECASE)
@@ -42,7 +60,8 @@ _MAG_BY_CASEFOLD = {name.casefold(): name for name in MAG_FIELDS}
 
 
 def files(path: Path) -> list[Path]:
-    """The data files of a folder, a manifest, or a single file, oldest partition first."""
+    """The data files of a folder, a manifest, or a single file: works partitions oldest
+    first, then merged ids by date."""
     path = Path(path)
     if path.is_file() and _is_manifest(path):
         return _manifest_files(path)
@@ -51,14 +70,27 @@ def files(path: Path) -> list[Path]:
     if not path.is_dir():
         raise CitegraphError(f"{path}: no such file or folder")
     found = sorted({p for pattern in PATTERNS for p in path.rglob(pattern) if p.is_file()},
-                   key=lambda p: (_partition(p), str(p)))
+                   key=lambda p: (_is_merges(p), _partition(p), str(p)))
     if not found:
         raise CitegraphError(f"{path}: no OpenAlex works files (updated_date=*/part_*.gz)")
     return found
 
 
 def read(file: Path, selection: Selection = Selection()) -> Iterator[Item]:
+    if _is_merges(file):
+        return items(table(file, MERGED_COLUMNS, {}), _merged)
     return items(json_objects(file), lambda work: parse(work, selection))
+
+
+MERGED_COLUMNS = ["merge_date", "id", "merge_into_id"]
+
+
+def _is_merges(path: Path) -> bool:
+    return "merged_ids" in path.parts
+
+
+def _merged(row: dict[str, str]) -> list[MergedId]:
+    return [MergedId(short_id(row["id"], "id"), short_id(row["merge_into_id"], "merge_into_id"))]
 
 
 def _partition(path: Path) -> str:
@@ -164,7 +196,7 @@ def _venue(work: dict[str, Any]) -> str | None:
     return text(source, "display_name") if isinstance(source, dict) else None
 
 
-def parse(work: dict[str, Any], selection: Selection = Selection()) -> list[Paper]:
+def parse(work: dict[str, Any], selection: Selection = Selection()) -> list[SnapshotPaper]:
     """One work as a Paper, or nothing when the selection leaves it out."""
     paper_id = short_id(text(work, "id", required=True), "id")
     year = integer(work, "publication_year")
@@ -175,7 +207,7 @@ def parse(work: dict[str, Any], selection: Selection = Selection()) -> list[Pape
     doi = _doi(text(work, "doi"))
     references = unique_strings(short_id(w, f"referenced_works[{i}]")
                                 for i, w in enumerate(strings(work, "referenced_works")))
-    return [Paper(
+    return [SnapshotPaper(
         id=paper_id,
         title=text(work, "title") or text(work, "display_name"),
         abstract=abstract(work.get("abstract_inverted_index")),
@@ -186,4 +218,5 @@ def parse(work: dict[str, Any], selection: Selection = Selection()) -> list[Pape
         fields=fields,
         authors=_authors(work),
         references=tuple(Reference(cited) for cited in references if cited != paper_id),
+        retracted=True if work.get("is_retracted") is True else None,
     )]

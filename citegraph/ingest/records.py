@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+
 from ..errors import Location, Problem
 from ..vocabulary import author_name_id
 
@@ -80,6 +81,22 @@ class Paper:
     categories: tuple[str, ...] = ()
     authors: tuple[Author, ...] = ()
     references: tuple[Reference, ...] = ()
+    retracted: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotPaper(Paper):
+    """A paper as a snapshot states it, whole: a newer state replaces the older one in the
+    graph (properties it lacks, references, fields, categories and authors it no longer
+    lists are removed), as OpenAlex's ``updated_date`` partitions restate changed works."""
+
+
+@dataclass(frozen=True, slots=True)
+class MergedId:
+    """A paper id absorbed by another (OpenAlex's merged_ids): citations of ``old_id`` move to ``into_id``."""
+
+    old_id: str
+    into_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +143,7 @@ class CategoryMapping:
     acm_codes: tuple[str, ...]
 
 
-Record = Paper | Citation | Field | ArxivCategory | AcmConcept | CategoryMapping
+Record = Paper | Citation | Field | ArxivCategory | AcmConcept | CategoryMapping | MergedId
 RECORD_TYPES: tuple[type, ...] = Record.__args__
 
 
