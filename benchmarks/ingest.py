@@ -17,10 +17,13 @@ folder (so that every peak RSS is that case's alone):
   Neo4j-export JSONL and loaded by ArcadeDB's ``IMPORT DATABASE`` on the running server.
   Its wall time is build + JSONL + import, without prefilter and schema, and the graph
   differs (the importer gives every vertex an ``id`` and a common supertype), so it
-  compares loaders only: set its ``load`` phase against the ``load`` phase of ``bulk``.
+  compares loaders only: set its ``load`` phase against the ``load`` phase of ``bulk``;
+* ``openalex-stream``, ``openalex-bulk``, ``openalex-csv`` — the same three paths on the same
+  corpus written as an OpenAlex works snapshot (``citegraph synth --openalex``: gzipped
+  partition parts, abstracts as inverted indexes), read by the ``openalex`` reader.
 
 The corpus is S2ORC metadata JSONL from ``citegraph.synth`` (seed 0), generated once per
-size into ``--corpus-dir``. Wall seconds cover the whole call (validation, load, schema,
+size and layout into ``--corpus-dir``. Wall seconds cover the whole call (validation, load, schema,
 prefilter). Peak RSS: the case's Python process (ru_maxrss), the ArcadeDB server (VmHWM)
 and, for ``bulk``, the loader child process. Ratios are to ``stream`` of the same run.
 Each case's line gives the machine's 1-minute load average before and after it: with 2
@@ -44,7 +47,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-CASES = ("stream", "bulk", "csv", "recount", "import")
+CASES = ("stream", "bulk", "csv", "recount", "import", "openalex-stream", "openalex-bulk", "openalex-csv")
 
 
 class Phases:
@@ -75,17 +78,25 @@ def peak_rss(pid: int) -> int:
     raise RuntimeError(f"no VmHWM for process {pid}")
 
 
-def corpus(papers: int, folder: Path) -> tuple[Path, float | None]:
-    """The synthetic corpus of ``papers`` papers, generated unless already there."""
-    from citegraph.synth import SynthSpec, generate
+def corpus(papers: int, folder: Path, layout: str = "s2orc") -> tuple[Path, float | None]:
+    """The synthetic corpus of ``papers`` papers in ``layout`` (s2orc or openalex), generated
+    unless already there."""
+    from citegraph.synth import SynthSpec, generate, generate_openalex
 
-    path = folder / f"synth-s2orc-{papers}.jsonl"
+    path = folder / (f"synth-s2orc-{papers}.jsonl" if layout == "s2orc" else f"synth-openalex-{papers}")
     if path.exists():
         return path, None
     folder.mkdir(parents=True, exist_ok=True)
-    stats = generate(SynthSpec(papers=papers), path.with_suffix(".part"))
+    write = generate if layout == "s2orc" else generate_openalex
+    stats = write(SynthSpec(papers=papers), path.with_suffix(".part"))
     path.with_suffix(".part").rename(path)
     return path, stats.seconds
+
+
+def source_of(case: str) -> tuple[str, str]:
+    """'openalex-bulk' → ('openalex', 'bulk'); a plain case reads S2ORC."""
+    source, _, kind = case.rpartition("-")
+    return source or "s2orc", kind
 
 
 def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
@@ -99,8 +110,10 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
     from citegraph.ingest.neo4j_admin import export_neo4j_admin
     from citegraph.synth import paper_id
 
-    fmt = formats.get("s2orc")
+    source, case_kind = source_of(case)
+    fmt = formats.get(source)
     result: dict = {"case": case}
+    case = case_kind
     if case == "import":
         return import_jsonl(path, heap, home)
     if case == "csv":
@@ -244,15 +257,19 @@ def main() -> None:
     unknown = set(cases) - set(CASES)
     if unknown:
         parser.error(f"unknown case(s): {', '.join(sorted(unknown))}")
-    path, generated = corpus(args.papers, args.corpus_dir)
-    print(f"# ingest benchmark, {datetime.date.today()}: {args.papers:,} papers, corpus {path} "
-          f"({path.stat().st_size / 2**20:,.0f} MiB{f', generated in {generated:.1f} s' if generated else ''})")
+    paths = {}
+    for layout in sorted({source_of(case)[0] for case in cases}):
+        path, generated = paths[layout] = corpus(args.papers, args.corpus_dir, layout)
+        size = sum(f.stat().st_size for f in ([path] if path.is_file() else path.rglob("*")) if f.is_file())
+        print(f"# ingest benchmark, {datetime.date.today()}: {args.papers:,} papers, {layout} corpus {path} "
+              f"({size / 2**20:,.0f} MiB{f', generated in {generated:.1f} s' if generated else ''})")
     print(f"# machine: {machine()}; ArcadeDB heap {args.heap}")
     results = []
     for case in cases:
         load_before = os.getloadavg()[0]
         with tempfile.TemporaryDirectory(prefix=f"bench-{case}-") as home:
-            done = subprocess.run([sys.executable, __file__, "--case", case, "--corpus", str(path), "--papers",
+            done = subprocess.run([sys.executable, __file__, "--case", case, "--corpus", str(paths[source_of(case)[0]][0]),
+                                   "--papers",
                                    str(args.papers), "--heap", args.heap, "--home", home],
                                   stdout=subprocess.PIPE, text=True, check=True)
         result = json.loads(done.stdout.splitlines()[-1])

@@ -3,8 +3,9 @@
 A corpus is a pure function of its :class:`SynthSpec`: the same spec gives the same bytes
 (with the same numpy version, whose generators back every draw), a different seed a
 different corpus. It is written as S2ORC metadata JSONL, or, with ``contexts``, as
-citegraph's generic JSONL whose references carry citing sentences; both are read by
-citegraph's own readers, so benchmarks exercise the real ingest path.
+citegraph's generic JSONL whose references carry citing sentences, or (:func:`generate_openalex`)
+as an OpenAlex works snapshot; all are read by citegraph's own readers, so benchmarks
+exercise the real ingest path.
 
 What makes it realistic enough to benchmark on:
 
@@ -46,6 +47,7 @@ draws see every earlier paper.
 
 from __future__ import annotations
 
+import gzip
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -272,6 +274,68 @@ def generate(spec: SynthSpec, out: Path) -> SynthStats:
             size += len(line)
             papers += 1
             citations += len(record[refs])
+    return SynthStats(papers, citations, size, time.perf_counter() - started)
+
+
+def openalex_work(record: dict[str, Any]) -> dict[str, Any]:
+    """An S2ORC-form synthetic record as an OpenAlex Work (the fields citegraph's reader uses,
+    in the snapshot's shape): ids ``W…``, the abstract as an inverted index, level-0 concepts."""
+    def work_id(s_id: str) -> str:
+        return "https://openalex.org/W" + s_id[1:]
+
+    index: dict[str, list[int]] = {}
+    for position, word in enumerate(record["abstract"].split()):
+        index.setdefault(word, []).append(position)
+    source = {"id": None, "display_name": record["venue"], "type": "journal"}
+    locations = [{"is_oa": False, "landing_page_url": None, "pdf_url": None, "source": source}]
+    if record["arxiv_id"]:
+        locations.append({"is_oa": True, "landing_page_url": f"https://arxiv.org/abs/{record['arxiv_id']}",
+                          "pdf_url": None, "source": {"display_name": "arXiv (Cornell University)", "type": "repository"}})
+    names = [" ".join(filter(None, [a["first"], *a["middle"], a["last"]])) for a in record["authors"]]
+    return {"id": work_id(record["paper_id"]), "doi": None, "title": record["title"], "display_name": record["title"],
+            "publication_year": record["year"], "publication_date": f"{record['year']}-01-01", "type": "article",
+            "language": "en", "is_retracted": False, "cited_by_count": 0,
+            "authorships": [{"author_position": "first" if i == 0 else "middle",
+                             "author": {"id": None, "display_name": name}, "raw_author_name": name}
+                            for i, name in enumerate(names)],
+            "primary_location": locations[0], "locations": locations,
+            "concepts": [{"display_name": field[0] + field[1:].lower(), "level": 0, "score": 0.5}
+                         for field in record["mag_field_of_study"]],
+            "referenced_works": [work_id(r) for r in record["outbound_citations"]],
+            "abstract_inverted_index": index}
+
+
+def generate_openalex(spec: SynthSpec, out: Path, part_size: int = 100_000) -> SynthStats:
+    """Write the corpus as an OpenAlex works snapshot under ``out``: one ``updated_date``
+    partition of gzipped JSON-lines parts and its manifest, as ``citegraph ingest openalex``
+    reads a real one. ``spec.contexts`` must be off (OpenAlex has no citation contexts)."""
+    if spec.contexts:
+        raise ValueError("OpenAlex works carry no citation contexts: generate without contexts")
+    started = time.perf_counter()
+    partition = Path(out) / "data" / "works" / f"updated_date={spec.end_year + 1}-01-01"
+    partition.mkdir(parents=True, exist_ok=True)
+    encode = json.JSONEncoder(separators=(",", ":"), check_circular=False, ensure_ascii=False).encode
+    papers = citations = size = 0
+    entries = []
+    part = None
+    try:
+        for record in records(spec):
+            if papers % part_size == 0:
+                if part is not None:
+                    part.close()
+                name = f"part_{papers // part_size:03d}.gz"
+                part = gzip.open(partition / name, "wt", encoding="utf-8", compresslevel=1)
+                entries.append({"url": f"s3://openalex/data/works/{partition.name}/{name}", "meta": {"record_count": 0}})
+            line = encode(openalex_work(record)) + "\n"
+            part.write(line)
+            entries[-1]["meta"]["record_count"] += 1
+            size += len(line)
+            papers += 1
+            citations += len(record["outbound_citations"])
+    finally:
+        if part is not None:
+            part.close()
+    (partition.parent / "manifest").write_text(json.dumps({"entries": entries}, indent=1), encoding="utf-8")
     return SynthStats(papers, citations, size, time.perf_counter() - started)
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from citegraph.ingest import formats
 from citegraph.ingest.records import Paper
-from citegraph.synth import FIELD_CATEGORIES, MAG_FIELDS, SynthSpec, generate, paper_id, plan, records
+from citegraph.synth import FIELD_CATEGORIES, MAG_FIELDS, SynthSpec, generate, generate_openalex, paper_id, plan, records
 
 from conftest import shared
 
@@ -233,3 +233,22 @@ def test_edge_cases():
                 dict(papers=5, p_recent=-0.1), dict(papers=5, recent_years=-1), dict(papers=5, recent_years=2.5)):
         with pytest.raises(ValueError):
             SynthSpec(**bad)
+
+
+def test_openalex_output_is_the_same_corpus(tmp_path):
+    """The OpenAlex layout reads back (through the real reader) as the S2ORC one does, ids aside."""
+    spec = SynthSpec(papers=1500, seed=4)
+    generate(spec, tmp_path / "s2orc.jsonl")
+    stats = generate_openalex(spec, tmp_path / "snapshot", part_size=600)
+    fmt = formats.get("openalex")
+    files = fmt.files(tmp_path / "snapshot" / "data" / "works" / "manifest")
+    assert [f.name for f in files] == ["part_000.gz", "part_001.gz", "part_002.gz"]
+    works = [i.record for f in files for i in fmt.read(f)]
+    papers = [i.record for i in formats.get("s2orc").read(tmp_path / "s2orc.jsonl")]
+    assert stats.papers == len(works) == len(papers) == 1500
+    for work, paper in zip(works, papers):
+        assert work.id == "W" + paper.id[1:]
+        assert (work.title, work.abstract, work.year, work.venue, work.arxiv_id, work.fields) == (
+            paper.title, paper.abstract, paper.year, paper.venue, paper.arxiv_id, paper.fields)
+        assert [r.cited_id[1:] for r in work.references] == [r.cited_id[1:] for r in paper.references]
+        assert [a.id for a in work.authors] == [a.id for a in paper.authors]

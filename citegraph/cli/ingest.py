@@ -11,7 +11,7 @@ import click
 from ..config import Config
 from ..ingest.formats import FORMATS
 from .app import main, open_graph
-from .options import prefilter_options
+from .options import prefilter_options, selection_options
 from .output import RichProgress, print_eligibility, print_summary
 
 INGEST_HELP = """Ingest PATHS (files or folders) in FORMAT into the graph.
@@ -38,20 +38,20 @@ Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
                    "and their citations after the ingest.")
 @click.option("--restart", is_flag=True, help="Ignore checkpoints: re-read files already ingested.")
 @prefilter_options
+@selection_options
 @click.option("--bulk", is_flag=True, help="Load an empty embedded graph with ArcadeDB's bulk loader "
               "(about 7x faster; for Neo4j use `citegraph export neo4j-admin`).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.pass_context
 def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_size, skip_bad, rejects,
-           external, restart, prefilter, bulk, progress):
+           external, restart, prefilter, selection, bulk, progress):
     from .. import ingest as ingest_
 
     config: Config = ctx.obj
     if bulk:
         _refuse_with_bulk(ctx)
     options = ingest_.IngestOptions(batch_size=batch_size, skip_bad=skip_bad, rejects=rejects, external=external,
-                                    restart=restart,
-                                    prefilter=prefilter)
+                                    restart=restart, prefilter=prefilter, selection=selection)
     fmt, paths = ingest_.get(format_name), _input_paths(format_name, paths)
     show = sys.stderr.isatty() if progress is None else progress
     if bulk and not config.embedded:
@@ -148,7 +148,8 @@ def prefilter(config: Config, prefilter):
 
 @main.command()
 @click.option("--papers", type=click.IntRange(1), required=True, help="How many papers (1k to 2M).")
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True, help="JSONL file to write.")
+@click.option("--out", type=click.Path(path_type=Path), required=True,
+              help="JSONL file to write (with --openalex: the snapshot folder).")
 @click.option("--seed", default=0, show_default=True, help="Same seed and options, same bytes.")
 @click.option("--topics", default=50, show_default=True)
 @click.option("--citations-per-paper", default=10.0, show_default=True)
@@ -156,16 +157,19 @@ def prefilter(config: Config, prefilter):
 @click.option("--end-year", default=2022, show_default=True)
 @click.option("--contexts", is_flag=True, help="Write citegraph's generic JSONL with citation contexts "
               "(ingest format 'jsonl') instead of S2ORC metadata (format 's2orc').")
-def synth(papers, out, seed, topics, citations_per_paper, start_year, end_year, contexts):
+@click.option("--openalex", is_flag=True, help="Write the same corpus as an OpenAlex works snapshot "
+              "(ingest format 'openalex'): data/works/updated_date=…/part_*.gz and a manifest.")
+def synth(papers, out, seed, topics, citations_per_paper, start_year, end_year, contexts, openalex):
     """Write a deterministic synthetic corpus for scale work (no graph needed)."""
-    from ..synth import SynthSpec, generate
+    from ..synth import SynthSpec, generate, generate_openalex
 
     try:
         spec = SynthSpec(papers=papers, seed=seed, topics=topics, citations_per_paper=citations_per_paper,
                          start_year=start_year, end_year=end_year, contexts=contexts)
+        stats = generate_openalex(spec, out) if openalex else generate(spec, out)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-    stats = generate(spec, out)
+    reader = "openalex" if openalex else "jsonl" if contexts else "s2orc"
     click.echo(f"wrote {stats.papers:,} papers and {stats.citations:,} citations to {out} "
                f"({stats.bytes / 1e6:,.1f} MB, {stats.seconds:.1f} s); ingest it with: "
-               f"citegraph ingest {'jsonl' if contexts else 's2orc'} {out}")
+               f"citegraph ingest {reader} {out}")

@@ -75,3 +75,36 @@ def prefilter_options(command):
                                   help="Prefilter: minimum in-corpus citation count.")(with_prefilter)
     return click.option("--min-abstract", default=30, show_default=True,
                         help="Prefilter: minimum abstract length in characters.")(with_prefilter)
+
+
+def selection_options(command):
+    """The works a snapshot reader loads (--field, --since, --until, --language, --type, ...),
+    given to the command as one ``selection``."""
+
+    @functools.wraps(command)
+    def with_selection(*args, fields, since, until, languages, types, min_cited_by, retracted, **kwargs):
+        from ..ingest.selection import Selection
+
+        selection = Selection(fields=frozenset(fields), since=since, until=until,
+                              languages=frozenset(v.lower() for v in languages),
+                              types=frozenset(v.lower() for v in types), min_citations=min_cited_by,
+                              retracted=retracted)
+        return command(*args, selection=selection, **kwargs)
+
+    from ..vocabulary import MAG_FIELDS
+
+    for option in reversed([
+        click.option("--field", "fields", multiple=True, type=click.Choice(MAG_FIELDS, case_sensitive=False),
+                     metavar="FIELD", help="Only works of this MAG field, e.g. 'Computer Science' (repeatable: "
+                                           "any of them)."),
+        click.option("--since", type=int, help="Only works published in or after this year."),
+        click.option("--until", type=int, help="Only works published in or before this year."),
+        click.option("--language", "languages", multiple=True, help="Only works in this language (ISO 639-1; repeatable)."),
+        click.option("--type", "types", multiple=True, help="Only works of this type, e.g. article, preprint (repeatable)."),
+        click.option("--min-cited-by", default=0, show_default=True,
+                     help="Only works the source counts at least this many citations for (all of the source, "
+                          "not only the loaded part)."),
+        click.option("--retracted/--no-retracted", default=True, show_default=True, help="Keep retracted works."),
+    ]):
+        with_selection = option(with_selection)
+    return with_selection

@@ -142,3 +142,6 @@ def print_stats(result: dict[str, list[dict]], as_json: bool) -> None:
     print_table("relationships per type", result["relationships"])
     degrees = result["citation_degrees"][0] if result["citation_degrees"] else {}
     print_table("citation degrees", [{"statistic": k, "value": v} for k, v in degrees.items()])
+    if result["partitions"]:
+        newest = result["partitions"][-1]["partition"]
+        print_table(f"snapshot partitions ingested (snapshot of {newest})", result["partitions"])

@@ -148,6 +148,7 @@ GRAPH = GraphModel(
     nodes=(
         Node("Paper", Property("id"), (
             *_string("title", "abstract"), Property("year", "long", indexed=True), *_string("venue", "doi", "arxiv_id"),
+            Property("retracted", "boolean"),
             Property("citation_count", "long", set_by="ingest", indexed=True),  # inbound CITES
             Property("eligible", "boolean", set_by="prefilter", indexed=True))),
         Node("Author", Property("id"), _string("name")),
@@ -162,7 +163,8 @@ GRAPH = GraphModel(
     relationships=(
         Relationship("CITES", "Paper", "Paper", (
             Property("contexts", "string[]", empty_is_unset=True), Property("sections", "string[]", empty_is_unset=True),
-            Property("n_contexts", "long"))),
+            Property("n_contexts", "long"), Property("intents", "string[]", empty_is_unset=True),
+            Property("influential", "boolean"))),
         Relationship("WROTE", "Author", "Paper", (Property("position", "long", set_by="ingest"),)),
         Relationship("IN_FIELD", "Paper", "Field"),
         Relationship("IN_CATEGORY", "Paper", "ArxivCategory"),

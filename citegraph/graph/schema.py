@@ -19,5 +19,6 @@ def clear_graph(store: GraphStore, batch: int = 10_000) -> int:
 
 
 def graph_stats(store: GraphStore) -> dict[str, list[dict]]:
-    """Counts per label and relationship type, and the citation degree summary."""
-    return {name: store.run(f"stats/{name}") for name in ("labels", "relationships", "citation_degrees")}
+    """Counts per label and relationship type, the citation degree summary, and the dated
+    snapshot partitions ingested."""
+    return {name: store.run(f"stats/{name}") for name in ("labels", "relationships", "citation_degrees", "partitions")}

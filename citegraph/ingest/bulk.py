@@ -33,6 +33,8 @@ from . import arcadedb_loader, pipeline
 from .compact import build
 from .formats import Format
 from .pipeline import IngestOptions, IngestSummary, NoProgress, Progress, prefilter
+from .records import MergedId
+from .writer import GraphWriter
 
 
 def complete_import(store: GraphStore, options: IngestOptions = IngestOptions()) -> dict[str, int]:
@@ -79,6 +81,9 @@ def bulk_ingest(backend: ArcadeDBBackend, store: GraphStore, fmt: Format, paths:
     if loaded != expected:
         raise ServerError(f"the ArcadeDB bulk loader created {loaded} where the graph has {expected}: "
                           "recreate the database and report this")
+    merges = [MergedId(old, into) for old, into in graph.manifest["merges"]]
+    for start in range(0, len(merges), options.batch_size):  # Cypher moves citations; no loader does
+        GraphWriter(store).write(merges[start:start + options.batch_size])
     if options.external == "drop":
         summary.external_dropped = summary.write.external_created
     summary.eligibility = complete_import(store, options)

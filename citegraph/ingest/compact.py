@@ -43,8 +43,20 @@ from ..graph import model
 from . import pipeline
 from .formats import Format
 from .pipeline import ExternalPolicy, IngestOptions, IngestSummary, Progress
-from .records import (AcmConcept, ArxivCategory, CategoryMapping, Citation, Field, Item, Paper, Record, Reference,
-                      record_type)
+from .records import (
+    AcmConcept,
+    ArxivCategory,
+    CategoryMapping,
+    Citation,
+    Field,
+    Item,
+    MergedId,
+    Paper,
+    Record,
+    Reference,
+    record_type,
+)
+from .selection import Selection
 from .writer import WriteStats
 
 encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
@@ -103,6 +115,7 @@ class Builder:
         self.paper_row = array("q")
         self.rows = 0
         self.updates: dict[int, dict] = {}  # row → properties from later records of the same paper
+        self.merges: list[tuple[str, str]] = []  # applied by Cypher after the load (ingest/merge_ids)
         self.authors: dict[str, int] = {}
         self.fields: dict[str, int] = {}
         self.categories: dict[str, int] = {}
@@ -121,7 +134,8 @@ class Builder:
         self._authors_out = open(work / "authors.jsonl", "w", encoding="utf-8")
         self._props_out = open(work / "cites_props.jsonl", "w", encoding="utf-8")
         self._add = {Paper: self._paper, Citation: self._citation, Field: self._field,
-                     ArxivCategory: self._category, AcmConcept: self._concept, CategoryMapping: self._mapping}
+                     ArxivCategory: self._category, AcmConcept: self._concept, CategoryMapping: self._mapping,
+                     MergedId: lambda m: self.merges.append((m.old_id, m.into_id))}
 
     def add(self, record: Record) -> None:
         kind = record_type(record)
@@ -230,6 +244,7 @@ class Builder:
             "categories": [{"code": code, **self.category_props.get(i, {})} for code, i in self.categories.items()],
             "concepts": [{"code": code, **self.concept_props.get(i, {})} for code, i in self.concepts.items()],
             "updates": {str(r): props for r, props in self.updates.items()},
+            "merges": self.merges,
             "stats": {"records": dict(self.stats.records), "citations": self.stats.citations,
                       "self_citations": self.stats.self_citations},
         }
@@ -390,8 +405,8 @@ class _Tee:
     def __init__(self, fmt: Format, builder: Builder):
         self.fmt, self.builder = fmt, builder
 
-    def read(self, file: Path) -> Iterator[Item]:
-        for item in self.fmt.read(file):
+    def read(self, file: Path, selection: Selection = Selection()) -> Iterator[Item]:
+        for item in self.fmt.read(file, selection):
             if item.record is not None:
                 self.builder.add(item.record)
             yield item

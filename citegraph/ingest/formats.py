@@ -14,13 +14,15 @@ from pathlib import Path
 
 from ..errors import CitegraphError
 from .records import Item
+from .selection import Selection
 
 
 @dataclass(frozen=True, slots=True)
 class Format:
     name: str
     summary: str
-    module: str  # citegraph.ingest.<module> defines files(path) and read(file)
+    module: str  # citegraph.ingest.<module> defines files(path) and read(file[, selection])
+    selects: bool = False  # read() takes a Selection (works of a snapshot left out as it parses)
 
     def _load(self):
         return import_module(f"citegraph.ingest.{self.module}")
@@ -29,8 +31,14 @@ class Format:
         """The files ``path`` stands for, in reading order (a file, or those in a folder)."""
         return self._load().files(Path(path))
 
-    def read(self, file: Path) -> Iterator[Item]:
-        return self._load().read(Path(file))
+    def read(self, file: Path, selection: Selection = Selection()) -> Iterator[Item]:
+        if not selection.active:
+            return self._load().read(Path(file))
+        if not self.selects:
+            choosers = ", ".join(f.name for f in FORMATS.values() if f.selects)
+            raise CitegraphError(f"format '{self.name}' reads every record; selecting works "
+                                 f"(--field, --since, --until, --language, --type, ...) applies to: {choosers}")
+        return self._load().read(Path(file), selection)
 
 
 FORMATS: dict[str, Format] = {
@@ -42,6 +50,10 @@ FORMATS: dict[str, Format] = {
         Format("acl200", "ACL-200 graph folder: papers.jsonl and edges.tsv", "acl200"),
         Format("taxonomy", "taxonomy folder: MAG fields, arXiv categories, ACM CCS 2012 (SKOS XML), "
                "arXiv→ACM 1998 map (default: the bundled copy)", "taxonomy"),
+        Format("openalex", "OpenAlex works snapshot: updated_date=*/part_*.gz partitions, a manifest, or files",
+               "openalex", selects=True),
+        Format("s2ag", "Semantic Scholar datasets: papers/, abstracts/, citations/ shards (contexts, intents)",
+               "s2ag", selects=True),
         Format("jsonl", "citegraph's generic JSONL: id, title, abstract, year, fields, categories, "
                "authors, references [{id, contexts, sections}]", "generic"),
     ]

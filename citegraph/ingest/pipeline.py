@@ -26,6 +26,7 @@ from ..graph import GraphStore, Write
 from ..graph.schema import apply_schema
 from .formats import Format
 from .records import Item
+from .selection import Selection
 from .writer import GraphWriter, WriteStats
 
 ExternalPolicy = Literal["keep", "drop"]
@@ -61,6 +62,7 @@ class IngestOptions:
     external: ExternalPolicy = "keep"
     restart: bool = False
     prefilter: Prefilter = Prefilter()
+    selection: Selection = Selection()
 
 
 @dataclass
@@ -106,7 +108,7 @@ def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: P
     try:
         for file in files:
             last = 0
-            for item in fmt.read(file):
+            for item in fmt.read(file, options.selection):
                 if item.where.line != last:
                     progress.advance(item.where.line - last)
                     last = item.where.line
@@ -140,7 +142,7 @@ def _write_file(fmt: Format, file: Path, key: str, start_after: int, writer: Gra
         batch.clear()
 
     item: Item
-    for item in fmt.read(file):
+    for item in fmt.read(file, options.selection):
         line = item.where.line
         if line <= start_after:
             continue

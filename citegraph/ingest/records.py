@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+
 from ..errors import Location, Problem
 from ..vocabulary import author_name_id
 
@@ -32,13 +33,17 @@ class Reference:
 
     ``contexts`` are the citing sentences (with one sentence before and after where the
     source has full text); ``sections`` the section titles they occur in.
-    ``n_contexts`` is how often the citing paper cites it in its text, when known.
+    ``n_contexts`` is how often the citing paper cites it in its text, when known;
+    ``intents`` what the citation is for (Semantic Scholar's background / methodology /
+    result) and ``influential`` S2's judgement of its weight, where the source has them.
     """
 
     cited_id: str
     contexts: tuple[str, ...] = ()
     sections: tuple[str, ...] = ()
     n_contexts: int | None = None
+    intents: tuple[str, ...] = ()
+    influential: bool | None = None
 
 
 def merge_references(references: Iterable[Reference]) -> tuple[Reference, ...]:
@@ -50,9 +55,12 @@ def merge_references(references: Iterable[Reference]) -> tuple[Reference, ...]:
             merged[ref.cited_id] = ref
             continue
         counts = [n for n in (seen.n_contexts, ref.n_contexts) if n is not None]
+        influential = None if seen.influential is None and ref.influential is None else bool(
+            seen.influential or ref.influential)
         merged[ref.cited_id] = Reference(ref.cited_id, seen.contexts + ref.contexts,
                                          unique_strings(seen.sections + ref.sections),
-                                         sum(counts) if counts else None)
+                                         sum(counts) if counts else None,
+                                         unique_strings(seen.intents + ref.intents), influential)
     return tuple(merged.values())
 
 
@@ -73,6 +81,22 @@ class Paper:
     categories: tuple[str, ...] = ()
     authors: tuple[Author, ...] = ()
     references: tuple[Reference, ...] = ()
+    retracted: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotPaper(Paper):
+    """A paper as a snapshot states it, whole: a newer state replaces the older one in the
+    graph (properties it lacks, references, fields, categories and authors it no longer
+    lists are removed), as OpenAlex's ``updated_date`` partitions restate changed works."""
+
+
+@dataclass(frozen=True, slots=True)
+class MergedId:
+    """A paper id absorbed by another (OpenAlex's merged_ids): citations of ``old_id`` move to ``into_id``."""
+
+    old_id: str
+    into_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +143,7 @@ class CategoryMapping:
     acm_codes: tuple[str, ...]
 
 
-Record = Paper | Citation | Field | ArxivCategory | AcmConcept | CategoryMapping
+Record = Paper | Citation | Field | ArxivCategory | AcmConcept | CategoryMapping | MergedId
 RECORD_TYPES: tuple[type, ...] = Record.__args__
 
 

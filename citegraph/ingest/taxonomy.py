@@ -27,7 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CitegraphError
-from .records import AcmConcept, ArxivCategory, CategoryMapping, Field, Item, unique_strings
+from .records import (
+    AcmConcept,
+    ArxivCategory,
+    CategoryMapping,
+    Field,
+    Item,
+    unique_strings,
+)
 from .source import TSV, BadField, SkosConcept, items, lines, skos_concepts, table, text
 
 BUNDLED = Path(__file__).resolve().parent.parent / "data" / "taxonomy"

@@ -8,7 +8,12 @@ written unless all of it is:
 1. taxonomy nodes (fields, arXiv categories, ACM concepts, the arXiv→ACM map);
 2. papers, then their fields, categories and authors;
 3. ``:External`` stubs for citation ends not in the graph, then the ``CITES`` edges,
-   each new edge adding one to its cited paper's ``citation_count``.
+   each new edge adding one to its cited paper's ``citation_count``;
+4. merged ids (their citations moved to the id they were merged into).
+
+A :class:`~citegraph.ingest.records.SnapshotPaper` restates a work whole: its citations,
+fields, categories and authorships that the new state lacks go first (2), so an update
+partition leaves the graph a fresh ingest of the final state would build.
 
 The property maps come from the graph model (:mod:`citegraph.graph.model`), read at each
 write; the statements set them with ``SET n += row.props``, so a property added to the
@@ -22,7 +27,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..graph import GraphStore, Write, model
-from .records import AcmConcept, ArxivCategory, CategoryMapping, Citation, Field, Paper, Record, record_type
+from .records import (
+    AcmConcept,
+    ArxivCategory,
+    CategoryMapping,
+    Citation,
+    Field,
+    MergedId,
+    Paper,
+    Record,
+    SnapshotPaper,
+    record_type,
+)
 
 
 @dataclass
@@ -79,6 +95,10 @@ class GraphWriter:
         add("category_maps", "rows", [
             {"category": m.category, "codes": list(m.acm_codes)} for m in by_type.get(CategoryMapping, [])])
 
+        restated = [p for p in papers if isinstance(p, SnapshotPaper)]
+        add("restate_citations", "rows", [{"id": p.id, "references": [r.cited_id for r in p.references]}
+                                          for p in restated])
+        add("restate_links", "rows", [{"id": p.id} for p in restated])
         add("papers", "rows", [{"id": p.id, "props": paper.values(p)} for p in papers], "papers")
         add("paper_fields", "rows", [{"id": p.id, "names": list(p.fields)} for p in papers if p.fields])
         add("paper_categories", "rows", [{"id": p.id, "codes": list(p.categories)} for p in papers if p.categories])
@@ -97,6 +117,7 @@ class GraphWriter:
         add("stubs", "ids", list(ends), "stubs")
         add("cites", "rows", [{"citing": citing, "cited": ref.cited_id, "props": reference.values(ref)}
                              for citing, ref in kept])
+        add("merge_ids", "rows", [{"id": m.old_id, "into": m.into_id} for m in by_type.get(MergedId, [])])
         steps.extend(extra)
         roles.extend("extra" for _ in extra)
 

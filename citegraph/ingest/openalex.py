@@ -1,0 +1,222 @@
+"""OpenAlex works snapshot: gzipped JSON Lines, one work per line, partitioned by date.
+
+The layout (https://docs.openalex.org/download-all-data/snapshot-data-format):
+``data/works/updated_date=YYYY-MM-DD/part_NNN.gz`` plus ``data/works/manifest`` (Redshift
+manifest JSON: ``{"entries": [{"url": "s3://openalex/data/works/…/part_000.gz", "meta":
+{"record_count": …}}]}``). A path may be the snapshot's ``works`` folder (or any folder
+above the partitions), a manifest, or single files. Partitions are read oldest first, so a
+work updated later overwrites its earlier state.
+
+Fields used (the Work object, https://docs.openalex.org/api-entities/works/work-object):
+``id`` (``https://openalex.org/W…``: the short ``W…`` is the paper id), ``doi`` (the
+``https://doi.org/`` prefix dropped), ``title`` (else ``display_name``),
+``publication_year``, ``abstract_inverted_index`` (the abstract is rebuilt from word
+positions: OpenAlex ships no plain text), ``referenced_works`` (→ CITES),
+``authorships[].author`` (→ Author with the OpenAlex ``A…`` id, WROTE in list order),
+``primary_location.source.display_name`` (venue), arXiv ids from ``locations`` (arxiv.org
+landing pages or ``10.48550/arXiv.*`` DOIs), and level-0 ``concepts`` (the 19 MAG fields,
+named in OpenAlex's casing: "Computer science" → "Computer Science").
+``is_retracted`` is kept as ``retracted``; ``type``, ``language`` and ``cited_by_count``
+serve the selection (:class:`citegraph.ingest.selection.Selection`) only.
+
+**Updates.** Each partition holds the works that changed on its date, whole; a work is read
+as a :class:`~citegraph.ingest.records.SnapshotPaper`, so reading a newer partition into a
+graph replaces the older state of its works (references added *and removed*). Merged ids
+(``data/merged_ids/works/<date>.csv.gz``: ``merge_date,id,merge_into_id``) are read after the
+works when the path holds them (give the snapshot's ``data`` folder): citations of a merged
+work move to the work it was merged into. Which partitions a graph holds is in its ingest
+checkpoints (``citegraph stats`` prints the newest ``updated_date``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import CitegraphError
+from ..vocabulary import MAG_FIELDS
+from .records import Author, Item, MergedId, Reference, SnapshotPaper, unique_strings
+from .selection import Selection
+from .source import (
+    BadField,
+    integer,
+    items,
+    json_objects,
+    nfc,
+    objects,
+    strings,
+    table,
+    text,
+)
+
+PATTERNS = ("*.gz", "*.jsonl", "*.jsonl.gz")
+_ENTITY = re.compile(r"^(?:https?://openalex\.org/)?([WASICTP]\d+)$", re.IGNORECASE)
+_DOI = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE)
+_ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf)/([^?#\s]+?)(?:v\d+)?(?:\.pdf)?$|^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
+_MAG_BY_CASEFOLD = {name.casefold(): name for name in MAG_FIELDS}
+
+
+def files(path: Path) -> list[Path]:
+    """The data files of a folder, a manifest, or a single file: works partitions oldest
+    first, then merged ids by date."""
+    path = Path(path)
+    if path.is_file() and _is_manifest(path):
+        return _manifest_files(path)
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise CitegraphError(f"{path}: no such file or folder")
+    found = sorted({p for pattern in PATTERNS for p in path.rglob(pattern) if p.is_file()},
+                   key=lambda p: (_is_merges(p), _partition(p), str(p)))
+    if not found:
+        raise CitegraphError(f"{path}: no OpenAlex works files (updated_date=*/part_*.gz)")
+    return found
+
+
+def read(file: Path, selection: Selection = Selection()) -> Iterator[Item]:
+    if _is_merges(file):
+        return items(table(file, MERGED_COLUMNS, {}), _merged)
+    return items(json_objects(file), lambda work: parse(work, selection))
+
+
+MERGED_COLUMNS = ["merge_date", "id", "merge_into_id"]
+
+
+def _is_merges(path: Path) -> bool:
+    return "merged_ids" in path.parts
+
+
+def _merged(row: dict[str, str]) -> list[MergedId]:
+    return [MergedId(short_id(row["id"], "id"), short_id(row["merge_into_id"], "merge_into_id"))]
+
+
+def _partition(path: Path) -> str:
+    """The ``updated_date`` of a partition file ('' outside one), for reading in date order."""
+    for part in path.parts:
+        if part.startswith("updated_date="):
+            return part.partition("=")[2]
+    return ""
+
+
+def _is_manifest(path: Path) -> bool:
+    return path.name == "manifest" or path.name.endswith("manifest.json")
+
+
+def _manifest_files(manifest: Path) -> list[Path]:
+    """The files a manifest lists, found under the manifest's folder (its URLs name the bucket)."""
+    try:
+        entries = json.loads(manifest.read_text(encoding="utf-8"))["entries"]
+        urls = [entry["url"] for entry in entries]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CitegraphError(f"{manifest}: not an OpenAlex manifest ({exc})") from None
+    found = []
+    for url in urls:
+        tail = url.split("/works/", 1)[-1] if "/works/" in url else url.rsplit("/", 1)[-1]
+        local = manifest.parent / tail
+        if not local.is_file():
+            raise CitegraphError(f"{manifest}: lists {url}, but {local} is missing (download incomplete?)")
+        found.append(local)
+    return sorted(found, key=lambda p: (_partition(p), str(p)))
+
+
+def short_id(value: str, field: str) -> str:
+    """``https://openalex.org/W123`` → ``W123`` (the ids a user sees in OpenAlex's own URLs)."""
+    match = _ENTITY.match(value.strip())
+    if not match:
+        raise BadField(field, f"expected an OpenAlex id like https://openalex.org/W123, got {value[:80]!r}")
+    return match.group(1).upper()
+
+
+def abstract(index: Any) -> str | None:
+    """The abstract rebuilt from ``{word: [positions]}``; a word at several positions recurs."""
+    if index is None:
+        return None
+    if not isinstance(index, dict):
+        raise BadField("abstract_inverted_index", "expected an object {word: [positions]}")
+    placed: dict[int, str] = {}
+    for word, positions in index.items():
+        if not isinstance(positions, list) or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0
+                                                      for p in positions):
+            raise BadField(f"abstract_inverted_index.{word[:40]}", "expected a list of non-negative positions")
+        for position in positions:
+            placed[position] = word
+    words = [placed[p] for p in sorted(placed)]
+    return nfc(" ".join(words)) if words else None
+
+
+def _doi(value: str | None) -> str | None:
+    return _DOI.sub("", value).strip() or None if value else None
+
+
+def _arxiv_id(work: dict[str, Any], doi: str | None) -> str | None:
+    candidates = [doi or ""]
+    for location in objects(work, "locations"):
+        if isinstance(location, dict):
+            candidates += [location.get(key) or "" for key in ("landing_page_url", "pdf_url")]
+    for candidate in candidates:
+        match = _ARXIV.search(candidate) if isinstance(candidate, str) else None
+        if match:
+            return match.group(1) or match.group(2)
+    return None
+
+
+def _authors(work: dict[str, Any]) -> tuple[Author, ...]:
+    authors = []
+    for i, authorship in enumerate(objects(work, "authorships")):
+        author = authorship.get("author") if isinstance(authorship, dict) else None
+        if not isinstance(author, dict):
+            raise BadField(f"authorships[{i}].author", "expected an object {id, display_name}")
+        name = text(author, "display_name") or text(authorship, "raw_author_name")
+        if not name:
+            continue
+        given = text(author, "id")
+        authors.append(Author(short_id(given, f"authorships[{i}].author.id"), name) if given
+                       else Author.from_name(name))
+    return tuple(dict.fromkeys(authors))
+
+
+def _fields(work: dict[str, Any]) -> tuple[str, ...]:
+    names = []
+    for i, concept in enumerate(objects(work, "concepts")):
+        if not isinstance(concept, dict):
+            raise BadField(f"concepts[{i}]", "expected an object {display_name, level}")
+        if concept.get("level") == 0:
+            name = _MAG_BY_CASEFOLD.get((text(concept, "display_name") or "").casefold())
+            if name:
+                names.append(name)
+    return unique_strings(names)
+
+
+def _venue(work: dict[str, Any]) -> str | None:
+    location = work.get("primary_location")
+    source = location.get("source") if isinstance(location, dict) else None
+    return text(source, "display_name") if isinstance(source, dict) else None
+
+
+def parse(work: dict[str, Any], selection: Selection = Selection()) -> list[SnapshotPaper]:
+    """One work as a Paper, or nothing when the selection leaves it out."""
+    paper_id = short_id(text(work, "id", required=True), "id")
+    year = integer(work, "publication_year")
+    fields = _fields(work)
+    if not selection.admits(year=year, fields=fields, language=text(work, "language"), kind=text(work, "type"),
+                            retracted=work.get("is_retracted") is True, cited_by=integer(work, "cited_by_count")):
+        return []
+    doi = _doi(text(work, "doi"))
+    references = unique_strings(short_id(w, f"referenced_works[{i}]")
+                                for i, w in enumerate(strings(work, "referenced_works")))
+    return [SnapshotPaper(
+        id=paper_id,
+        title=text(work, "title") or text(work, "display_name"),
+        abstract=abstract(work.get("abstract_inverted_index")),
+        year=year,
+        venue=_venue(work),
+        doi=doi,
+        arxiv_id=_arxiv_id(work, doi),
+        fields=fields,
+        authors=_authors(work),
+        references=tuple(Reference(cited) for cited in references if cited != paper_id),
+        retracted=True if work.get("is_retracted") is True else None,
+    )]

@@ -1,0 +1,205 @@
+"""The OpenAlex works reader on hand-written records of the real snapshot schema
+(https://docs.openalex.org/api-entities/works/work-object), laid out as the snapshot is
+(https://docs.openalex.org/download-all-data/snapshot-data-format)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from citegraph.cli import main
+from citegraph.errors import CitegraphError
+from citegraph.ingest import IngestOptions, get, ingest
+from citegraph.ingest.openalex import abstract, files, parse
+from citegraph.ingest.selection import Selection
+from citegraph.ingest.source import BadField
+
+FIXTURE = Path(__file__).parent / "fixtures" / "openalex" / "works.jsonl"
+
+
+def works() -> list[dict]:
+    return [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]
+
+
+def snapshot(root: Path, partitions: dict[str, list[dict]]) -> Path:
+    """``root/data/works/updated_date=D/part_000.gz`` per partition, and the manifest."""
+    works_dir = root / "data" / "works"
+    entries = []
+    for date, rows in partitions.items():
+        part = works_dir / f"updated_date={date}" / "part_000.gz"
+        part.parent.mkdir(parents=True, exist_ok=True)
+        with gzip.open(part, "wt", encoding="utf-8") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+        entries.append({"url": f"s3://openalex/data/works/updated_date={date}/part_000.gz",
+                        "meta": {"content_length": part.stat().st_size, "record_count": len(rows)}})
+    (works_dir / "manifest").write_text(json.dumps({"entries": entries}), encoding="utf-8")
+    return works_dir
+
+
+def by_id() -> dict:
+    return {p.id: p for w in works() for p in parse(w)}
+
+
+def test_a_full_work():
+    paper = by_id()["W2963403868"]
+    assert paper.title == "Attention Is All You Need" and paper.year == 2017
+    assert paper.doi == "10.48550/arxiv.1706.03762" and paper.arxiv_id == "1706.03762"
+    assert paper.venue == "arXiv (Cornell University)"
+    assert paper.fields == ("Computer Science",)  # level-0 only, in MAG's casing
+    assert [(a.id, a.name) for a in paper.authors] == [
+        ("A5017004478", "Ashish Vaswani"), ("A5032779934", "Noam Shazeer"), ("A5063224311", "Illia Polosukhin")]
+    assert [r.cited_id for r in paper.references] == ["W1902237438", "W2130942839", "W9999999991"]
+    # "The" stands at positions 0 and 8
+    assert paper.abstract == "The dominant sequence transduction models are based on The attention."
+
+
+def test_awkward_works():
+    papers = by_id()
+    assert papers["W1902237438"].abstract is None and papers["W1902237438"].venue.startswith("Proceedings")
+    lstm = papers["W2130942839"]
+    assert lstm.year is None and lstm.abstract is None  # an empty inverted index is no abstract
+    assert lstm.references == ()  # its self-reference is dropped
+    assert lstm.fields == ("Computer Science", "Medicine")
+    assert lstm.authors[1].id == "name:jürgen schmidhuber"  # an authorship without an author id
+    assert papers["W3000000002"].arxiv_id == "2101.00001"  # from the arXiv DOI alone
+
+
+def test_abstract_gaps_and_bad_positions():
+    assert abstract({"b": [2], "a": [0]}) == "a b"
+    with pytest.raises(BadField, match="positions"):
+        abstract({"a": ["0"]})
+
+
+def test_selection():
+    def kept(selection):
+        return sorted(p.id for w in works() for p in parse(w, selection))
+
+    assert kept(Selection(fields=frozenset({"Medicine"}))) == ["W2130942839", "W3000000001"]
+    assert kept(Selection(since=2017, until=2020)) == ["W2963403868", "W3000000001"]  # no year: out
+    assert kept(Selection(languages=frozenset({"en"}), retracted=False)) == [
+        "W1902237438", "W2130942839", "W2963403868", "W3000000002"]
+    assert kept(Selection(types=frozenset({"preprint"}))) == ["W3000000002"]
+    assert kept(Selection(min_citations=50_000)) == ["W2130942839", "W2963403868"]
+
+
+def test_snapshot_layout_manifest_and_date_order(tmp_path):
+    rows = works()
+    works_dir = snapshot(tmp_path, {"2024-02-01": rows[3:], "2023-12-31": rows[:3]})
+    expected = [works_dir / "updated_date=2023-12-31/part_000.gz", works_dir / "updated_date=2024-02-01/part_000.gz"]
+    assert files(tmp_path) == expected  # any folder above the partitions, oldest first
+    assert files(works_dir / "manifest") == expected
+    (works_dir / "updated_date=2024-02-01/part_000.gz").unlink()
+    with pytest.raises(CitegraphError, match="missing"):
+        files(works_dir / "manifest")
+
+
+def test_bad_reference_is_located(tmp_path):
+    row = works()[1]
+    row["referenced_works"] = ["https://openalex.org/W1", "not-an-id"]
+    path = tmp_path / "part_000.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.write(json.dumps(works()[0]) + "\n" + json.dumps(row) + "\n")
+    problems = [i.problem for i in get("openalex").read(path) if i.problem]
+    assert [(p.where.line, p.field) for p in problems] == [(2, "referenced_works[1]")]
+
+
+def test_formats_without_selection_refuse_one():
+    with pytest.raises(CitegraphError, match="applies to: openalex"):
+        next(get("s2orc").read(FIXTURE, Selection(since=2000)))
+
+
+@pytest.mark.slow
+def test_snapshot_into_the_graph(store, tmp_path):
+    summary = ingest(store, get("openalex"), [snapshot(tmp_path, {"2024-01-15": works()})], IngestOptions())
+    assert summary.write.records["Paper"] == 5 and summary.write.external_created == 1
+    [paper] = store.run("paper", id="W2963403868")
+    assert (paper["title"], paper["year"], paper["references"], paper["fields"]) == (
+        "Attention Is All You Need", 2017, 3, ["Computer Science"])
+    assert sorted(paper["authors"]) == ["Ashish Vaswani", "Illia Polosukhin", "Noam Shazeer"]
+    [outside] = store.run("paper", id="W9999999991")  # referenced, not in the snapshot
+    assert outside["external"] and outside["title"] is None
+    assert store.run("paper", id="W2130942839")[0]["citation_count"] == 2
+
+
+@pytest.mark.slow
+def test_cli_selection(store, server_env, tmp_path):
+    works_dir = snapshot(tmp_path, {"2024-01-15": works()})
+    result = CliRunner().invoke(main, ["ingest", "openalex", str(works_dir), "--no-progress", "--field",
+                                       "computer science", "--since", "2014", "--no-retracted"])
+    assert result.exit_code == 0, result.output
+    assert store.run("paper", id="W2963403868")[0]["external"] is False
+    assert store.run("paper", id="W3000000001") == []  # retracted and medical: never read
+    assert store.run("paper", id="W2130942839")[0]["external"] is True  # no year: only cited
+
+
+@pytest.mark.slow
+def test_bulk_builds_the_streamed_graph(arcade_server, store, tmp_path):
+    from test_bulk import assert_same, stream_then_bulk
+
+    works_dir = snapshot(tmp_path, {"2023-12-31": works()[:3], "2024-02-01": works()[3:]})
+    assert_same(*stream_then_bulk(arcade_server, store, "openalex", [works_dir],
+                                  papers=("W2963403868", "W2130942839", "W9999999991")))
+
+
+def update_partition() -> tuple[list[dict], list[dict], list[dict]]:
+    """(the initial works, those an update partition restates, the final state): the first
+    work changes its title, drops its abstract, an author and two references (one to a
+    stub) and cites a new work; one work is retracted; one is merged into another."""
+    initial = works()
+    initial[1]["referenced_works"].append("https://openalex.org/W3000000002")  # to be merged
+    attention = json.loads(json.dumps(initial[0]))
+    attention.update(title="Attention Is All You Need (revised)", abstract_inverted_index=None,
+                     authorships=attention["authorships"][:2],
+                     referenced_works=["https://openalex.org/W1902237438", "https://openalex.org/W3000000003"])
+    retracted = dict(initial[3], is_retracted=True)
+    new = dict(initial[4], id="https://openalex.org/W3000000003", title="A new work",
+               referenced_works=["https://openalex.org/W2130942839"])
+    changed = [attention, retracted, new]
+    final = [attention, initial[1], initial[2], retracted, new]  # W3000000002 merged away
+    return initial, changed, final
+
+
+def merges(root: Path) -> None:
+    folder = root / "data" / "merged_ids" / "works"
+    folder.mkdir(parents=True)
+    with gzip.open(folder / "2024-02-01.csv.gz", "wt", encoding="utf-8") as f:
+        f.write("merge_date,id,merge_into_id\n2024-02-01,W3000000002,W2130942839\n")
+
+
+@pytest.mark.slow
+def test_an_update_partition_leaves_the_graph_a_fresh_ingest_builds(arcade_server, store, tmp_path):
+    from test_bulk import dump
+
+    initial, changed, final = update_partition()
+    fmt = get("openalex")
+    snapshot(tmp_path / "old", {"2024-01-15": initial})
+    ingest(store, fmt, [tmp_path / "old" / "data"], IngestOptions())
+    assert store.run("paper", id="W2130942839")[0]["citation_count"] == 2
+    snapshot(tmp_path / "new", {"2024-02-01": changed})
+    merges(tmp_path / "new")
+    ingest(store, fmt, [tmp_path / "new" / "data"], IngestOptions())
+    updated = dump(store)
+    assert store.run("stats/partitions") == [{"partition": "2024-01-15", "files": 1},
+                                             {"partition": "2024-02-01", "files": 1}]
+
+    arcade_server.recreate_database()
+    snapshot(tmp_path / "final", {"2024-02-01": final})
+    merges(tmp_path / "final")
+    ingest(store, fmt, [tmp_path / "final" / "data"], IngestOptions())
+    assert dump(store) == updated
+    [attention] = store.run("paper", id="W2963403868")
+    assert (attention["title"], attention["abstract"], attention["references"]) == (
+        "Attention Is All You Need (revised)", None, 2)
+    assert store.run("paper", id="W3000000002") == [] and store.run("paper", id="W9999999991") == []
+    assert store.run("paper", id="W2130942839")[0]["citation_count"] == 2  # W1902237438 and the new work
+
+    arcade_server.recreate_database()  # the bulk path moves merged citations after its load
+    from citegraph.graph import ArcadeDBBackend
+    from citegraph.ingest.bulk import bulk_ingest
+
+    bulk_ingest(ArcadeDBBackend(arcade_server), store, fmt, [tmp_path / "final" / "data"], IngestOptions())
+    assert dump(store) == updated
