@@ -292,7 +292,7 @@ class LuceneBM25:
         self.index_dir = Path(index_dir)
         self.k1, self.b, self.threads = k1, b, threads
         self.fields = _weights(fields)
-        self.name = NAME if fields is None else f"{NAME}-multifield"
+        self.name = NAME if fields is None else f"{NAME}:multifield"
         java = _java()
         self._searcher = java.SimpleSearcher(str(self.index_dir / "lucene"))
         self._searcher.set_bm25(float(k1), float(b))
@@ -448,7 +448,7 @@ class Bm25sBM25:
         self.index_dir = Path(index_dir)
         self.k1, self.b = k1, b
         self.fields = _weights(fields)
-        self.name = NAME if fields is None else f"{NAME}-multifield"
+        self.name = NAME if fields is None else f"{NAME}:multifield"
         root = self.index_dir / "bm25s"
         self._ids: list[str] = json.loads((root / "ids.json").read_text())
         self._row = {doc_id: row for row, doc_id in enumerate(self._ids)}
