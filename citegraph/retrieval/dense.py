@@ -29,7 +29,7 @@ from ..errors import CitegraphError
 from .ann import AnnIndex, Kind
 from .base import Document, Query, Ranking, query_document, rank
 from .embeddings import EmbeddingStore, encode_corpus
-from .encoders import Encoder, ProgressCallback, maxsim, sentence_units
+from .encoders import Encoder, ProgressCallback, maxsim, sentence_units, split_sentences
 
 MANIFEST = "dense.json"
 
@@ -117,8 +117,8 @@ def encode_each(encoder: Encoder, groups: list[list[str]]) -> list[np.ndarray]:
 
 
 def units(query: Query) -> list[str]:
-    """A query's sentences by punctuation: the abstract's, or the title (or text) when there is no abstract."""
-    return sentence_units(query_document(query))
+    """A query's sentences by punctuation: a text's, or a paper's abstract's (its title without one)."""
+    return split_sentences(query) if isinstance(query, str) else sentence_units(query)
 
 
 def build_maxsim(docs: Sequence[Document], encoder: Encoder,
