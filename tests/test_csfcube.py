@@ -394,3 +394,18 @@ def test_model_names():
         run_csfcube(FIXTURE, ["bm25"], Path("unused"), run_facet="method")
     with pytest.raises(CitegraphError, match="two systems are named bm25"):
         run_csfcube(FIXTURE, ["bm25", "bm25"], Path("unused"))
+
+
+def test_the_command_names_systems_by_spec(tiny_bert, tmp_path):
+    from click.testing import CliRunner
+
+    from citegraph.cli import main
+
+    model = f"hf:{tiny_bert}"
+    args = ["evaluate", "csfcube", "--data", str(FIXTURE), "--out", str(tmp_path / "out"), "--work", str(tmp_path / "w")]
+    result = CliRunner().invoke(main, [*args, "--with", f"bm25:bm25s,{model}:maxsim", "--facet-text", model])
+    assert result.exit_code == 0, result.output
+    saved = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert saved["config"]["models"] == ["bm25:bm25s", f"{model}:maxsim", f"{model}:facet"]
+    bad = CliRunner().invoke(main, [*args, "--with", "bm25:bm25s", "--facet-text", "bm25"])
+    assert bad.exit_code == 1 and "'bm25:facet': :facet puts the facet sentences as one text" in bad.output
