@@ -10,6 +10,7 @@ import click
 
 from ..config import Config
 from ..retrieval.encoders import encoder_choices
+from ..retrieval.spec import BACKENDS
 from .app import indexes_dir, main, open_graph
 from .options import retrievers_option
 from .output import RichProgress, print_table
@@ -23,7 +24,8 @@ def index():
 @index.command("bm25")
 @click.option("--multifield", is_flag=True, help="Index title and abstract as separate fields "
               "(searched with weights) instead of one contents field.")
-@click.option("--backend", type=click.Choice(["lucene", "bm25s"]), help="Default: Lucene when pyserini is installed.")
+@click.option("--backend", type=click.Choice(BACKENDS), help="Default: Lucene when pyserini is installed. "
+              "--with bm25 opens the index whatever built it; bm25:<backend> checks the backend.")
 @click.option("--k1", default=0.9, show_default=True)
 @click.option("--b", default=0.4, show_default=True)
 @click.option("--threads", type=int, help="Indexing threads (default: all cores).")

@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from ..errors import CitegraphError
 from .encoders import ENCODERS, HUB_PREFIX
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 Backend = Literal["lucene", "bm25s"]
 Sentences = Callable[["Query"], list[str]]  # how a text is cut into sentences for :maxsim
-BACKENDS: tuple[Backend, ...] = ("lucene", "bm25s")
+BACKENDS: tuple[Backend, ...] = get_args(Backend)
 MULTIFIELD, MAXSIM = "multifield", "maxsim"
 
 
@@ -57,6 +57,8 @@ def _slug(text: str) -> str:
 
 @dataclass(frozen=True)
 class BM25:
+    """BM25 over title + abstract, as one field or two (:mod:`.bm25`)."""
+
     multifield: bool = False
     backend: Backend | None = None  # None: Lucene when installed (build), whichever built it (open)
 
@@ -88,6 +90,8 @@ class BM25:
 
 @dataclass(frozen=True)
 class Dense:
+    """An encoder's vectors (:mod:`.dense`): one a paper with Faiss, or one a sentence with ``:maxsim``."""
+
     encoder: str  # a registered name or hf:<hub id or folder>
     maxsim: bool = False
 
@@ -123,6 +127,8 @@ class Dense:
 
 @dataclass(frozen=True)
 class Fusion:
+    """Reciprocal-rank fusion, or weighted score fusion when ``weights`` are given (:mod:`.fusion`)."""
+
     members: tuple[Spec, ...]
     weights: tuple[float, ...] | None = None  # None: reciprocal-rank fusion
 
