@@ -46,8 +46,8 @@ from citegraph.ingest import formats
 from citegraph.ingest.bulk import bulk_ingest
 from citegraph.recommend import held_out_citations
 from citegraph.serve import wait_serving
-from citegraph.retrieval import index_dir, open_retriever
-from citegraph.retrieval.bm25 import build_bm25, read_manifest
+from citegraph.retrieval.bm25 import read_manifest
+from citegraph.retrieval.spec import BM25
 from citegraph.retrieval.corpus import documents
 
 
@@ -121,10 +121,10 @@ def main() -> None:
             load = time.perf_counter() - started
             indexes = work / "data" / "indexes"
             started = time.perf_counter()
-            if not (index_dir(indexes, "bm25") / "manifest.json").exists():
-                build_bm25(documents(store), index_dir(indexes, "bm25"))
+            if not (indexes / BM25().folder / "manifest.json").exists():
+                BM25().build(documents(store), indexes)
             indexing = time.perf_counter() - started
-            backend = read_manifest(index_dir(indexes, "bm25"))["backend"]
+            backend = read_manifest(indexes / BM25().folder)["backend"]
 
             need = args.warmup + 3 * args.requests
             seeds = [e.seed for e in held_out_citations(store, need, seed=0)]
@@ -134,7 +134,7 @@ def main() -> None:
                                       seeds[args.warmup + args.requests:args.warmup + 2 * args.requests],
                                       seeds[args.warmup + 2 * args.requests:])
 
-            bm25 = open_retriever("bm25", indexes)
+            bm25 = BM25().open(indexes)
             for seed in warm[:10]:
                 bm25.search([seed.document], 100)
             alone = timed_each(lambda s: bm25.search([s.document], 100 + len(s.references) + 1), one)

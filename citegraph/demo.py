@@ -25,17 +25,15 @@ from .evaluation import mdcr
 from .evaluation.mdcr_eval import evaluate_mdcr, read_benchmark
 from .evaluation.pools import ALL_FIELDS
 from .evaluation.report import Table
-from .evaluation.scorers import build_retriever
 from .graph import GraphStore
 from .graph.schema import graph_stats
 from .ingest import IngestOptions, IngestSummary, Prefilter, get, ingest, prefilter
 from .ingest.pipeline import NoProgress, Progress
 from .ingest.taxonomy import BUNDLED as TAXONOMY
 from .recommend import Recommendation, Recommender, Seed
-from .retrieval import index_dir
-from .retrieval.bm25 import build_bm25
 from .retrieval.corpus import documents
 from .retrieval.signals import CoCitationScorer
+from .retrieval.spec import BM25
 
 ACL200 = Path(str(resources.files("citegraph") / "data" / "acl200"))
 TITLES_ONLY = Prefilter(min_abstract=0, min_citations=1)
@@ -68,10 +66,10 @@ def run(store: GraphStore, work: Path, indexes: Path, progress: Callable[[], Pro
     eligibility = prefilter(store, TITLES_ONLY)
     mdcr.build(store, work / "mdcr", fields=[ALL_FIELDS], n_queries=queries, seed=0)
     _, docs = read_benchmark(work / "mdcr", "test")
-    scorers = [build_retriever("bm25", list(docs.values()), work / "indexes"), CoCitationScorer(store)]
+    scorers = [BM25().build(list(docs.values()), work / "indexes"), CoCitationScorer(store)]
     tables = evaluate_mdcr(work / "mdcr", scorers, work / "evaluation")
 
-    bm25 = build_bm25(documents(store), index_dir(indexes, "bm25"))
+    bm25 = BM25().build(documents(store), indexes)
     with Recommender(store, [bm25]) as recommender:
         seed = recommender.seed(DEMO_PAPER)
         recommendations = recommender.recommend_for(seed, k=5)

@@ -42,6 +42,7 @@ from .errors import CitegraphError, NotFoundError
 from .graph import GraphStore
 from .retrieval.base import Document, Ranking, Retriever, rank
 from .retrieval.signals import enrich
+from .retrieval.spec import Spec, parse_specs
 
 _FEATURE_COLUMNS = ("id", "title", "year", "external", "fields", "categories", "citations")  # recommend/features
 GRAPH_FEATURES = ("cited_by_references", "cocitation", "coupling", "citations", "overlap", "enrichment")
@@ -121,16 +122,15 @@ class Recommender:
         self._close_store = close_store
 
     @classmethod
-    def open(cls, config=None, retrievers: Sequence[str] = ("bm25",), model: Path | None = None,
+    def open(cls, config=None, retrievers: str | Sequence[str | Spec] = ("bm25",), model: Path | None = None,
              **options) -> "Recommender":
-        """A recommender on the configured graph (the embedded one by default) with retrievers
-        opened by name from ``<data dir>/indexes`` and, optionally, learned weights."""
+        """A recommender on the configured graph (the embedded one by default) with retriever
+        specs opened from ``<data dir>/indexes`` and, optionally, learned weights."""
         from .config import Config
         from .graph import open_store
-        from .retrieval import open_retriever
 
         config = config or Config.load()
-        opened = [open_retriever(name, Path(config.data_dir) / "indexes") for name in retrievers]
+        opened = [spec.open(Path(config.data_dir) / "indexes") for spec in parse_specs(retrievers)]
         weights = load_weights(model) if model else None
         return cls(open_store(config), opened, weights=weights, close_store=True, **options)
 

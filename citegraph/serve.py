@@ -44,6 +44,7 @@ from . import __version__
 from .errors import CitegraphError, NotFoundError, ServerError
 from .graph import queries
 from .recommend import Recommender, recommendation_dict
+from .retrieval.spec import Spec
 
 MAX_BODY = 1 << 20  # bytes
 SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
@@ -337,7 +338,7 @@ def _problem(error: dict) -> str:
     return f"{where}: {message}" if where else message
 
 
-def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[str, ...] = ("bm25",),
+def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[str | Spec, ...] = ("bm25",),
           model: Path | None = None, cache_size: int = 256, log=print) -> None:
     """Open the recommender on ``config``'s graph and serve until interrupted (^C or SIGTERM)."""
     import signal

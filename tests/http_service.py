@@ -20,7 +20,7 @@ from citegraph.graph import open_store
 from citegraph.graph.arcadedb import free_port
 from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
-from citegraph.retrieval import index_dir
+from citegraph.retrieval.spec import BM25
 from citegraph.retrieval.bm25 import build_bm25
 from citegraph.retrieval.corpus import documents
 from citegraph.serve import wait_serving
@@ -54,7 +54,7 @@ def acl_service(arcade_server, server_config, folder: Path):
         ingest(store, formats.get("taxonomy"), [BUNDLED])
         ingest(store, formats.get("acl200"), [ACL200])
         ingest(store, formats.get("jsonl"), [extra])
-        build_bm25(list(documents(store)), index_dir(data_dir / "indexes", "bm25"), backend="bm25s")
+        build_bm25(list(documents(store)), data_dir / "indexes" / BM25().folder, backend="bm25s")
     env = {**os.environ, "CITEGRAPH_URI": server_config.uri, "CITEGRAPH_USER": server_config.user,
            "CITEGRAPH_PASSWORD": server_config.password, "CITEGRAPH_DATABASE": server_config.database,
            "CITEGRAPH_DATA_DIR": str(data_dir)}

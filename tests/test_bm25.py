@@ -163,7 +163,7 @@ def test_title_weight_changes_the_ranking(backend, tmp_path):
     query = ["quantum annealing"]
     flat = m.build_bm25(docs, tmp_path / "flat", backend=backend)
     multi = m.build_bm25(docs, tmp_path / "multi", backend=backend, multifield=True)
-    assert (flat.name, multi.name) == ("bm25", "bm25-multifield")
+    assert (flat.name, multi.name) == ("bm25", "bm25:multifield")
     assert flat.search(query, 1)[0][0].id == "in-abstract"
     titles = m.bm25(tmp_path / "multi", fields={"title": 5.0, "abstract": 1.0})
     abstracts = m.bm25(tmp_path / "multi", fields={"title": 0.2, "abstract": 1.0})

@@ -131,7 +131,7 @@ def test_index_and_search_from_the_graph(store, server_env, tiny_bert, tmp_path)
     encoder = f"hf:{tiny_bert}"
     dense = citegraph("index", "dense", "--encoder", encoder, "--no-progress", env=server_env)
     assert dense.returncode == 0, dense.stderr
-    fused = citegraph("search", "apoptosis", "--with", f"rrf:bm25+{encoder}", "-k", "4", "--json", env=server_env)
+    fused = citegraph("search", "apoptosis", "--with", f"rrf(bm25,{encoder})", "-k", "4", "--json", env=server_env)
     assert fused.returncode == 0, fused.stderr
     assert len(fused.stdout.splitlines()) == 4
     missing = citegraph("search", "x", "--with", "specter", env=server_env)

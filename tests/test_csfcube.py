@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from citegraph.errors import CitegraphError, InputError
-from citegraph.evaluation.csfcube import (FOLDS, MEASURES, OFFICIAL, PAPERS, TREC, TREC_MEASURES, _parse, fold_mean,
-                                          official, read_release, run_csfcube)
+from citegraph.evaluation.csfcube import (FOLDS, MEASURES, OFFICIAL, PAPERS, TREC, TREC_MEASURES, fold_mean, official,
+                                          parse_system, read_release, run_csfcube)
 from citegraph.evaluation.metrics import evaluate
 from citegraph.retrieval.base import Document, Hit
 
@@ -376,16 +376,36 @@ def test_a_partial_run_is_completed_and_absent_queries_score_zero(tmp_path):
 
 
 def test_model_names():
-    assert _parse("bm25") == ("bm25", "")
-    assert _parse("bm25:bm25s") == ("bm25", "bm25s")
-    assert _parse("hf:allenai/specter") == ("hf:allenai/specter", "")
-    assert _parse("hf:/models/x:maxsim") == ("hf:/models/x", "maxsim")
-    assert _parse("minilm:facet") == ("minilm", "facet")
-    with pytest.raises(CitegraphError, match="unknown BM25 variant"):
-        _parse("bm25:facet")
+    from citegraph.retrieval.spec import BM25, Dense
+
+    assert parse_system("bm25") == (BM25(), False)
+    assert parse_system("bm25:bm25s") == (BM25(backend="bm25s"), False)
+    assert parse_system("hf:allenai/specter") == (Dense("hf:allenai/specter"), False)
+    assert parse_system("hf:/models/x:maxsim") == (Dense("hf:/models/x", maxsim=True), False)
+    assert parse_system("minilm:facet") == (Dense("minilm"), True)
+    with pytest.raises(CitegraphError, match="bm25 takes :multifield"):
+        parse_system("bm25:maxsim")
+    for name in ("bm25:facet", "minilm:maxsim:facet", "rrf(bm25,minilm):facet"):
+        with pytest.raises(CitegraphError, match="read the facet sentences already"):
+            parse_system(name)
     with pytest.raises(CitegraphError, match="nothing to evaluate"):
         run_csfcube(FIXTURE, [], Path("unused"))
     with pytest.raises(CitegraphError, match="a run facet needs a run file"):
         run_csfcube(FIXTURE, ["bm25"], Path("unused"), run_facet="method")
     with pytest.raises(CitegraphError, match="two systems are named bm25"):
         run_csfcube(FIXTURE, ["bm25", "bm25"], Path("unused"))
+
+
+def test_the_command_names_systems_by_spec(tiny_bert, tmp_path):
+    from click.testing import CliRunner
+
+    from citegraph.cli import main
+
+    model = f"hf:{tiny_bert}"
+    args = ["evaluate", "csfcube", "--data", str(FIXTURE), "--out", str(tmp_path / "out"), "--work", str(tmp_path / "w")]
+    result = CliRunner().invoke(main, [*args, "--with", f"bm25:bm25s,{model}:maxsim", "--facet-text", model])
+    assert result.exit_code == 0, result.output
+    saved = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert saved["config"]["models"] == ["bm25:bm25s", f"{model}:maxsim", f"{model}:facet"]
+    bad = CliRunner().invoke(main, [*args, "--with", "bm25:bm25s", "--facet-text", "bm25"])
+    assert bad.exit_code == 1 and "'bm25:facet': :facet puts the facet sentences as one text" in bad.output

@@ -13,11 +13,12 @@ from citegraph.evaluation import mdcr, pools
 from citegraph.evaluation.large_scale import evaluate_pools
 from citegraph.evaluation.mdcr_eval import PUBLISHED_SCINCL_TEST, evaluate_mdcr, read_benchmark
 from citegraph.evaluation.report import draw, load_tables
-from citegraph.evaluation.scorers import RunFile, build_retriever, write_run
+from citegraph.evaluation.scorers import RunFile, write_run
 from citegraph.ingest import formats, ingest
 from citegraph.retrieval.base import Document
 from citegraph.retrieval.bm25 import build_bm25
 from citegraph.retrieval.corpus import documents
+from citegraph.retrieval.spec import BM25
 from citegraph.synth import SynthSpec, generate
 
 pytest.importorskip("bm25s")
@@ -62,7 +63,7 @@ def test_mdcr_tables_ours_and_official(corpus, tmp_path):
     manifest = mdcr.build(store, tmp_path / "mdcr", n_queries=5, seed=2)
     benchmark, docs = read_benchmark(tmp_path / "mdcr", "test")
     assert set(benchmark) == {f for f, n in manifest.graph["queries_per_field"].items() if n} and len(benchmark) >= 2
-    bm25 = build_retriever("bm25", list(docs.values()), tmp_path / "work")
+    bm25 = BM25().build(list(docs.values()), tmp_path / "work")
     tables = evaluate_mdcr(tmp_path / "mdcr", [bm25], tmp_path / "out")
     map_fields, _, r5, per_type = tables
     fields = list(benchmark)

@@ -230,14 +230,14 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
     ingest(store, formats.get("jsonl"), [corpus])
     ingest(store, formats.get("taxonomy"), [BUNDLED])
     result = citegraph("evaluate", "local", "--out", str(out), "--encoder", str(tiny_bert),
-                       "--max-steps", "2", "--max-train", "12", "--max-test", "6", "--bm25-backend", "bm25s",
+                       "--max-steps", "2", "--max-train", "12", "--max-test", "6", "--prefetch", "bm25:bm25s",
                        "--ablations", "-enrichment,-taxonomy,euclidean,spherical,graph-appnp,graph-gat",
                        env=server_env)
     assert "ablations (SymTax Table 3)" in result.stdout
     assert "LM fine-tuned once, shared" in result.stdout  # the CPU default
     ablation, fusion = _tables(out)
     assert list(ablation["rows"]) == [
-        "prefetch (bm25)", "prefetch (bm25) + enrichment", "SymTax (tiny-bert, vector, hyperbolic)",
+        "prefetch (bm25:bm25s)", "prefetch (bm25:bm25s) + enrichment", "SymTax (tiny-bert, vector, hyperbolic)",
         "− enrichment", "− taxonomy", "hyperbolic → Euclidean", "hyperbolic → spherical (SymTax release)"]
     assert list(fusion["rows"]) == ["tiny-bert_vector", "tiny-bert_graph (APPNP)", "tiny-bert_graph (GAT)"]
     _check_metrics(ablation)
@@ -254,8 +254,8 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
     # the same query set without the Enricher: no enrichment row, candidates are the prefetched lists
     [table] = evaluate_local(store, tmp_path / "plain", data=out / "contexts.jsonl", encoder=lm, enrich=False,
                              ablations=["-enrichment", "-taxonomy"], lm_mode="frozen", max_steps=1, max_train=12,
-                             max_test=6, bm25_backend="bm25s")
-    assert list(table.rows) == ["prefetch (bm25)", "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
+                             max_test=6, prefetch="bm25:bm25s")
+    assert list(table.rows) == ["prefetch (bm25:bm25s)", "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
     plain = json.loads((tmp_path / "plain" / "results.json").read_text())["config"]["data_info"]
     assert plain["candidates_enriched"] == plain["candidates_prefetched"] == 100
 
@@ -276,8 +276,8 @@ def test_contexts_export_and_evaluate_local_on_the_unarxive_sample(store, server
     # the sample's cited papers are stubs without text: reachable only through enrichment (--textless keep)
     citegraph("evaluate", "local", "--data", str(query_set), "--out", str(out), "--encoder", str(tiny_bert),
               "--lm-mode", "finetune", "--textless", "keep", "--max-steps", "2", "--max-train", "8", "--max-test", "5",
-              "--bm25-backend", "bm25s", "--ablations", "-taxonomy", env=server_env)
+              "--prefetch", "bm25:bm25s", "--ablations", "-taxonomy", env=server_env)
     [ablation] = _tables(out)
-    assert list(ablation["rows"]) == ["prefetch (bm25)", "prefetch (bm25) + enrichment",
+    assert list(ablation["rows"]) == ["prefetch (bm25:bm25s)", "prefetch (bm25:bm25s) + enrichment",
                                       "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
     _check_metrics(ablation)

@@ -14,7 +14,7 @@ import pytest
 from citegraph.errors import CitegraphError
 from citegraph.ingest import formats, ingest
 from citegraph.recommend import DEFAULT_WEIGHTS, Recommender, evaluate_held_out, held_out_citations, train
-from citegraph.retrieval import index_dir
+from citegraph.retrieval.spec import BM25
 from citegraph.retrieval.bm25 import build_bm25
 from citegraph.retrieval.corpus import documents
 
@@ -30,7 +30,7 @@ def acl(arcade_server, server_config, tmp_path_factory):
     arcade_server.recreate_database()
     with open_store(server_config) as store:
         ingest(store, formats.get("acl200"), [ACL200])
-        bm25 = build_bm25(list(documents(store)), index_dir(Path(server_config.data_dir) / "indexes", "bm25"),
+        bm25 = build_bm25(list(documents(store)), Path(server_config.data_dir) / "indexes" / BM25().folder,
                           backend="bm25s")
         yield Recommender(store, [bm25])
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from citegraph.errors import CitegraphError
-from citegraph.retrieval import index_dir, open_retriever
 from citegraph.retrieval.base import Document, Retriever
 from citegraph.retrieval.bm25 import build_bm25
 from citegraph.retrieval.dense import DenseRetriever, MultiVectorRetriever, build_dense, open_dense
 from citegraph.retrieval.encoders import get_encoder, maxsim
 from citegraph.retrieval.fusion import ReciprocalRankFusion, WeightedFusion
+from citegraph.retrieval.spec import BM25, Dense, parse_spec, parse_specs
 
 pytest.importorskip("faiss")
 pytest.importorskip("bm25s")
@@ -95,15 +97,44 @@ def test_fusions_follow_their_formulas(tiny, tmp_path):
         WeightedFusion([sparse, dense], [1.0])
 
 
-def test_retrievers_open_by_name(tiny_bert, tmp_path):
+def test_specs_open_prebuilt_indexes(tiny_bert, tmp_path):
     name = f"hf:{tiny_bert}"
-    build_bm25(DOCS, index_dir(tmp_path, "bm25"), backend="bm25s")
-    build_dense(DOCS, get_encoder(name), index_dir(tmp_path, name), tmp_path / "cache")
-    assert open_retriever("bm25", tmp_path).name == "bm25"
-    fused = open_retriever(f"rrf:bm25+{name}", tmp_path)
+    build_bm25(DOCS, tmp_path / BM25().folder, backend="bm25s")  # as `citegraph index bm25 --backend bm25s`
+    build_dense(DOCS, get_encoder(name), tmp_path / Dense(name).folder, tmp_path / "cache")
+    bm25, dense = parse_spec("bm25").open(tmp_path), open_dense(tmp_path / Dense(name).folder)
+    assert (bm25.name, parse_spec("bm25:bm25s").open(tmp_path).name) == ("bm25", "bm25:bm25s")
+    fused = parse_spec(f"rrf(bm25,{name})").open(tmp_path)
     assert fused.name == f"rrf(bm25,{name})"
-    assert fused.search(["citation graph"], 2)[0][0].id in {"d1", "d5", "d7"}
-    with pytest.raises(CitegraphError, match="citegraph index dense --encoder minilm"):
-        open_retriever("minilm", tmp_path)
-    with pytest.raises(CitegraphError, match="needs two or more"):
-        open_retriever("rrf:bm25", tmp_path)
+    assert fused.search(QUERIES, 4) == ReciprocalRankFusion([bm25, dense]).search(QUERIES, 4)
+    weighted = parse_spec(f"wsum(0.7*bm25,0.3*{name})").open(tmp_path)
+    assert weighted.name == f"wsum(0.7*bm25,0.3*{name})"
+    assert weighted.search(QUERIES, 4) == WeightedFusion([bm25, dense], [0.7, 0.3]).search(QUERIES, 4)
+    for spec, advice in (("minilm", "citegraph index dense --encoder minilm"),
+                         ("bm25:multifield", "citegraph index bm25 --multifield`"),
+                         ("bm25:lucene", "citegraph index bm25 --backend lucene"),  # the index is bm25s'
+                         (f"rrf(bm25,{name}:maxsim)", "encodes sentences over given documents")):
+        with pytest.raises(CitegraphError, match=re.escape(advice)):
+            parse_spec(spec).open(tmp_path)
+
+
+def test_specs_build_over_documents(tiny_bert, tmp_path):
+    name = f"hf:{tiny_bert}"
+    specs = parse_specs(f"bm25:bm25s,bm25:multifield:bm25s,{name},{name}:maxsim,rrf(bm25:bm25s,{name})")
+    built = {str(spec): spec.build(DOCS, tmp_path) for spec in specs}
+    assert [r.name for r in built.values()] == list(built)  # a retriever is named by its spec
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["bm25-bm25s", "bm25-multifield-bm25s", Dense(name).folder, "embeddings"])
+    assert built["bm25:bm25s"].search(QUERIES, 8) == build_bm25(DOCS, tmp_path / "again", "bm25s").search(QUERIES, 8)
+
+    # :maxsim — each sentence encoded alone, a paper scored by its closest pair (l2 for this model)
+    encoder = get_encoder(name)
+
+    def vectors(texts):
+        return np.concatenate(encoder.encode_sentences([Document(str(i), t) for i, t in enumerate(texts)]))
+
+    text = "Genes of patients with cancer. Graph models for citations."
+    query = vectors(["Genes of patients with cancer.", "Graph models for citations."])
+    expected = {d.id: -min(float(np.linalg.norm(a - b)) for a in query for b in vectors([d.abstract])) for d in DOCS}
+    [ranking] = built[f"{name}:maxsim"].search([text], 8)
+    assert [h.id for h in ranking] == sorted(expected, key=lambda i: (-expected[i], i))
+    assert [h.score for h in ranking] == pytest.approx([expected[h.id] for h in ranking], abs=1e-5)

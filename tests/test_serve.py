@@ -18,7 +18,7 @@ from schemathesis import GenerationMode
 
 from citegraph.graph import open_store
 from citegraph.recommend import Recommender
-from citegraph.retrieval import open_retriever
+from citegraph.retrieval.spec import BM25
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def http(service):
 def local(service, server_config):
     """The Python API on the same graph and index, in this process."""
     with open_store(server_config) as store:
-        yield Recommender(store, [open_retriever("bm25", service.data_dir / "indexes")])
+        yield Recommender(store, [BM25().open(service.data_dir / "indexes")])
 
 
 def test_recommend_a_paper_as_the_python_api_does(http, local):

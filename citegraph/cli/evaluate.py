@@ -10,9 +10,8 @@ from ..config import Config
 from ..contextualise.models import MODELS as CONTEXT_MODELS
 from ..retrieval.encoders import HUB_PREFIX, encoder_choices
 from ..local.ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES
-from ..local.prefetch import PREFETCHERS
 from .app import indexes_dir, main, open_graph
-from .options import CommaList, learned_weights, run_files, run_option, with_retrievers
+from .options import CommaList, learned_weights, retrievers_option, run_files, run_option, with_retrievers
 from .output import print_table, print_tables
 
 
@@ -25,40 +24,35 @@ def evaluate():
 @evaluate.command("large-scale")
 @click.option("--pools", "pools_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
               help="A folder written by `citegraph pools dataset-level|field-level`.")
-@click.option("--models", type=CommaList(), default="bm25", show_default=True,
-              help="Comma-separated retrievers with built indexes (citegraph index …).")
+@retrievers_option("Retrievers with built indexes (citegraph index …).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
 @run_option
 @click.pass_obj
-def evaluate_large_scale(config: Config, pools_dir, models, out, runs):
+def evaluate_large_scale(config: Config, pools_dir, retrievers, out, runs):
     """Tables 1 and 2 of Medić & Šnajder: MAP / nDCG / R@30 per pool size or per field."""
     from ..evaluation.large_scale import evaluate_pools
-    from ..retrieval import open_retriever
 
-    retrievers = [open_retriever(m, indexes_dir(config)) for m in models] + run_files(runs)
-    print_tables(evaluate_pools(pools_dir, retrievers, out))
+    opened = [spec.open(indexes_dir(config)) for spec in retrievers] + run_files(runs)
+    print_tables(evaluate_pools(pools_dir, opened, out))
     click.echo(f"results and figures in {out}")
 
 
 @evaluate.command("mdcr")
 @click.option("--benchmark", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
               help="A folder with mdcr_<split>.json and mdcr_<split>_data.jsonl (ours or the official release).")
-@click.option("--models", type=CommaList(), default="bm25", show_default=True,
-              help="Comma-separated: bm25, bm25-multifield, encoder names, rrf:a+b (indexed over the benchmark).")
+@retrievers_option("Retrievers, indexed over the benchmark's documents (under OUT/indexes).")
 @click.option("--split", default="test", show_default=True)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
 @run_option
 @click.pass_obj
-def evaluate_mdcr(config: Config, benchmark, models, split, out, runs):
+def evaluate_mdcr(config: Config, benchmark, retrievers, split, out, runs):
     """Tables 3 and 4 of Medić & Šnajder: per field MAP / nDCG / R@5, and per candidate type."""
     from ..evaluation.mdcr_eval import evaluate_mdcr as evaluate_mdcr_
     from ..evaluation.mdcr_eval import read_benchmark
-    from ..evaluation.scorers import build_retriever
 
     _, docs = read_benchmark(benchmark, split)
-    work = Path(out) / "indexes"
-    retrievers = [build_retriever(m, list(docs.values()), work) for m in models] + run_files(runs)
-    print_tables(evaluate_mdcr_(benchmark, retrievers, out, split))
+    built = [spec.build(list(docs.values()), Path(out) / "indexes") for spec in retrievers] + run_files(runs)
+    print_tables(evaluate_mdcr_(benchmark, built, out, split))
     click.echo(f"results and figures in {out}")
 
 
@@ -87,11 +81,12 @@ def evaluate_recommend(config: Config, papers, seed, skip, model, retrievers, ou
     with Recommender.open(config, retrievers) as rec:
         results = evaluate_held_out(rec, held_out_citations(rec.store, papers, seed, skip=skip), variants)
     measures = list(next(iter(results.values())).mean)
-    table = Table(f"held-out citations ({papers} papers, text: {', '.join(retrievers) or 'none'})", measures)
+    names = [str(spec) for spec in retrievers]
+    table = Table(f"held-out citations ({papers} papers, text: {', '.join(names) or 'none'})", measures)
     for name, result in results.items():
         for measure, value in result.mean.items():
             table.set(name, measure, value)
-    write_results(out, {"papers": papers, "seed": seed, "skip": skip, "retrievers": retrievers,
+    write_results(out, {"papers": papers, "seed": seed, "skip": skip, "retrievers": names,
                         "variants": variants}, [table], {n: r.per_query for n, r in results.items()})
     print_tables([table])
 
@@ -99,20 +94,22 @@ def evaluate_recommend(config: Config, papers, seed, skip, model, retrievers, ou
 @evaluate.command("csfcube")
 @click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
               help="The official CSFCube release folder.")
-@click.option("--models", type=CommaList(), default="bm25", show_default=True,
-              help="Comma-separated: bm25 (facet sentences vs whole abstracts), <encoder> (whole abstracts), "
-                   "<encoder>:facet, <encoder>:maxsim (best sentence pair).")
+@retrievers_option("Retrievers over the release's candidates: BM25, fusions and <encoder>:maxsim read the "
+                   "facet sentences, an <encoder> the whole query paper.")
+@retrievers_option("Encoders that also read the facet sentences as one text (rows <encoder>:facet).", default="",
+                   name="facet_text", flag="--facet-text")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
 @click.option("--run", "run_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Also score a TREC run file (qid pid_facet, or pid with --run-facet).")
 @click.option("--run-facet", type=click.Choice(["background", "method", "result"]))
 @click.option("--work", type=click.Path(file_okay=False, path_type=Path),
               help="Where indexes and embeddings are kept (default: OUT/indexes).")
-def evaluate_csfcube(data_dir, models, out, run_file, run_facet, work):
+def evaluate_csfcube(data_dir, retrievers, facet_text, out, run_file, run_facet, work):
     """Faceted query-by-example on CSFCube, scored as its authors' script scores it."""
     from ..evaluation.csfcube import run_csfcube
 
-    result = run_csfcube(data_dir, [m for m in models], out, run_file=run_file, run_facet=run_facet,
+    systems = [*map(str, retrievers), *(f"{spec}:facet" for spec in facet_text)]
+    result = run_csfcube(data_dir, systems, out, run_file=run_file, run_facet=run_facet,
                          work=work or Path(out) / "indexes")
     print_tables(result["tables"])
     click.echo(f"results in {out}")
@@ -159,9 +156,8 @@ def _lm(value: str) -> str:
 @click.option("--encoder", type=CommaList(), default="minilm", show_default=True,
               help="The reranker's LM, or several comma-separated (they fill the LM × fusion table): "
                    f"{', '.join(encoder_choices())} or a model folder.")
-@click.option("--prefetch", type=click.Choice(PREFETCHERS), default="bm25", show_default=True,
-              help="First stage: BM25, a dense encoder (--prefetch-encoder) or their reciprocal-rank fusion.")
-@click.option("--prefetch-encoder", default="minilm", show_default=True, help="The dense prefetcher's encoder.")
+@retrievers_option("First stage, indexed over the graph's papers, e.g. 'rrf(bm25,minilm)'.", single=True,
+                   name="prefetch", flag="--prefetch")
 @click.option("--ablations", type=CommaList(), default=",".join(DEFAULT_ABLATIONS), show_default=True,
               help=f"Comma-separated, of: {', '.join(ABLATIONS)} ('' for the full model only).")
 @click.option("--enrich/--no-enrich", default=True, show_default=True,
@@ -187,13 +183,12 @@ def _lm(value: str) -> str:
 @click.option("--max-length", default=256, show_default=True, help="Tokens of a (query, candidate) pair.")
 @click.option("--proj-dim", default=64, show_default=True, help="Dimension of the taxonomy manifold.")
 @click.option("--negatives", default=4, show_default=True, help="Negatives per positive, from the candidate list.")
-@click.option("--bm25-backend", type=click.Choice(["lucene", "bm25s"]), help="Default: Lucene when installed.")
 @click.option("--device", help="torch device [default: cuda when available, else cpu].")
 @click.option("--seed", default=12, show_default=True)
 @click.pass_obj
-def evaluate_local(config: Config, out, data, encoder, prefetch, prefetch_encoder, ablations, enrich, lm_mode,
+def evaluate_local(config: Config, out, data, encoder, prefetch, ablations, enrich, lm_mode,
                    max_steps, max_train, max_test, test_share, whole_years, textless, depth, size, max_length,
-                   proj_dim, negatives, bm25_backend, device, seed):
+                   proj_dim, negatives, device, seed):
     """SymTax's Tables 3 and 4: prefetch → enrichment → taxonomy-aware reranker, and its ablations,
     trained on older citing papers and tested on newer ones, the test citations hidden from the graph."""
     from ..local.evaluate import evaluate_local as evaluate_local_
@@ -212,8 +207,7 @@ def evaluate_local(config: Config, out, data, encoder, prefetch, prefetch_encode
                                  ablations=ablations, enrich=enrich,
                                  lm_mode=lm_mode, textless=textless, test_share=test_share,
                                  whole_years=whole_years, max_train=max_train, max_test=max_test, depth=depth,
-                                 size=size, prefetch_encoder=_lm(prefetch_encoder), bm25_backend=bm25_backend,
-                                 reranker=reranker, seed=seed, log=log)
+                                 size=size, reranker=reranker, seed=seed, log=log)
     print_tables(tables)
     click.echo(f"results in {out}")
 
@@ -221,20 +215,23 @@ def evaluate_local(config: Config, out, data, encoder, prefetch, prefetch_encode
 @main.command("tune-bm25")
 @click.option("--pools", "pools_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
               help="A validation pool folder (citegraph pools …), built like the test pools.")
-@click.option("--index", "name", type=click.Choice(["bm25", "bm25-multifield"]), default="bm25", show_default=True)
+@retrievers_option("The BM25 index to tune (bm25 or bm25:multifield).", single=True, name="spec")
 @click.pass_obj
-def tune_bm25(config: Config, pools_dir, name):
+def tune_bm25(config: Config, pools_dir, spec):
     """Grid-search BM25's k1 and b for MAP on validation pools, as the MDCR paper did."""
     from ..evaluation.large_scale import tune_bm25 as tune
-    from ..retrieval import index_dir
+    from ..retrieval.spec import BM25
 
-    tuning = tune(pools_dir, index_dir(indexes_dir(config), name))
+    if not isinstance(spec, BM25):
+        raise click.BadParameter(f"{spec} is not BM25", param_hint="--with")
+    name = str(spec)
+    tuning = tune(pools_dir, indexes_dir(config) / BM25(spec.multifield).folder)
     bs = sorted({b for _, b in tuning.table})
     print_table(f"MAP of {name} on {pools_dir} (k1 × b)",
            [{"k1": k1, **{f"b={b:g}": round(tuning.table[(k1, b)] * 100, 2) for b in bs}}
             for k1 in sorted({k1 for k1, _ in tuning.table})])
     click.echo(f"best: k1={tuning.k1:g} b={tuning.b:g} (MAP {tuning.map * 100:.2f}); rebuild with "
-               f"`citegraph index bm25{' --multifield' if name != 'bm25' else ''} --k1 {tuning.k1:g} --b {tuning.b:g}`")
+               f"`citegraph index bm25{' --multifield' if spec.multifield else ''} --k1 {tuning.k1:g} --b {tuning.b:g}`")
 
 
 @main.command()

@@ -10,7 +10,9 @@ import click
 
 from ..config import Config
 from ..retrieval.encoders import encoder_choices
+from ..retrieval.spec import BACKENDS
 from .app import indexes_dir, main, open_graph
+from .options import retrievers_option
 from .output import RichProgress, print_table
 
 
@@ -22,7 +24,8 @@ def index():
 @index.command("bm25")
 @click.option("--multifield", is_flag=True, help="Index title and abstract as separate fields "
               "(searched with weights) instead of one contents field.")
-@click.option("--backend", type=click.Choice(["lucene", "bm25s"]), help="Default: Lucene when pyserini is installed.")
+@click.option("--backend", type=click.Choice(BACKENDS), help="Default: Lucene when pyserini is installed. "
+              "--with bm25 opens the index whatever built it; bm25:<backend> checks the backend.")
 @click.option("--k1", default=0.9, show_default=True)
 @click.option("--b", default=0.4, show_default=True)
 @click.option("--threads", type=int, help="Indexing threads (default: all cores).")
@@ -30,15 +33,16 @@ def index():
 @click.pass_obj
 def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_only):
     """BM25 over title + abstract of every corpus paper."""
-    from ..retrieval import index_dir
     from ..retrieval.bm25 import build_bm25
     from ..retrieval.corpus import documents
+    from ..retrieval.spec import BM25
 
-    name = "bm25-multifield" if multifield else "bm25"
+    spec = BM25(multifield)
+    folder = indexes_dir(config) / spec.folder
     with open_graph(config) as store:
-        retriever = build_bm25(documents(store, eligible_only), index_dir(indexes_dir(config), name), backend=backend,
+        retriever = build_bm25(documents(store, eligible_only), folder, backend=backend,
                                multifield=multifield, k1=k1, b=b, threads=threads)
-    click.echo(f"{name}: {retriever.documents:,} documents indexed in {index_dir(indexes_dir(config), name)}")
+    click.echo(f"{spec}: {retriever.documents:,} documents indexed in {folder}")
 
 
 @index.command("dense")
@@ -55,11 +59,12 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
 @click.pass_obj
 def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, eligible_only, progress):
     """Encode every corpus paper (resumable, cached) and build its Faiss index."""
-    from ..retrieval import index_dir
     from ..retrieval.corpus import documents
     from ..retrieval.dense import build_dense
     from ..retrieval.encoders import get_encoder
+    from ..retrieval.spec import Dense
 
+    folder = indexes_dir(config) / Dense(encoder_name).folder
     encoder = get_encoder(encoder_name, dtype=dtype, batch_size=batch_size, threads=threads)
     with open_graph(config) as store:
         docs = list(documents(store, eligible_only))
@@ -73,36 +78,36 @@ def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, 
         done = complete
 
     try:
-        build_dense(docs, encoder, index_dir(indexes_dir(config), encoder_name), Path(config.data_dir) / "embeddings",
+        build_dense(docs, encoder, folder, Path(config.data_dir) / "embeddings",
                     kind=kind, threads=threads, progress=advance, log=lambda line: click.echo(line, err=True))
     finally:
         bar.finish()
-    click.echo(f"{encoder_name}: {len(docs):,} documents in {index_dir(indexes_dir(config), encoder_name)}")
+    click.echo(f"{encoder_name}: {len(docs):,} documents in {folder}")
 
 
 @main.command()
 @click.argument("text")
-@click.option("--with", "name", default="bm25", show_default=True,
-              help="bm25, bm25-multifield, an encoder name with a built index, or rrf:<name>+<name>.")
+@retrievers_option("Retrievers with built indexes (citegraph index …), one table each.")
 @click.option("-k", default=10, show_default=True)
 @click.option("--pool", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A file of paper ids (one a line): rank only these.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
-def search(config: Config, text, name, k, pool, as_json):
+def search(config: Config, text, retrievers, k, pool, as_json):
     """Rank the corpus (or a pool) for a free TEXT."""
-    from ..retrieval import open_retriever
     from ..retrieval.corpus import documents_by_id
 
-    retriever = open_retriever(name, indexes_dir(config))
     pools = [set(pool.read_text(encoding="utf-8").split())] if pool else None
-    [ranking] = retriever.search([text], k, pools)
+    rankings = {}
+    for spec in retrievers:
+        [rankings[str(spec)]] = spec.open(indexes_dir(config)).search([text], k, pools)
     with open_graph(config) as store:
-        docs = documents_by_id(store, [h.id for h in ranking])
-    rows = [{"rank": i, "id": h.id, "score": round(h.score, 4), "title": docs[h.id].title if h.id in docs else None}
-            for i, h in enumerate(ranking, start=1)]
-    if as_json:
-        for row in rows:
-            click.echo(json.dumps(row, ensure_ascii=False))
-    else:
-        print_table(f"{retriever.name}: {text}", rows)
+        docs = documents_by_id(store, [h.id for ranking in rankings.values() for h in ranking])
+    for name, ranking in rankings.items():
+        rows = [{"rank": i, "id": h.id, "score": round(h.score, 4), "title": docs[h.id].title if h.id in docs else None}
+                for i, h in enumerate(ranking, start=1)]
+        if as_json:
+            for row in rows:
+                click.echo(json.dumps(row if len(rankings) == 1 else {"with": name, **row}, ensure_ascii=False))
+        else:
+            print_table(f"{name}: {text}", rows)

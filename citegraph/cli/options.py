@@ -25,6 +25,41 @@ class CommaList(click.ParamType):
             self.fail(f"expected comma-separated {self.item.__name__} values, got {value!r}", param, ctx)
 
 
+class RetrieverList(click.ParamType):
+    """Retriever specs (citegraph.retrieval.spec), comma-separated: parsed once, each a typed spec.
+
+    ``single`` takes exactly one spec. The grammar is shown in every option's help.
+    """
+
+    name = "spec"
+
+    def __init__(self, single: bool = False):
+        self.single = single
+
+    def convert(self, value, param, ctx):
+        from ..errors import CitegraphError
+        from ..retrieval.spec import parse_specs
+
+        if not isinstance(value, str):
+            return value
+        try:
+            specs = parse_specs(value)
+        except CitegraphError as exc:
+            self.fail(str(exc), param, ctx)
+        if self.single and len(specs) != 1:
+            self.fail(f"expected one retriever, got {len(specs)}: {value!r}", param, ctx)
+        return specs[0] if self.single else specs
+
+
+def retrievers_option(help: str, default: str = "bm25", single: bool = False, name: str = "retrievers",
+                      flag: str = "--with"):
+    """``--with SPEC[,SPEC…]``: how a command names its scorers (``flag`` for a second role)."""
+    from ..retrieval.spec import grammar
+
+    return click.option(flag, name, type=RetrieverList(single), default=default, show_default=True,
+                        help=f"{help} Spelling: {grammar()}." if flag == "--with" else f"{help} Spelled as --with.")
+
+
 def ids_file(path: Path | None) -> list[str]:
     return path.read_text(encoding="utf-8").split() if path else []
 
@@ -45,9 +80,7 @@ def with_pool_options(command):
     return command
 
 
-with_retrievers = click.option(
-    "--with", "retrievers", type=CommaList(), default="bm25", show_default=True,
-    help="Comma-separated text retrievers with built indexes (citegraph index …); '' for graph only.")
+with_retrievers = retrievers_option("Text retrievers with built indexes (citegraph index …); '' for graph only.")
 learned_weights = click.option("--model", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                                 help="Learned weights (citegraph recommend-train).")
 

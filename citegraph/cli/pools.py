@@ -9,7 +9,7 @@ import click
 
 from ..config import Config
 from .app import indexes_dir, main, open_graph
-from .options import CommaList, ids_file, with_pool_options
+from .options import CommaList, ids_file, retrievers_option, with_pool_options
 from .output import print_table
 
 
@@ -66,8 +66,8 @@ def mdcr():
 
 @mdcr.command("build")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
-@click.option("--models", type=CommaList(), default="", help="Retrievers for the model-based negatives, comma-separated "
-              "(built indexes: bm25, bm25-multifield, encoder names); the 3 least overlapping are used.")
+@retrievers_option("Retrievers with built indexes for the model-based negatives; the 3 least overlapping are used.",
+                   default="")
 @click.option("--queries", "n_queries", default=200, show_default=True, help="Queries per field.")
 @click.option("--fields", type=CommaList(), help="Comma-separated MAG fields (default: all 19).")
 @click.option("--pool-size", default=100_000, show_default=True, help="Field-level pool the models rank.")
@@ -77,16 +77,15 @@ def mdcr():
               help="Paper ids (one a line) never used as queries or candidates.")
 @click.option("--split", default="test", show_default=True, help="Names the files: mdcr_<split>.json …")
 @click.pass_obj
-def mdcr_build(config: Config, out, models, n_queries, fields, pool_size, seed, year, exclude, split):
+def mdcr_build(config: Config, out, retrievers, n_queries, fields, pool_size, seed, year, exclude, split):
     """5 cited + 10 negatives of each type per query, in the official release format."""
     from ..evaluation import mdcr as mdcr_
     from ..vocabulary import MAG_FIELDS
-    from ..retrieval import open_retriever
 
-    retrievers = [open_retriever(name, indexes_dir(config)) for name in models]
+    opened = [spec.open(indexes_dir(config)) for spec in retrievers]
     with open_graph(config) as store:
         manifest = mdcr_.build(store, out, fields=fields or MAG_FIELDS,
-                               n_queries=n_queries, retrievers=retrievers, pool_size=pool_size, seed=seed,
+                               n_queries=n_queries, retrievers=opened, pool_size=pool_size, seed=seed,
                                year=year, exclude=ids_file(exclude), split=split)
     click.echo(f"MDCR: {manifest.queries:,} queries of {manifest.year}, seed {seed} → {out}")
     short = {k: v for k, v in manifest.graph["shortfall"].items() if v}

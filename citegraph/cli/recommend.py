@@ -55,7 +55,7 @@ def recommend_train(config: Config, out, papers, seed, retrievers):
 
     with Recommender.open(config, retrievers) as rec:
         weights = train(rec, held_out_citations(rec.store, papers, seed))
-    save_weights(out, weights, {"trained_on": papers, "seed": seed, "retrievers": retrievers})
+    save_weights(out, weights, {"trained_on": papers, "seed": seed, "retrievers": [str(s) for s in retrievers]})
     print_table(f"learned weights → {out}", [{"feature": k, "weight": round(v, 4)} for k, v in weights.items()])
 
 

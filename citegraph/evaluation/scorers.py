@@ -1,11 +1,10 @@
-"""Retrievers by name for the evaluation harness, and external runs read as retrievers.
+"""External runs read as retrievers, and rankings written as runs.
 
-A benchmark brings its own documents (MDCR's and CSFCube's release files) or uses the
-corpus in the graph (large-scale pools). :func:`build_retriever` indexes a benchmark's
-documents under a work folder with the same builders as ``citegraph index``; the graph's
-prebuilt indexes are opened with :func:`citegraph.retrieval.open_retriever`. A TREC run
-file produced by another tool is a :class:`RunFile`, ranked and restricted to pools like
-any retriever, so it is scored exactly as citegraph's own models are.
+A benchmark's own retrievers come from specs (:mod:`citegraph.retrieval.spec`): built over
+its documents (MDCR's and CSFCube's release files) or opened from the graph's prebuilt
+indexes (large-scale pools). A TREC run file produced by another tool is a
+:class:`RunFile`, ranked and restricted to pools like any retriever, so it is scored
+exactly as citegraph's own models are.
 """
 
 from __future__ import annotations
@@ -15,27 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CitegraphError
-from ..retrieval import BM25_NAMES, FUSION_PREFIX, index_dir
-from ..retrieval.base import Document, Hit, Query, Ranking, Retriever, rank
-
-
-def build_retriever(name: str, docs: Sequence[Document], work: Path) -> Retriever:
-    """Index ``docs`` for retriever ``name`` (bm25, bm25-multifield, an encoder, rrf:a+b) under ``work``."""
-    if name.startswith(FUSION_PREFIX):
-        from ..retrieval.fusion import ReciprocalRankFusion
-
-        members = [m for m in name[len(FUSION_PREFIX):].split("+") if m]
-        if len(members) < 2:
-            raise CitegraphError(f"'{name}': a fusion needs two or more retrievers, e.g. rrf:bm25+minilm")
-        return ReciprocalRankFusion([build_retriever(m, docs, work) for m in members])
-    if name in BM25_NAMES:
-        from ..retrieval.bm25 import build_bm25
-
-        return build_bm25(docs, index_dir(work, name), multifield=name == "bm25-multifield")
-    from ..retrieval.dense import build_dense
-    from ..retrieval.encoders import get_encoder
-
-    return build_dense(docs, get_encoder(name), index_dir(work, name), work / "embeddings")
+from ..retrieval.base import Document, Hit, Query, Ranking, rank
 
 
 @dataclass

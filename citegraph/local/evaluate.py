@@ -46,6 +46,7 @@ from ..errors import CitegraphError
 from ..evaluation.metrics import evaluate
 from ..evaluation.report import Table, write_results
 from ..retrieval.base import Document, Ranking
+from ..retrieval.spec import Spec, parse_spec
 from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES
 from .data import Context, export_contexts, held_out_papers, read_contexts, time_split, write_contexts
 from .enrich import SIZE, HeldOutView, enrich_all
@@ -64,12 +65,11 @@ if TYPE_CHECKING:
 
 
 def evaluate_local(store: GraphStore, out: str | Path, *, data: str | Path | None = None,
-                   prefetch: str = "bm25", encoder: str | Sequence[str] = "minilm", max_steps: int = 200,
+                   prefetch: str | Spec = "bm25", encoder: str | Sequence[str] = "minilm", max_steps: int = 200,
                    ablations: Sequence[str] = DEFAULT_ABLATIONS, enrich: bool = True, lm_mode: str = "finetune",
                    textless: Textless = "skip", test_share: float = 0.2,
                    whole_years: bool = False, max_train: int | None = 2000, max_test: int | None = 500,
-                   depth: int = DEPTH, size: int = SIZE, prefetch_encoder: str = "minilm",
-                   bm25_backend: str | None = None, reranker: RerankerConfig | None = None,
+                   depth: int = DEPTH, size: int = SIZE, reranker: RerankerConfig | None = None,
                    seed: int = 12, log: Callable[[str], None] | None = None) -> list[Table]:
     """Run the pipeline and its ablations; see the module docstring. Returns the result tables."""
     log = log or (lambda message: None)
@@ -84,6 +84,7 @@ def evaluate_local(store: GraphStore, out: str | Path, *, data: str | Path | Non
                              if unknown else "name at least one LM (encoder)")
     if lm_mode not in LM_MODES:
         raise CitegraphError(f"lm_mode must be one of {', '.join(LM_MODES)}, not {lm_mode!r}")
+    prefetch = str(parse_spec(prefetch))  # canonical: it names the prefetch rows
     if textless not in ("skip", "keep"):
         raise CitegraphError(f"textless must be skip or keep, not {textless!r}")
     base = replace(reranker or RerankerConfig(), lm=lms[0], max_steps=max_steps, finetune=lm_mode != "frozen",
@@ -117,7 +118,7 @@ def evaluate_local(store: GraphStore, out: str | Path, *, data: str | Path | Non
     # 4. prefetch and enrich
     t = time.perf_counter()
     docs = [Document(p["id"], *_title_abstract(p)) for p in papers if corpus[p["id"]].text]
-    retriever = build_prefetcher(prefetch, docs, out / "index", encoder=prefetch_encoder, bm25_backend=bm25_backend)
+    retriever = build_prefetcher(prefetch, docs, out / "index")
     queries = [*train, *test]
     prefetched = prefetch_(retriever, queries, years, depth)
     timings["prefetch"] = time.perf_counter() - t
@@ -213,7 +214,7 @@ def evaluate_local(store: GraphStore, out: str | Path, *, data: str | Path | Non
                     table.set(name, measure, value)
     tables = [ablation] + ([lm_fusion] if len(fusion_rows) > 1 else [])
     timings["total"] = time.perf_counter() - started
-    config = {"data": str(data), "prefetch": prefetch, "prefetch_encoder": prefetch_encoder, "encoders": lms,
+    config = {"data": str(data), "prefetch": prefetch, "encoders": lms,
               "ablations": list(ablations), "enrich": enrich, "lm_mode": lm_mode, "textless": textless,
               "depth": depth, "size": size,
               "test_share": test_share, "whole_years": whole_years, "seed": seed,

@@ -2,12 +2,10 @@
 
 The query is the citation context (placeholders removed) with the citing paper's title
 and abstract; candidates are the graph's papers with text (title and abstract; a paper
-with a title only is indexed by its title). Three prefetchers:
-
-* ``bm25`` — BM25 over title + abstract (Lucene when installed, else bm25s);
-* ``dense`` — an encoder (``minilm``, ``hf:…``) with a Faiss index, cosine or L2 as the
-  model was trained;
-* ``fusion`` — reciprocal-rank fusion of the two.
+with a title only is indexed by its title). The prefetcher is any retriever spec
+(:mod:`citegraph.retrieval.spec`), built over those papers: ``bm25`` (the default),
+an encoder (``minilm``, ``hf:…``) with a Faiss index, or a fusion such as
+``rrf(bm25,minilm)``.
 
 A candidate is never the citing paper itself, nor a paper published after the citing
 paper's year (it could not have been cited); the prefetcher ranks deeper until ``k``
@@ -21,36 +19,18 @@ from pathlib import Path
 
 from ..errors import CitegraphError
 from ..retrieval.base import Document, Retriever
+from ..retrieval.spec import Spec, parse_spec
 from .data import Context
 
-PREFETCHERS = ("bm25", "dense", "fusion")
 DEPTH = 100  # SymTax: the top 100 prefetched candidates go to the Enricher
 
 
-def build_prefetcher(kind: str, docs: Sequence[Document], work: Path, *, encoder: str = "minilm",
-                     bm25_backend: str | None = None) -> Retriever:
-    """Index ``docs`` under ``work`` for prefetcher ``kind`` (``bm25``, ``dense``, ``fusion``)."""
-    if kind not in PREFETCHERS:
-        raise CitegraphError(f"prefetch must be one of {', '.join(PREFETCHERS)}, not {kind!r}")
+def build_prefetcher(spec: str | Spec, docs: Sequence[Document], work: Path) -> Retriever:
+    """Index ``docs`` under ``work`` for the prefetcher ``spec`` (e.g. ``bm25``, ``rrf(bm25,minilm)``)."""
+    spec = parse_spec(spec)  # a bad spec fails before anything is read
     if not docs:
         raise CitegraphError("no candidate paper has text: nothing to prefetch from")
-    work = Path(work)
-    members: list[Retriever] = []
-    if kind in ("bm25", "fusion"):
-        from ..retrieval.bm25 import build_bm25
-
-        members.append(build_bm25(docs, work / "bm25", backend=bm25_backend))
-    if kind in ("dense", "fusion"):
-        from ..retrieval import index_dir
-        from ..retrieval.dense import build_dense
-        from ..retrieval.encoders import get_encoder
-
-        members.append(build_dense(docs, get_encoder(encoder), index_dir(work, encoder), work / "embeddings"))
-    if len(members) == 1:
-        return members[0]
-    from ..retrieval.fusion import ReciprocalRankFusion
-
-    return ReciprocalRankFusion(members)
+    return spec.build(docs, Path(work))
 
 
 def query_document(context: Context) -> Document:

@@ -80,7 +80,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -88,6 +88,7 @@ from ..errors import CitegraphError
 from ..heavy import lazy
 from .base import Document, Hit, Query, Ranking, Retriever, query_text, rank
 from .corpus import fingerprint
+from .spec import BACKENDS, Backend
 
 pyclass = lazy("pyserini.pyclass")  # pyserini starts a JVM on import: only after lucene.prepare()
 
@@ -99,8 +100,6 @@ K1_GRID = (0.6, 0.9, 1.2, 1.5, 1.8)
 B_GRID = (0.2, 0.4, 0.6, 0.75, 0.9)
 DEEP_SHARE = 0.1  # a pooled Lucene query ranks deep while the depth is at most this share of the pool
 MANIFEST = "manifest.json"
-
-Backend = Literal["lucene", "bm25s"]
 
 # Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, which Anserini's analyser uses.
 STOPWORDS = frozenset({
@@ -141,14 +140,14 @@ def build_bm25(docs: Iterable[Document], index_dir: str | os.PathLike, backend: 
     ``threads`` (default: all cores) are Lucene's for indexing and for unpooled search.
     """
     backend = backend or ("lucene" if lucene_available() else "bm25s")
-    if backend not in ("lucene", "bm25s"):
+    if backend not in BACKENDS:
         raise ValueError(f"unknown BM25 backend {backend!r}")
     if fields is not None and not multifield:
         raise ValueError("field weights need a multifield index")
     index = Path(index_dir)
     index.mkdir(parents=True, exist_ok=True)
     (index / MANIFEST).unlink(missing_ok=True)  # no manifest, no index: a failed build stays unusable
-    for part in ("lucene", "bm25s"):
+    for part in BACKENDS:
         shutil.rmtree(index / part, ignore_errors=True)
     threads = threads or os.cpu_count() or 1
     if backend == "lucene":
@@ -292,7 +291,7 @@ class LuceneBM25:
         self.index_dir = Path(index_dir)
         self.k1, self.b, self.threads = k1, b, threads
         self.fields = _weights(fields)
-        self.name = NAME if fields is None else f"{NAME}-multifield"
+        self.name = NAME if fields is None else f"{NAME}:multifield"
         java = _java()
         self._searcher = java.SimpleSearcher(str(self.index_dir / "lucene"))
         self._searcher.set_bm25(float(k1), float(b))
@@ -448,7 +447,7 @@ class Bm25sBM25:
         self.index_dir = Path(index_dir)
         self.k1, self.b = k1, b
         self.fields = _weights(fields)
-        self.name = NAME if fields is None else f"{NAME}-multifield"
+        self.name = NAME if fields is None else f"{NAME}:multifield"
         root = self.index_dir / "bm25s"
         self._ids: list[str] = json.loads((root / "ids.json").read_text())
         self._row = {doc_id: row for row, doc_id in enumerate(self._ids)}

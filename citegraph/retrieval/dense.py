@@ -5,7 +5,8 @@ document vectors in a Faiss index (:class:`~citegraph.retrieval.ann.AnnIndex`) s
 with the metric the model was trained for (L2 for SPECTER-style models, cosine for
 sentence-transformers). Multi-vector encoders (TS-Aspire: a vector per sentence) score a
 candidate by its best sentence pair with the query, exhaustively over the pool (or the
-whole corpus), as the MDCR paper scores Aspire.
+whole corpus), as the MDCR paper scores Aspire. Any encoder scores that way with
+``<encoder>:maxsim`` (:func:`build_maxsim`): each sentence encoded alone, in memory.
 
 An index directory holds ``dense.json`` (which encoder, which embedding store) and, for
 single-vector encoders, the Faiss index; the vectors stay in the embedding store, keyed
@@ -15,16 +16,20 @@ encoding never encodes a document twice.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
+
+import numpy as np
 
 from ..errors import CitegraphError
 from .ann import AnnIndex, Kind
 from .base import Document, Query, Ranking, query_document, rank
 from .embeddings import EmbeddingStore, encode_corpus
-from .encoders import Encoder, ProgressCallback, maxsim
+from .encoders import Encoder, ProgressCallback, maxsim, sentence_units, split_sentences
 
 MANIFEST = "dense.json"
 
@@ -48,20 +53,48 @@ class DenseRetriever:
         return self.index.search(vectors, k, pools)
 
 
+class SentenceVectors(Protocol):
+    """Documents' sentence vectors by row: an :class:`EmbeddingStore` or :class:`SentenceMatrices`."""
+
+    ids: list[str]
+
+    def matrix(self, doc: int) -> np.ndarray: ...
+
+
+@dataclass
+class SentenceMatrices:
+    """Sentence vectors held in memory (``:maxsim`` over given documents)."""
+
+    ids: list[str]
+    matrices: list[np.ndarray]
+
+    def matrix(self, doc: int) -> np.ndarray:
+        return self.matrices[doc]
+
+
 @dataclass
 class MultiVectorRetriever:
-    """Sentence-vector encoder (Aspire): a candidate's score is its best sentence pair."""
+    """A candidate's score is its best sentence pair with the query.
+
+    Without ``sentences``, the encoder's own sentence vectors (TS-Aspire's contextual
+    ones, from the embedding store); with it (``<encoder>:maxsim``), each sentence that
+    ``sentences`` cuts from a text encoded alone, as the CSFCube paper scores SentBERT.
+    """
 
     encoder: Encoder
-    store: EmbeddingStore
+    store: SentenceVectors
+    sentences: Callable[[Query], list[str]] | None = None
 
     @property
     def name(self) -> str:
-        return self.encoder.name
+        return self.encoder.name + (":maxsim" if self.sentences else "")
 
     def search(self, queries: Sequence[Query], k: int,
                pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
-        matrices = self.encoder.encode_sentences([query_document(q) for q in queries])
+        if self.sentences is None:
+            matrices = self.encoder.encode_sentences([query_document(q) for q in queries])
+        else:
+            matrices = encode_each(self.encoder, [self.sentences(q) for q in queries])
         row = {doc_id: i for i, doc_id in enumerate(self.store.ids)}
         rankings = []
         for q, query in enumerate(matrices):
@@ -69,6 +102,32 @@ class MultiVectorRetriever:
             scores = maxsim(query, [self.store.matrix(i) for i in candidates], self.encoder.spec.similarity)
             rankings.append(rank({self.store.ids[i]: float(s) for i, s in zip(candidates, scores)}, k))
         return rankings
+
+
+def encode_each(encoder: Encoder, groups: list[list[str]]) -> list[np.ndarray]:
+    """One matrix of sentence vectors per group of sentences, each sentence encoded alone, in one call.
+
+    A sentence is encoded as a title-only document; a group without sentences gets no rows.
+    """
+    flat = [Document(str(i), s) for i, s in enumerate(s for group in groups for s in group)]
+    rows = encoder.encode_sentences(flat)
+    bounds = np.cumsum([0, *map(len, groups)])
+    empty = np.zeros((0, encoder.dim), dtype=np.float32)
+    return [np.concatenate(rows[a:b]) if b > a else empty for a, b in itertools.pairwise(bounds)]
+
+
+def units(query: Query) -> list[str]:
+    """A query's sentences by punctuation: a text's, or a paper's abstract's (its title without one)."""
+    return split_sentences(query) if isinstance(query, str) else sentence_units(query)
+
+
+def build_maxsim(docs: Sequence[Document], encoder: Encoder,
+                 sentences: Callable[[Query], list[str]] | None = None) -> MultiVectorRetriever:
+    """Every sentence of ``docs`` (cut by ``sentences``, default :func:`units`) encoded alone, in memory."""
+    sentences = sentences or units
+    return MultiVectorRetriever(encoder, SentenceMatrices([d.id for d in docs],
+                                                          encode_each(encoder, [sentences(d) for d in docs])),
+                                sentences)
 
 
 def build_dense(docs: Sequence[Document], encoder: Encoder, index_dir: Path, cache_dir: Path, *,

@@ -124,7 +124,7 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
-def _units(doc: Document) -> list[str]:
+def sentence_units(doc: Document) -> list[str]:
     """The sentences that get vectors: the abstract's, or the title when there is no abstract."""
     return split_sentences(doc.abstract) or ([doc.title] if doc.title.strip() else [])
 
@@ -407,7 +407,7 @@ class Encoder:
         """
         if not self.multi_vector:
             started = time.perf_counter()
-            units = [_units(d) for d in docs]
+            units = [sentence_units(d) for d in docs]
             flat = self._encode_texts([s for u in units for s in u], None)
             if docs:
                 self.docs_per_second = len(docs) / max(time.perf_counter() - started, 1e-9)
@@ -436,7 +436,7 @@ class Encoder:
     def sentence_counts(self, docs: Sequence[Document]) -> list[int]:
         """How many sentence vectors :meth:`encode_sentences` gives each document."""
         if not self.multi_vector:
-            return [len(_units(d)) for d in docs]
+            return [len(sentence_units(d)) for d in docs]
         return [len(self._pack(d)[1]) for d in docs]
 
     def _pack(self, doc: Document) -> tuple[list[int], list[tuple[int, int]]]:
