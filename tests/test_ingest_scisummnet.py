@@ -177,3 +177,15 @@ def test_malformed_json_and_xml_are_located(tmp_path):
     assert len(problems) == 2
     assert "N07-4013.xml:" in problems[0] and "malformed XML" in problems[0]
     assert "citing_sentences.json:13:" in problems[1] and "malformed JSON" in problems[1]  # at the end of the truncated file
+
+
+def test_the_local_query_set_leaves_out_contexts_whose_citation_is_not_masked(store, tmp_path):
+    from citegraph.local.data import export_contexts, read_contexts, time_split
+
+    ingest(store, formats.get("scisummnet"), [FIXTURES])
+    counts = export_contexts(store, tmp_path / "contexts.jsonl")
+    assert (counts["contexts"], counts["contexts_unmarked"]) == (32, 1)  # "(Gonzaloet al, 1998)" names its answer
+    contexts = read_contexts(tmp_path / "contexts.jsonl")
+    assert all("[CIT]" in c.text and "Gonzalo" not in c.text for c in contexts)
+    split = time_split(contexts, test=0.25)  # years from the ACL ids order the citing papers
+    assert max(c.year for c in split.train) <= min(c.year for c in split.test)
