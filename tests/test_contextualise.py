@@ -387,3 +387,10 @@ def test_seeds_and_corpus_shares_print_mean_sd_and_a_learning_curve(tmp_path):
     assert summary["tables"][1]["rows"]["LMD"]["100 %"][0] == pytest.approx(sum(lmd[2:]) / 2)
     assert summary["tables"][0]["rows"]["WE"]["c-F"][0] == pytest.approx(
         (runs["1", 0]["tables"][0]["rows"]["WE"]["c-F"][0] + runs["1", 1]["tables"][0]["rows"]["WE"]["c-F"][0]) / 2)
+    # the same series again, LMD only, reads the runs back instead of redoing them
+    again = CliRunner().invoke(main, ["evaluate", "contextualise", "--data", str(data), "--models", "lmd",
+                                      "--folds", "2", "--out", str(out), "--seeds", "0,1", "--corpus-shares", "0,1",
+                                      "--corpus", str(SCISUMMNET), "--no-acronyms"])
+    assert again.exit_code == 0 and again.output.count("reusing") == 4 and "training" not in again.output
+    reread = json.loads((out / "results.json").read_text())["tables"]
+    assert [t["rows"] for t in reread[:2]] == [{"LMD": t["rows"]["LMD"]} for t in summary["tables"][:2]]

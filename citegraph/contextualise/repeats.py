@@ -3,7 +3,8 @@
 Each (corpus share, seed) is one run of :func:`~.evaluation.evaluate_clscisumm` in
 ``OUT/share-<s>/seed-<n>``: the seed shuffles the topics into folds, draws the corpus
 share and seeds Word2Vec, so the spread over seeds is the spread of everything random
-in a run. Printed:
+in a run. A run whose folder already holds the results of the same setting is read
+back, not redone (:func:`_finished`). Printed:
 
 1. Table 1 at the largest share, every measure as mean ± sd over the seeds (each seed's
    value is a mean over the 753 citances);
@@ -14,6 +15,7 @@ in a run. Printed:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -28,6 +30,28 @@ def _share_label(share: float) -> str:
     return f"{share * 100:g} %"
 
 
+def _finished(run_dir: Path, data_dir: Path, labels: Sequence[str], folds: int, seed: int, share: float,
+              options: dict) -> tuple[list[Table], dict] | None:
+    """The tables and per-citance values of an earlier run of the same setting in ``run_dir``
+    (same data, folds, seed, corpus and share; every asked model in it), else None: an
+    interrupted series resumes, and a learning curve reuses the seeds' full-corpus runs."""
+    try:
+        results = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    config, vectors = results["config"], results["config"].get("vectors", {})
+    corpus = [str(c).rstrip("/").rsplit("/", 1)[-1] for c in options.get("corpus") or ()]  # named alike
+    same = (Path(config["data"]).resolve() == Path(data_dir).resolve() and config["folds"] == folds and config["seed"] == seed
+            and vectors.get("corpus_share", 1.0) == share and all(c in vectors.get("trained_on", "") for c in corpus)
+            and not options.get("vectors") and set(labels) <= set(results["per_query"]))
+    if not same:
+        return None
+    tables = [Table(**t) for t in results["tables"]]
+    for table in tables:
+        table.rows = {label: table.rows[label] for label in labels}
+    return tables, {label: results["per_query"][label] for label in labels}
+
+
 def evaluate_repeats(data_dir: Path, out: Path, models: Sequence[str], folds: int, seeds: Sequence[int],
                      shares: Sequence[float], log: Callable[[str], None] = lambda message: None,
                      **options) -> list[Table]:
@@ -39,9 +63,11 @@ def evaluate_repeats(data_dir: Path, out: Path, models: Sequence[str], folds: in
     last_per_query: list[dict] = []
     for share in shares:
         for seed in seeds:
-            log(f"corpus share {_share_label(share)}, seed {seed}")
-            tables, per_query = evaluate_clscisumm(data_dir, out / f"share-{share:g}" / f"seed-{seed}", models,
-                                                   folds, seed, log=log, corpus_share=share, **options)
+            run_dir = out / f"share-{share:g}" / f"seed-{seed}"
+            done = _finished(run_dir, data_dir, labels, folds, seed, share, options)
+            log(f"corpus share {_share_label(share)}, seed {seed}" + (f": reusing {run_dir}" if done else ""))
+            tables, per_query = done or evaluate_clscisumm(data_dir, run_dir, models, folds, seed, log=log,
+                                                           corpus_share=share, **options)
             for label, cells in tables[0].rows.items():
                 for column, (mean, _) in cells.items():
                     means.setdefault(share, {}).setdefault(label, {}).setdefault(column, []).append(mean)
