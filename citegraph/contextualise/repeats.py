@@ -41,7 +41,8 @@ def _finished(run_dir: Path, data_dir: Path, labels: Sequence[str], folds: int, 
         return None
     config, vectors = results["config"], results["config"].get("vectors", {})
     corpus = [str(c).rstrip("/").rsplit("/", 1)[-1] for c in options.get("corpus") or ()]  # named alike
-    same = (Path(config["data"]).resolve() == Path(data_dir).resolve() and config["folds"] == folds and config["seed"] == seed
+    same = (Path(config["data"]).resolve() == Path(data_dir).resolve()
+            and config["folds"] == folds and config["seed"] == seed
             and vectors.get("corpus_share", 1.0) == share and all(c in vectors.get("trained_on", "") for c in corpus)
             and not options.get("vectors") and set(labels) <= set(results["per_query"]))
     if not same:
