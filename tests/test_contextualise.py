@@ -193,7 +193,7 @@ def test_character_offset_scores_by_hand():
 
 def test_evaluation_on_a_tiny_gold_set_with_known_scores(tmp_path):
     data = tiny_gold_set(tmp_path / "data")
-    tables = evaluate_clscisumm(data, tmp_path / "out", ["bm25", "lmd"], folds=2, ontologies=[], acronyms=False)
+    tables, _ = evaluate_clscisumm(data, tmp_path / "out", ["bm25", "lmd"], folds=2, ontologies=[], acronyms=False)
     a, b = sum(map(len, A)), sum(map(len, B))
     expected = {  # A1 and B1 perfect at n = 1 (what both folds choose), A2 wrong with its gold ranked 6th
         "c-P": 2 / 3, "c-R": 2 / 3, "c-F": 2 / 3, "c-P@1": 2 / 3, "Rg-1": 2 / 3, "Rg-2": 2 / 3,
@@ -352,3 +352,45 @@ def test_contextualise_cli(store, server_env, tmp_path):
                          timeout=300)
     assert bad.returncode != 0 and "model bm25 has no parameter mu" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+SCISUMMNET = Path(__file__).resolve().parent / "fixtures" / "scisummnet"
+
+
+def test_a_scisummnet_folder_is_a_corpus_of_papers_and_can_be_subsampled():
+    from citegraph.contextualise.corpus import corpus_sample
+    from citegraph.retrieval.bm25 import analyze
+
+    documents = corpus_sample([SCISUMMNET])
+    assert len(documents) == 3  # one per paper: its full text, then its citing sentences
+    assert documents[0][0] == analyze("TextRunner: Open Information Extraction on the Web")  # N07-4013's title
+    assert all("cit" not in terms for document in documents for terms in document)  # [CIT] removed
+    assert len(corpus_sample([SCISUMMNET], 0.34, seed=1)) == 1 and corpus_sample([SCISUMMNET], 0.0) == []
+    assert corpus_sample([SCISUMMNET], 0.67, seed=1) == corpus_sample([SCISUMMNET], 0.67, seed=1)
+
+
+def test_seeds_and_corpus_shares_print_mean_sd_and_a_learning_curve(tmp_path):
+    data = tiny_gold_set(tmp_path / "data")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["evaluate", "contextualise", "--data", str(data), "--models", "lmd,we",
+                                       "--folds", "2", "--out", str(out), "--seeds", "0,1", "--corpus-shares", "0,1",
+                                       "--corpus", str(SCISUMMNET), "--no-acronyms"])
+    assert result.exit_code == 0, result.output
+    assert "mean ± sd over seeds 0, 1" in result.output and "Learning curve" in result.output
+    runs = {(share, seed): json.loads((out / f"share-{share}" / f"seed-{seed}" / "results.json").read_text())
+            for share in ("0", "1") for seed in (0, 1)}
+    assert {k: r["config"]["vectors"]["corpus_documents"] for k, r in runs.items()} == \
+        {("0", 0): 0, ("0", 1): 0, ("1", 0): 3, ("1", 1): 3}
+    assert runs["1", 0]["config"]["vectors"]["seed"] == 0 and runs["1", 1]["config"]["vectors"]["seed"] == 1
+    summary = json.loads((out / "results.json").read_text())
+    lmd = [runs[k]["tables"][0]["rows"]["LMD"]["c-F"][0] for k in runs]
+    assert summary["tables"][1]["rows"]["LMD"]["100 %"][0] == pytest.approx(sum(lmd[2:]) / 2)
+    assert summary["tables"][0]["rows"]["WE"]["c-F"][0] == pytest.approx(
+        (runs["1", 0]["tables"][0]["rows"]["WE"]["c-F"][0] + runs["1", 1]["tables"][0]["rows"]["WE"]["c-F"][0]) / 2)
+    # the same series again, LMD only, reads the runs back instead of redoing them
+    again = CliRunner().invoke(main, ["evaluate", "contextualise", "--data", str(data), "--models", "lmd",
+                                      "--folds", "2", "--out", str(out), "--seeds", "0,1", "--corpus-shares", "0,1",
+                                      "--corpus", str(SCISUMMNET), "--no-acronyms"])
+    assert again.exit_code == 0 and again.output.count("reusing") == 4 and "training" not in again.output
+    reread = json.loads((out / "results.json").read_text())["tables"]
+    assert [t["rows"] for t in reread[:2]] == [{"LMD": t["rows"]["LMD"]} for t in summary["tables"][:2]]

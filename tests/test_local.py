@@ -281,3 +281,14 @@ def test_contexts_export_and_evaluate_local_on_the_unarxive_sample(store, server
     assert list(ablation["rows"]) == ["prefetch (bm25:bm25s)", "prefetch (bm25:bm25s) + enrichment",
                                       "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
     _check_metrics(ablation)
+
+
+def test_papers_without_any_category_share_the_unknown_embedding():
+    """ACL papers (ScisummNet, ACL-200) have no arXiv category: the taxonomy table is empty."""
+    import numpy as np
+
+    from citegraph.local.taxonomy import TaxonomyGraph, fusion_module
+
+    module = fusion_module(TaxonomyGraph([], {}, {}), lambda texts: np.zeros((len(texts), 8), np.float32))
+    embedded = module.papers([[], []])
+    assert tuple(embedded.shape) == (2, module.dim) and bool((embedded[0] == embedded[1]).all())

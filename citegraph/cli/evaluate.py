@@ -122,22 +122,36 @@ def evaluate_csfcube(data_dir, retrievers, facet_text, out, run_file, run_facet,
               help=f"Comma-separated, of: {', '.join(CONTEXT_MODELS)}.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
 @click.option("--folds", default=5, show_default=True, help="Cross-validation folds over topics (parameter tuning).")
-@click.option("--seed", default=0, show_default=True, help="Shuffles the topics into folds.")
+@click.option("--seed", default=0, show_default=True, help="Shuffles the topics into folds, seeds Word2Vec.")
+@click.option("--seeds", type=CommaList(int), help="Several seeds (e.g. 0,1,2): Table 1 as mean ± sd over them, "
+              "the learning curve over --corpus-shares, and a test on c-F averaged over the seeds.")
+@click.option("--corpus-shares", type=CommaList(float), default="1", show_default=True,
+              help="Shares of the --corpus documents to train the word vectors on (e.g. 0.1,0.25,0.5,1): "
+                   "with --seeds, a learning curve.")
 @click.option("--ontology", "ontologies", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Synonyms: SKOS XML or a TAB-separated thesaurus (repeatable; default: the bundled ACM CCS 2012).")
 @click.option("--acronyms/--no-acronyms", default=True, show_default=True,
               help="Add the acronym definitions the benchmark's texts state to the synonyms.")
-@click.option("--corpus", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="More text for the word vectors: JSONL (title, abstract, contexts) or plain lines (repeatable).")
+@click.option("--corpus", multiple=True, type=click.Path(exists=True, path_type=Path),
+              help="More text for the word vectors (repeatable): a ScisummNet folder (full texts and citing "
+                   "sentences), JSONL (title, abstract, contexts) or plain lines.")
 @click.option("--vectors", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Word vectors saved by an earlier run (OUT/vectors) instead of training.")
-def evaluate_contextualise(data_dir, models, out, folds, seed, ontologies, acronyms, corpus, vectors):
+def evaluate_contextualise(data_dir, models, out, folds, seed, seeds, corpus_shares, ontologies, acronyms, corpus,
+                           vectors):
     """Table 1 of Cohan & Goharian (2017): which reference sentences a citance refers to."""
     from ..contextualise.evaluation import evaluate_clscisumm
+    from ..contextualise.repeats import evaluate_repeats
 
-    tables = evaluate_clscisumm(data_dir, out, [m for m in models], folds, seed,
-                                list(ontologies) or None, acronyms, corpus, vectors,
-                                log=lambda message: click.echo(message, err=True))
+    if any(not 0 <= share <= 1 for share in corpus_shares):
+        raise click.BadParameter("shares are between 0 and 1", param_hint="--corpus-shares")
+    log = lambda message: click.echo(message, err=True)  # noqa: E731
+    options = {"ontologies": list(ontologies) or None, "acronyms": acronyms, "corpus": corpus, "vectors": vectors}
+    if seeds or len(corpus_shares) > 1:
+        tables = evaluate_repeats(data_dir, out, models, folds, seeds or [seed], corpus_shares, log, **options)
+    else:
+        tables, _ = evaluate_clscisumm(data_dir, out, models, folds, seed, log=log, corpus_share=corpus_shares[0],
+                                       **options)
     print_tables(tables)
     click.echo(f"results in {out}")
 

@@ -60,6 +60,8 @@ def print_summary(summary) -> None:
         ("bad lines skipped", summary.rejected),
         ("citations written", w.citations),
         ("self-citations skipped", w.self_citations),
+        ("citation contexts written", w.contexts),
+        ("contexts with no [CIT] marker", w.unmarked_contexts),
         ("nodes created", w.nodes_created),
         ("relationships created", w.relationships_created),
         ("external stubs created", w.external_created),

@@ -35,18 +35,18 @@ trains on in-domain text; no gold labels are used for either.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import CitegraphError, InputError, Problem
+from ..errors import CitegraphError
 from ..evaluation.report import Table, write_results
-from ..ingest.source import json_objects, lines
 from ..retrieval.bm25 import analyze
 from . import lm
 from .clscisumm import Citance, Reference, Topic, read_topics
+from .corpus import corpus_sample
 from .embeddings import WordVectors, retrofit, train_word2vec
 from .models import DEFAULT_MODELS, Model, Resources, get, query_terms, ranking, strip_citations
 from .ontology import Ontology, bundled_ccs, from_acronyms, read_ontology, write_thesaurus
@@ -227,30 +227,10 @@ def cross_validate(model: Model, cases: Sequence[Case], resources: Resources, fo
 
 
 # -- the whole evaluation ----------------------------------------------------------------
-def corpus_texts(paths: Sequence[Path]) -> Iterator[str]:
-    """Extra text for the word vectors: JSONL (title, abstract, references[].contexts) or plain lines."""
-    for path in map(Path, paths):
-        if ".jsonl" not in path.suffixes:
-            for _, line in lines(path):
-                if isinstance(line, Problem):
-                    raise InputError(line)
-                if line.strip():
-                    yield line
-            continue
-        for _, obj in json_objects(path):
-            if isinstance(obj, Problem):
-                raise InputError(obj)
-            for key in ("title", "abstract"):
-                if isinstance(obj.get(key), str):
-                    yield obj[key]
-            for ref in obj.get("references") or []:
-                if isinstance(ref, dict):
-                    yield from (c for c in ref.get("contexts") or [] if isinstance(c, str))
-
-
 def build_resources(topics: Sequence[Topic], analysed: dict[str, list[list[str]]], models: Sequence[Model],
                     out: Path, ontologies: Sequence[Path], acronyms: bool, corpus: Sequence[Path],
-                    vectors_dir: Path | None, log: Callable[[str], None]) -> tuple[Resources, dict]:
+                    vectors_dir: Path | None, log: Callable[[str], None], seed: int = 0,
+                    corpus_share: float = 1.0) -> tuple[Resources, dict]:
     needs = {need for m in models for need in m.needs}
     texts = [s.text for t in topics for s in t.reference.sentences] + [c.text for t in topics for c in t.citances]
     background = lm.Background.from_terms(t for terms in analysed.values() for t in terms)
@@ -263,14 +243,16 @@ def build_resources(topics: Sequence[Topic], analysed: dict[str, list[list[str]]
         else:
             started = time.perf_counter()
             sentences = [analyze(strip_citations(text)) for text in texts]
-            sentences += [analyze(text) for text in corpus_texts(corpus)]
-            log(f"training word vectors on {len(sentences):,} texts")
-            resources.vectors = train_word2vec(sentences)
+            documents = corpus_sample(corpus, corpus_share, seed) if corpus else []
+            sentences += [terms for document in documents for terms in document]
+            log(f"training word vectors on {len(sentences):,} texts ({len(documents):,} corpus documents)")
+            resources.vectors = train_word2vec(sentences, seed=seed)
             resources.vectors.save(out / "vectors")
             log(f"{len(resources.vectors):,} terms have a vector (seen ≥ {resources.vectors.meta.get('min_count')} "
                 f"times); τ = {resources.vectors.tau:.3f}")
             info["vectors"] = {"trained_on": "reference sentences + citation texts" +
                                (f" + {', '.join(map(str, corpus))}" if corpus else ""),
+                               "corpus_documents": len(documents), "corpus_share": corpus_share,
                                "seconds": round(time.perf_counter() - started, 1)}
         info["vectors"].update(terms=len(resources.vectors), tau=resources.vectors.tau,
                                **{k: v for k, v in resources.vectors.meta.items() if k != "tau"})
@@ -295,13 +277,16 @@ def build_resources(topics: Sequence[Topic], analysed: dict[str, list[list[str]]
 def evaluate_clscisumm(data_dir: Path, out: Path, models: Sequence[str] = DEFAULT_MODELS, folds: int = FOLDS,
                        seed: int = 0, ontologies: Sequence[Path] | None = None, acronyms: bool = True,
                        corpus: Sequence[Path] = (), vectors: Path | None = None,
-                       log: Callable[[str], None] = lambda message: None) -> list[Table]:
+                       log: Callable[[str], None] = lambda message: None, corpus_share: float = 1.0,
+                       ) -> tuple[list[Table], dict]:
     """Table 1 of Cohan & Goharian (2017) on a CL-SciSumm folder, with k-fold CV over topics.
 
     ``ontologies``: files for the domain-knowledge models (default: the bundled ACM CCS
     2012); ``acronyms`` adds the acronym definitions mined from the texts. ``corpus``:
-    extra text files for the word vectors; ``vectors``: a folder of trained vectors to
-    use instead of training. Writes results.json/.csv/.md to ``out``.
+    extra text for the word vectors (see :mod:`.corpus`), of which ``corpus_share`` of the
+    documents are used; ``vectors``: a folder of trained vectors to use instead of
+    training. ``seed`` shuffles the topics into folds and seeds Word2Vec. Writes
+    results.json/.csv/.md to ``out``; returns the tables and the per-citance values.
     """
     started = time.perf_counter()
     out = Path(out)
@@ -316,7 +301,7 @@ def evaluate_clscisumm(data_dir: Path, out: Path, models: Sequence[str] = DEFAUL
     log(f"{len(topics)} topics, {len(cases)} citances")
     ontologies = [bundled_ccs()] if ontologies is None else list(ontologies)
     resources, info = build_resources(topics, analysed, chosen_models, out, ontologies, acronyms, corpus,
-                                      vectors, log)
+                                      vectors, log, seed, corpus_share)
     fold_of = folds_of([t.id for t in topics], folds, seed)
     fold = [fold_of[c.citance.topic] for c in cases]
     rouge = _rouge()
@@ -344,17 +329,17 @@ def evaluate_clscisumm(data_dir: Path, out: Path, models: Sequence[str] = DEFAUL
             sentence_table.set(model.label, column, float(np.mean(list(values[column].values()))))
         config["chosen"][model.label] = chosen
         config["seconds"][model.label] = round(time.perf_counter() - model_started, 1)
-    config["significance"] = _significance(per_query, [m.label for m in chosen_models])
+    config["significance"] = significance(per_query, [m.label for m in chosen_models])
     config["seconds"]["total"] = round(time.perf_counter() - started, 1)
     tables = [table, sentence_table]
     write_results(out, config, tables, per_query)
-    return tables
+    return tables, per_query
 
 
 BASELINES = ("BM25", "LMD")
 
 
-def _significance(per_query: dict, labels: Sequence[str], measure: str = "c-F") -> dict:
+def significance(per_query: dict, labels: Sequence[str], measure: str = "c-F") -> dict:
     """Paired t-test and randomisation test of each model against the best baseline, on c-F."""
     from ..evaluation.metrics import Evaluation, compare
 

@@ -1,10 +1,11 @@
 """Contextualisation on the graph: which sentences of a cited paper a citation refers to.
 
-**The cited paper's sentences** (:func:`cited_reference`): the graph keeps titles and
-abstracts, not full texts, so a paper's sentences are its title (sentence id ``title``)
-and its abstract split into sentences (ids ``1``, ``2`` …) with the splitter the dense
-encoders use. The model is the one evaluated on CL-SciSumm's full texts; on abstracts it
-answers "which of the claims the paper states up front does this citation echo".
+**The cited paper's sentences** (:func:`cited_reference`): its full text where a reader
+stored one (``full_text``, one sentence a line: ScisummNet; sentence id = line number, as
+the source's ``sid``), else its title (sentence id ``title``) and its abstract split into
+sentences (ids ``1``, ``2`` …) with the splitter the dense encoders use. The model is the
+one evaluated on CL-SciSumm's full texts; on abstracts it answers "which of the claims the
+paper states up front does this citation echo".
 
 **Citing texts** (:func:`citing_texts`): given ones, or the citing sentences stored on
 ``CITES`` edges — of one citing paper, or of every citing paper — whose ``[CIT]`` marker
@@ -75,6 +76,10 @@ def cited_reference(store: GraphStore, paper_id: str) -> Reference:
     from ..retrieval.corpus import documents_by_id
     from ..retrieval.encoders import split_sentences
 
+    stored = store.run("contextualise/full_text", id=paper_id)
+    if stored and stored[0]["full_text"]:
+        lines = stored[0]["full_text"].split("\n")
+        return make_reference(paper_id, [(str(sid), line) for sid, line in enumerate(lines) if line.strip()])
     doc = documents_by_id(store, [paper_id]).get(paper_id)
     if doc is None:
         raise CitegraphError(f"paper {paper_id!r} is not in the graph")

@@ -149,6 +149,7 @@ GRAPH = GraphModel(
         Node("Paper", Property("id"), (
             *_string("title", "abstract"), Property("year", "long", indexed=True), *_string("venue", "doi", "arxiv_id"),
             Property("retracted", "boolean"),
+            Property("full_text"),  # sentences one a line, where a source has them (ScisummNet)
             Property("citation_count", "long", set_by="ingest", indexed=True),  # inbound CITES
             Property("eligible", "boolean", set_by="prefilter", indexed=True))),
         Node("Author", Property("id"), _string("name")),

@@ -48,6 +48,8 @@ FORMATS: dict[str, Format] = {
                "outbound_citations, inbound_citations, ...)", "s2orc"),
         Format("unarxive", "unarXive full-text JSONL: arXiv papers with citation contexts", "unarxive"),
         Format("acl200", "ACL-200 graph folder: papers.jsonl and edges.tsv", "acl200"),
+        Format("scisummnet", "ScisummNet folder (CL-SciSumm 2019): per ACL paper Reference_XML/<id>.xml "
+               "(full text) and citing_sentences.json (citing sentences, citation marked [CIT])", "scisummnet"),
         Format("taxonomy", "taxonomy folder: MAG fields, arXiv categories, ACM CCS 2012 (SKOS XML), "
                "arXiv→ACM 1998 map (default: the bundled copy)", "taxonomy"),
         Format("openalex", "OpenAlex works snapshot: updated_date=*/part_*.gz partitions, a manifest, or files",

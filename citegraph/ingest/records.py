@@ -15,6 +15,10 @@ from ..errors import Location, Problem
 from ..vocabulary import author_name_id
 
 
+#: How a context marks the citation it is the context of (other citations may read [REF]).
+CONTEXT_MARKER = "[CIT]"
+
+
 @dataclass(frozen=True, slots=True)
 class Author:
     id: str
@@ -82,6 +86,7 @@ class Paper:
     authors: tuple[Author, ...] = ()
     references: tuple[Reference, ...] = ()
     retracted: bool | None = None
+    full_text: str | None = None  # the paper's sentences, one a line, where the source has them
 
 
 @dataclass(frozen=True, slots=True)

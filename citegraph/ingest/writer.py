@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from ..graph import GraphStore, Write, model
 from .records import (
+    CONTEXT_MARKER,
     AcmConcept,
     ArxivCategory,
     CategoryMapping,
@@ -52,11 +53,13 @@ class WriteStats:
     external_upgraded: int = 0
     self_citations: int = 0
     citations: int = 0
+    contexts: int = 0
+    unmarked_contexts: int = 0  # contexts in which the reader found no [CIT] marker
     records: Counter = field(default_factory=Counter)
 
     def add(self, other: "WriteStats") -> None:
         for name in ("nodes_created", "relationships_created", "properties_set", "external_created",
-                     "external_upgraded", "self_citations", "citations"):
+                     "external_upgraded", "self_citations", "citations", "contexts", "unmarked_contexts"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.records.update(other.records)
 
@@ -112,6 +115,9 @@ class GraphWriter:
         kept = [(citing, ref) for citing, ref in edges if citing != ref.cited_id]
         stats.self_citations = len(edges) - len(kept)
         stats.citations = len(kept)
+        contexts = [context for _, ref in kept for context in ref.contexts]
+        stats.contexts = len(contexts)
+        stats.unmarked_contexts = sum(CONTEXT_MARKER not in context for context in contexts)
         present = {p.id for p in papers}
         ends = dict.fromkeys(end for citing, ref in kept for end in (citing, ref.cited_id) if end not in present)
         add("stubs", "ids", list(ends), "stubs")

@@ -103,16 +103,24 @@ def time_key(year: int | None, arxiv_id: str | None, paper_id: str) -> tuple:
 
 
 # -- export and reading ---------------------------------------------------------------------
-def contexts_from_graph(store: GraphStore) -> Iterator[Context]:
-    """Every citation context on the CITES edges of the graph (query ``local/contexts``)."""
+def contexts_from_graph(store: GraphStore, unmarked: Counter | None = None) -> Iterator[Context]:
+    """Every citation context on the CITES edges of the graph (query ``local/contexts``)
+    whose citation is marked: a context without ``[CIT]`` may still name its answer (the
+    ScisummNet reader leaves "(Brants, 2000)" as it is where it cannot find the cited
+    paper's author-year string), so it is left out and counted in ``unmarked``."""
     for row in store.rows("local/contexts"):
         sections = row["sections"] or []
         for k, text in enumerate(row["contexts"]):
             if not text or not text.strip():
                 continue
+            text = normalise_markers(text.strip())
+            if MARKER not in text:
+                if unmarked is not None:
+                    unmarked["contexts_unmarked"] += 1
+                continue
             section = sections[k] if len(sections) == len(row["contexts"]) else None
             yield Context(f"{row['citing']}|{row['cited']}|{k}", row["citing"], (row["cited"],),
-                          normalise_markers(text.strip()), row["title"] or "", row["abstract"] or "",
+                          text, row["title"] or "", row["abstract"] or "",
                           tuple(sorted(row["categories"] or ())), row["year"], row["arxiv_id"], section)
 
 
@@ -121,7 +129,8 @@ def export_contexts(store: GraphStore, out: str | Path) -> dict[str, int]:
 
     Returns counts: contexts, edges, citing papers, cited papers, and how many contexts cite
     a paper with text (title or abstract) — the only ones a text reranker can answer — and
-    how many lack a citing year (those cannot take part in a time-ordered split).
+    how many lack a citing year (those cannot take part in a time-ordered split), and how
+    many were left out because their citation is not marked.
     """
     textful = {row["id"] for row in store.rows("local/papers") if _has_text(row["title"], row["abstract"])}
     counts: Counter[str] = Counter()
@@ -129,7 +138,7 @@ def export_contexts(store: GraphStore, out: str | Path) -> dict[str, int]:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", encoding="utf-8") as f:
-        for context in contexts_from_graph(store):
+        for context in contexts_from_graph(store, counts):
             f.write(json.dumps(context.to_json(), ensure_ascii=False) + "\n")
             counts["contexts"] += 1
             counts["cited_with_text"] += context.cited[0] in textful
@@ -139,7 +148,7 @@ def export_contexts(store: GraphStore, out: str | Path) -> dict[str, int]:
             cited.add(context.cited[0])
     return {"contexts": counts["contexts"], "edges": len(edges), "citing_papers": len(citing),
             "cited_papers": len(cited), "contexts_citing_text": counts["cited_with_text"],
-            "contexts_undated": counts["undated"]}
+            "contexts_undated": counts["undated"], "contexts_unmarked": counts["contexts_unmarked"]}
 
 
 def read_contexts(path: str | Path) -> list[Context]:

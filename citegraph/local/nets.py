@@ -108,6 +108,8 @@ class TaxonomyFusion(nn.Module):
     def papers(self, rows: Sequence[Sequence[int]], table: torch.Tensor | None = None) -> torch.Tensor:
         """(papers, dim): the mean of each paper's category rows, or the unknown embedding."""
         table = self.categories() if table is None else table
+        if not any(rows):  # no paper has a category (e.g. ACL papers): all share the unknown one
+            return self.unknown.expand(len(rows), self.dim)
         width = max((len(r) for r in rows), default=0) or 1
         device = table.device
         index = torch.zeros(len(rows), width, dtype=torch.long, device=device)
