@@ -259,16 +259,16 @@ def test_neo4j_admin_files_parse_back(tmp_path):
     export = export_neo4j_admin(formats.get("jsonl"), [path], tmp_path / "out", database="citations")
     headers = {labels: read_csv(header) for labels, header, _ in export.nodes}
     assert headers["Paper"] == [["id:ID(Paper)", "title", "abstract", "year:long", "venue", "doi", "arxiv_id",
-                                 "citation_count:long"]]
+                                 "retracted:boolean", "full_text", "citation_count:long"]]
     assert headers["Paper:External"] == [["id:ID(Paper)", "citation_count:long"]]
     files = {labels: read_csv(data) for labels, _, data in export.nodes}
     papers = {row[0]: row for row in files["Paper"]}
     assert papers["P,1"][1:4] == ['He said "quoted", then\nleft; twice', "multi\r\nline, with \\ backslash", "1999"]
-    assert papers["P2"][1] == "日本語のタイトル" and papers["P2"][3] == "" and papers["P2"][7] == "1"
+    assert papers["P2"][1] == "日本語のタイトル" and papers["P2"][3] == "" and papers["P2"][9] == "1"
     assert files["Paper:External"] == [["ghost", "1"]]
     assert sorted(files["Author"]) == [['A"1', 'Quote "Q" Person'], ["name:zoë ölmez", "Zoë Ölmez"]]
     relationships = {(kind, read_csv(header)[0][-1]): read_csv(data) for kind, header, data in export.relationships}
-    [cites] = relationships[("CITES", "n_contexts:long")]
+    [cites] = relationships[("CITES", "influential:boolean")]
     assert cites[:2] == ["P,1", "P2"]
     assert cites[2].split(ARRAY_DELIMITER) == ['one; "two", three', "line\nbreak [CIT]"]
     assert (cites[3], cites[4]) == ("A, B", "2")
