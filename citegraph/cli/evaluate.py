@@ -116,8 +116,17 @@ def evaluate_csfcube(data_dir, retrievers, facet_text, out, run_file, run_facet,
 
 
 @evaluate.command("contextualise")
-@click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
-              help="A CL-SciSumm folder: one folder per topic with Reference_XML/ and annotation/.")
+@click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="A CL-SciSumm folder (one folder per topic with Reference_XML/ and its gold), scored by "
+                   "cross-validation over its topics.")
+@click.option("--train", "train_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Instead of --data: the training topics, on which the parameters are tuned …")
+@click.option("--test", "test_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="… and the test topics, scored once with them (the shared task's protocol).")
+@click.option("--gold", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="A folder of gold files (Task1/<paper>_<annotator>.csv, <paper>.annv3.txt, …) for topics that "
+                   "do not carry their own gold.")
+@click.option("--strict", is_flag=True, help="Refuse defective input (file:line:field) instead of repairing it.")
 @click.option("--models", type=CommaList(), default=",".join(CONTEXT_MODELS), show_default=True,
               help=f"Comma-separated, of: {', '.join(CONTEXT_MODELS)}.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
@@ -137,21 +146,32 @@ def evaluate_csfcube(data_dir, retrievers, facet_text, out, run_file, run_facet,
                    "sentences), JSONL (title, abstract, contexts) or plain lines.")
 @click.option("--vectors", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Word vectors saved by an earlier run (OUT/vectors) instead of training.")
-def evaluate_contextualise(data_dir, models, out, folds, seed, seeds, corpus_shares, ontologies, acronyms, corpus,
-                           vectors):
+def evaluate_contextualise(data_dir, train_dir, test_dir, gold, strict, models, out, folds, seed, seeds, corpus_shares,
+                           ontologies, acronyms, corpus, vectors):
     """Table 1 of Cohan & Goharian (2017): which reference sentences a citance refers to."""
+    from ..contextualise.annotation import Repairs
     from ..contextualise.evaluation import evaluate_clscisumm
     from ..contextualise.repeats import evaluate_repeats
 
+    if bool(data_dir) == bool(train_dir or test_dir) or bool(train_dir) != bool(test_dir):
+        raise click.UsageError("give either --data DIR (cross-validation) or both --train DIR and --test DIR")
     if any(not 0 <= share <= 1 for share in corpus_shares):
         raise click.BadParameter("shares are between 0 and 1", param_hint="--corpus-shares")
     log = lambda message: click.echo(message, err=True)  # noqa: E731
     options = {"ontologies": list(ontologies) or None, "acronyms": acronyms, "corpus": corpus, "vectors": vectors}
+    repairs = Repairs(strict)
     if seeds or len(corpus_shares) > 1:
+        if train_dir:
+            raise click.UsageError("--seeds and --corpus-shares repeat the cross-validation of --data")
         tables = evaluate_repeats(data_dir, out, models, folds, seeds or [seed], corpus_shares, log, **options)
     else:
-        tables, _ = evaluate_clscisumm(data_dir, out, models, folds, seed, log=log, corpus_share=corpus_shares[0],
+        tables, _ = evaluate_clscisumm(data_dir or train_dir, out, models, folds, seed, log=log,
+                                       corpus_share=corpus_shares[0], test_dir=test_dir, gold=gold, repairs=repairs,
                                        **options)
+    if repairs.made:
+        print_table("defects of the input, repaired (all in results.json)",
+                    [{"defect": kind, "count": n, "first at": str(next(r.where for r in repairs.made if r.kind == kind))}
+                     for kind, n in repairs.counts().items()])
     print_tables(tables)
     click.echo(f"results in {out}")
 
