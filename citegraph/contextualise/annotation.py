@@ -93,8 +93,10 @@ class Repairs:
     made: list[Repair] = field(default_factory=list)
 
     def add(self, kind: str, where: Location, field: str | None, detail: str) -> None:
+        """``detail``: what is wrong, then after the last "; " what the reader did about it."""
         if self.strict:
-            raise InputError(Problem(where, field, f"{detail} (a defect: {kind}; strict reading repairs nothing)"))
+            wrong = detail.rsplit("; ", 1)[0]
+            raise InputError(Problem(where, field, f"{wrong} (a defect: {kind}; strict reading repairs nothing)"))
         self.made.append(Repair(kind, where, field, detail))
 
     def counts(self) -> dict[str, int]:
@@ -193,7 +195,7 @@ def _offsets(value: str, where: Location, repairs: Repairs) -> tuple[str, ...] |
             raise InputError(Problem(where, "Reference Offset",
                                      f"expected a list of sentence ids like ['12','13'], got {value[:60]!r}"))
         if match.group(1) != match.group(3):
-            repairs.add("unbalanced quote", where, "Reference Offset", f"{part.strip()!r} read as {match.group(2)}")
+            repairs.add("unbalanced quote", where, "Reference Offset", f"{part.strip()!r} has a quote on one side only; read as {match.group(2)}")
         ids.append(match.group(2))
     return tuple(dict.fromkeys(ids))
 

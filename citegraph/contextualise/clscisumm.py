@@ -197,8 +197,9 @@ def _choose(files: list[GoldFile], repairs: Repairs) -> list[GoldFile]:
         group.sort(key=lambda f: (f.version != "annv3", len(f.path.parts), str(f.path)))
         chosen.append(group[0])
         for other in group[1:]:
-            kind = "older version" if other.version != group[0].version else "duplicate gold"
-            repairs.add(kind, Location(other.path, 1), None, f"{group[0].path} is read instead")
+            older = other.version != group[0].version
+            repairs.add("older version" if older else "duplicate gold", Location(other.path, 1), None,
+                        f"{'an older version' if older else 'another copy'} of {group[0].path}; not read")
     return chosen
 
 
