@@ -95,6 +95,8 @@ def _surveyed(fmt, paths: list[Path]):
     fmt, survey = fmt.surveyed([file for path in paths for file in fmt.files(path)])
     if survey is not None:
         print_table(f"{fmt.name}: what the files hold", survey.rows())
+        for note in survey.notes():
+            click.echo(note)
     return fmt
 
 

@@ -71,9 +71,10 @@ def _parse(file: Path) -> list[Entry]:
                      {f.key.lower(): f.value for f in e.fields}, {f.key.lower(): f.start_line + 1 for f in e.fields})
                for e in library.entries]
     for block in library.failed_blocks:
-        reason = str(getattr(block, "error", "")).strip().splitlines() or ["the parser gave up on this block"]
-        entries.append(Entry(Location(file, block.start_line + 1),
-                             problem=Problem(Location(file, block.start_line + 1), None, reason[0])))
+        error = getattr(block, "error", None)
+        reason = (getattr(error, "abort_reason", None) or str(error or "")).strip() or "the parser gave up here"
+        where = Location(file, block.start_line + 1)
+        entries.append(Entry(where, problem=Problem(where, None, f"not a BibTeX entry: {reason.splitlines()[0]}")))
     return sorted(entries, key=lambda e: e.where.line)
 
 
@@ -195,13 +196,14 @@ class Survey:
         return {"spellings": self.spellings}
 
     def rows(self) -> list[dict]:
-        """The report the CLI prints: entry types read or left out, and every duplicate id."""
-        out = [{"what": f"@{t} entries", "count": n, "where": "left out (--entry-types)" if t in self.left_out
-                else ""} for t, n in sorted(self.entries.items())]
-        out.append({"what": "ingested without a DOI (id: citation key)", "count": self.without_doi, "where": ""})
-        out += [{"what": f"duplicate id {paper_id}", "count": len(places), "where": ", ".join(places)}
-                for paper_id, places in sorted(self.duplicates.items())]
-        return out
+        """The table the CLI prints: entries per type, read or left out, and those without a DOI."""
+        out = [{"entries": f"@{t}", "count": n, "read": t not in self.left_out}
+               for t, n in sorted(self.entries.items())]
+        return [*out, {"entries": "read, without a DOI (id: citation key)", "count": self.without_doi, "read": True}]
+
+    def notes(self) -> list[str]:
+        """One line per id given more than once (the later entries' values win)."""
+        return [f"duplicate id {paper_id}: {', '.join(places)}" for paper_id, places in sorted(self.duplicates.items())]
 
 
 def survey(files: Sequence[Path], entry_types: Iterable[str] | None = None, id_from: str = "doi") -> Survey:
