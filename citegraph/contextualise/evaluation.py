@@ -39,6 +39,9 @@ the training topics' citances — what k-fold CV over them selects too, since a 
 is fitted to nothing and its held-out score is its score on each citance — rank the
 test topics' citances, which are scored once.
 
+(The module is over 400 lines because the measures, both protocols and the resources
+they share are one evaluation; split, each part would import the others.)
+
 **Collection and embeddings.** p(w|C) counts every reference paper's sentences; the word
 vectors are trained on the reference papers' sentences and the citation texts of all
 topics (plus any ``corpus`` files), the unlabelled text of the benchmark, as the paper
