@@ -28,8 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, Location, Problem
+from ..errors import CitegraphError, InputError, Location, Problem
 from ..retrieval.base import Hit, Ranking
+from .metrics import DEPTH, Evaluation, compare, evaluate
+from .report import Table
 
 FIELDS = {"title": ("title", "query"), "desc": ("desc", "description", "question"),
           "narr": ("narr", "narrative")}
@@ -180,3 +182,46 @@ def comparable_run(run: Mapping[str, Ranking]) -> dict[str, Ranking]:
 def unjudged_topics(topics: Sequence[Topic], qrels: Mapping[str, Mapping[str, int]]) -> list[str]:
     """Topics without any relevant judgement (not scored, as trec_eval)."""
     return [t.id for t in topics if not any(g > 0 for g in qrels.get(t.id, {}).values())]
+
+
+# -- scoring -------------------------------------------------------------------------------
+def measures_at(k: int) -> list[str]:
+    return [f"R@{k}", f"nDCG@{k}", "MAP", "MRR"]
+
+
+@dataclass
+class Scores:
+    """Each system's evaluation, the table of means, and paired tests against the first system."""
+
+    table: Table
+    evaluations: dict[str, Evaluation]
+    significance: dict[str, dict[str, dict[str, float]]]  # system → measure → {t_test_p, randomisation_p}
+    unjudged: list[str]
+
+
+def score_runs(topics: Sequence[Topic], qrels: Mapping[str, Mapping[str, int]],
+               runs: Mapping[str, Mapping[str, Ranking]], k: int, depth: int | None = None,
+               title: str = "") -> Scores:
+    """R@k, nDCG@k, MAP and MRR of every run (system → topic id → ranking) over the judged
+    topics, ids compared with :func:`comparable`; the first system is the baseline of the
+    paired t-test and randomisation test of every other one."""
+    unjudged = unjudged_topics(topics, qrels)
+    judged = {t.id for t in topics} - set(unjudged)
+    if not judged:
+        raise CitegraphError("no topic has a relevant document in the qrels (do the topic ids match the qrels'?)")
+    wanted = comparable_qrels({q: qrels[q] for q in judged})
+    measures = measures_at(k)
+    evaluations = {name: evaluate(wanted, comparable_run(run), measures, depth or max(k, DEPTH))
+                   for name, run in runs.items()}
+    table = Table(title or f"{len(judged)} judged topics", measures, name="trec")
+    for name, found in evaluations.items():
+        for measure, value in found.mean.items():
+            table.set(name, measure, value)
+    names = list(evaluations)
+    significance = {}
+    for name in names[1:]:
+        significance[name] = {}
+        for measure in measures:
+            c = compare(evaluations[name], evaluations[names[0]], measure, permutations=2000)
+            significance[name][measure] = {"t_test_p": c.t_test_p, "randomisation_p": c.randomisation_p}
+    return Scores(table, evaluations, significance, unjudged)
