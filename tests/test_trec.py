@@ -71,3 +71,30 @@ def test_runs_scored_by_hand_dois_matched_whatever_their_case():
     assert scores.table.rows["nothing"]["MAP"][0] == 0.0
     assert set(scores.significance["nothing"]) == {"R@2", "nDCG@2", "MAP", "MRR"}
     assert scores.unjudged == []
+
+
+def test_a_collection_ranked_re_ranked_and_written(tmp_path):
+    """BM25 over the collection's documents ranks each topic; with --rerank-depth 2 a second
+    system re-ranks only BM25's top 2 (here BM25 again, on a pool: the same order)."""
+    import json
+
+    from citegraph.evaluation.trec import evaluate_collection
+    from citegraph.ingest import formats
+    from citegraph.retrieval.base import Document
+    from citegraph.retrieval.bm25 import build_bm25
+
+    bibtex = formats.get("bibtex")
+    papers = [i.record for i in bibtex.read(COLLECTION / "corpus.bib")]
+    docs = [Document(p.id, p.title or "", p.abstract or "", "; ".join(p.keywords)) for p in papers]
+    bm25 = build_bm25(docs, tmp_path / "bm25", backend="bm25s")
+    topics = read_topics(COLLECTION / "topics.txt")
+    qrels = read_qrels(COLLECTION / "qrels.txt")
+    scores = evaluate_collection(topics, qrels, [bm25, bm25], tmp_path / "out", k=2, rerank_depth=2)
+    first, second = (scores.tables[0].rows[name] for name in scores.table.rows)
+    assert first == second  # re-ranking its own top 2 changes nothing
+    run = (tmp_path / "out" / "runs" / "bm25.trec").read_text().splitlines()
+    assert run[0].startswith("1 Q0 10.1007/S11192-021-0001 1 ")  # the graph's spelling, not the qrels'
+    assert len(run) == 5  # the top 2 of topics 1 and 2; only one paper says "dense"
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["config"]["rerank_depth"] == 2 and results["config"]["retrievers"] == ["bm25", "bm25 (2)"]
+    assert scores.tables[1].rows["bm25 (2)"]["MAP"][0] == 1.0  # identical systems: p = 1

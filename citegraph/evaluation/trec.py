@@ -24,14 +24,16 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CitegraphError, InputError, Location, Problem
-from ..retrieval.base import Hit, Ranking
+from ..retrieval.base import Document, Hit, Ranking, Retriever
 from .metrics import DEPTH, Evaluation, compare, evaluate
-from .report import Table
+from .report import Table, write_results
+from .scorers import write_run
 
 FIELDS = {"title": ("title", "query"), "desc": ("desc", "description", "question"),
           "narr": ("narr", "narrative")}
@@ -197,6 +199,7 @@ class Scores:
     evaluations: dict[str, Evaluation]
     significance: dict[str, dict[str, dict[str, float]]]  # system → measure → {t_test_p, randomisation_p}
     unjudged: list[str]
+    tables: list[Table] = field(default_factory=list)  # what evaluate_collection printed and wrote
 
 
 def score_runs(topics: Sequence[Topic], qrels: Mapping[str, Mapping[str, int]],
@@ -225,3 +228,48 @@ def score_runs(topics: Sequence[Topic], qrels: Mapping[str, Mapping[str, int]],
             c = compare(evaluations[name], evaluations[names[0]], measure, permutations=2000)
             significance[name][measure] = {"t_test_p": c.t_test_p, "randomisation_p": c.randomisation_p}
     return Scores(table, evaluations, significance, unjudged)
+
+
+def rank_topics(retriever: Retriever, topics: Sequence[Topic], k: int,
+                pools: Sequence[Collection[str]] | None = None) -> dict[str, Ranking]:
+    """Every topic ranked by ``retriever`` in one call (a topic is a query paper: its text as
+    the title, its id for run files, which answer by id)."""
+    rankings = retriever.search([Document(t.id, t.text) for t in topics], k, pools)
+    return {t.id: ranking for t, ranking in zip(topics, rankings)}
+
+
+def evaluate_collection(topics: Sequence[Topic], qrels: Mapping[str, Mapping[str, int]],
+                        retrievers: Sequence[Retriever], out: Path, k: int = 10, depth: int = 100,
+                        rerank_depth: int | None = None, log: Callable[[str], None] = lambda m: None) -> Scores:
+    """Rank the topics with every retriever, score the runs (:func:`score_runs`) and write
+    ``results.json/.csv/.md`` and one TREC run per retriever (``runs/``) to ``out``.
+
+    ``rerank_depth``: the first retriever's top N of each topic is the pool every other one
+    re-ranks (a dense re-ranker encodes only those candidates); else each ranks the whole
+    index to ``depth``."""
+    out = Path(out)
+    runs: dict[str, dict[str, Ranking]] = {}
+    pools = None
+    for position, retriever in enumerate(retrievers):
+        started = time.perf_counter()
+        name = retriever.name if retriever.name not in runs else f"{retriever.name} ({position + 1})"
+        runs[name] = rank_topics(retriever, topics, rerank_depth or depth, pools)
+        log(f"{name}: {len(topics)} topics ranked in {time.perf_counter() - started:.1f} s")
+        if rerank_depth and pools is None:
+            pools = [{h.id for h in runs[name][t.id]} for t in topics]
+    how = (f"the top {rerank_depth} of {next(iter(runs))} re-ranked" if rerank_depth else f"depth {depth}")
+    scores = score_runs(topics, qrels, runs, k, title=f"TREC collection: {len(topics)} topics ({how})")
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    for name, run in runs.items():
+        write_run(out / "runs" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')}.trec", run, name)
+    tests = Table(f"randomisation test p against {next(iter(runs))} (paired, per topic)", scores.table.columns,
+                  scale=1.0, name="trec_significance")
+    for name, by_measure in scores.significance.items():
+        for measure, p in by_measure.items():
+            tests.set(name, measure, p["randomisation_p"])
+    scores.tables = [scores.table, tests] if scores.significance else [scores.table]
+    write_results(out, {"topics": len(topics), "judged": len(topics) - len(scores.unjudged),
+                        "unjudged": scores.unjudged, "k": k, "depth": depth, "rerank_depth": rerank_depth,
+                        "retrievers": list(runs), "significance": scores.significance},
+                  scores.tables, {n: e.per_query for n, e in scores.evaluations.items()})
+    return scores
