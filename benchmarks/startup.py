@@ -46,8 +46,9 @@ def cli(data: Path, *args: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--sample", type=Path, default=SAMPLE, help="S2ORC metadata JSONL to load.")
     args = parser.parse_args()
-    sample = SAMPLE.resolve()
+    sample = args.sample.resolve()
     with tempfile.TemporaryDirectory(prefix="citegraph-startup-") as tmp:
         root = Path(tmp)
         folders = {}
