@@ -10,7 +10,7 @@ from ..config import Config
 from ..contextualise.models import MODELS as CONTEXT_MODELS
 from ..retrieval.encoders import HUB_PREFIX, encoder_choices
 from ..local.ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES
-from .app import indexes_dir, main, open_graph
+from .app import corpus_documents, indexes_dir, main, open_graph
 from .options import CommaList, learned_weights, retrievers_option, run_files, run_option, with_retrievers
 from .output import print_table, print_tables
 
@@ -113,6 +113,43 @@ def evaluate_csfcube(data_dir, retrievers, facet_text, out, run_file, run_facet,
                          work=work or Path(out) / "indexes")
     print_tables(result["tables"])
     click.echo(f"results in {out}")
+
+
+@evaluate.command("trec")
+@click.option("--topics", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="Topic file: TREC <top>/<topic>, qid<TAB>text, or JSONL.")
+@click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="TREC qrels (qid 0 doc grade); DOIs match whatever their case.")
+@click.option("--field", help="The topic text: title (default), desc, narr, or several joined with + (title+desc).")
+@retrievers_option("Retrievers to score; the first is the baseline of the paired tests and, with --rerank-depth, "
+                   "the first stage.")
+@click.option("-k", default=10, show_default=True, help="The cut-off of R@k and nDCG@k.")
+@click.option("--depth", default=100, show_default=True, help="Papers each retriever ranks per topic (MAP, MRR).")
+@click.option("--rerank-depth", type=click.IntRange(1),
+              help="The first retriever's top N per topic, re-ranked by each of the others; a dense encoder "
+                   "encodes only those candidates (cached: a second run encodes only the topics).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@run_option
+@click.pass_obj
+def evaluate_trec(config: Config, topics, qrels, field, retrievers, k, depth, rerank_depth, out, runs):
+    """Any TREC-style collection in the graph: R@k, nDCG@k, MAP, MRR, paired tests against the first retriever."""
+    from ..evaluation.pools import read_qrels
+    from ..evaluation.trec import evaluate_collection, read_topics
+    from ..retrieval.rerank import open_for_rerank
+
+    found, judged = read_topics(topics, field), read_qrels(qrels)
+    indexes = indexes_dir(config)
+    opened = [retrievers[0].open(indexes)]
+    for spec in retrievers[1:]:
+        opened.append(open_for_rerank(spec, indexes, Path(config.data_dir) / "embeddings",
+                                      lambda ids: corpus_documents(config, ids)) if rerank_depth else spec.open(indexes))
+    scores = evaluate_collection(found, judged, [*opened, *run_files(runs)], out, k, depth, rerank_depth,
+                                 log=lambda message: click.echo(message, err=True))
+    print_tables(scores.tables)
+    if scores.unjudged:
+        click.echo(f"{len(scores.unjudged)} topic(s) without a relevant judgement, not scored: "
+                   f"{', '.join(scores.unjudged[:10])}", err=True)
+    click.echo(f"results and runs in {out}")
 
 
 @evaluate.command("contextualise")

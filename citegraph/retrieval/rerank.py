@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CitegraphError
-from .base import Document, Hit, Query, Ranking, query_document, rank
-from .encoders import Encoder
+from .base import Document, Hit, Query, Ranking, Retriever, query_document, rank
+from .encoders import Encoder, get_encoder
+from .spec import Dense, Fusion, Spec
 
 Lookup = Callable[[Iterable[str]], Mapping[str, Document]]  # ids → their documents (e.g. DocStore.get)
 
@@ -108,3 +109,18 @@ class PoolEncoder:
             return -np.linalg.norm(candidates - query, axis=1)
         norms = np.linalg.norm(candidates, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
         return candidates @ query / np.maximum(norms, 1e-12)
+
+
+def open_for_rerank(spec: Spec, indexes: Path, cache_dir: Path, lookup: Lookup, threads: int = 1) -> Retriever:
+    """``spec`` as a re-ranker of the pools it is handed: a dense encoder as a :class:`PoolEncoder`
+    (no index needed; vectors cached in ``cache_dir``), BM25 on its built index (the pool
+    restricts it), a fusion of its members so opened."""
+    if isinstance(spec, Dense) and not spec.maxsim:
+        encoder = get_encoder(spec.encoder)
+        return PoolEncoder(encoder, VectorCache(cache_dir, encoder), lookup, str(spec))
+    if isinstance(spec, Fusion):
+        from .fusion import ReciprocalRankFusion, WeightedFusion
+
+        members = [open_for_rerank(m, indexes, cache_dir, lookup, threads) for m in spec.members]
+        return ReciprocalRankFusion(members) if spec.weights is None else WeightedFusion(members, spec.weights)
+    return spec.open(indexes, threads)
