@@ -207,7 +207,8 @@ def evaluate_contextualise(data_dir, train_dir, test_dir, gold, strict, models, 
                                        **options)
     if repairs.made:
         print_table("defects of the input, repaired (all in results.json)",
-                    [{"defect": kind, "count": n, "first at": str(next(r.where for r in repairs.made if r.kind == kind))}
+                    [{"defect": kind, "count": n,
+                      "first at": str(next(r.where for r in repairs.made if r.kind == kind))}
                      for kind, n in repairs.counts().items()])
     print_tables(tables)
     click.echo(f"results in {out}")
