@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from citegraph.cli import main
 from citegraph.contextualise import graph, lm
+from citegraph.contextualise.annotation import Repairs
 from citegraph.contextualise.clscisumm import clean, read_topic, read_topics
 from citegraph.contextualise.embeddings import WordVectors, centred, noise_threshold, phi, relatedness
 from citegraph.contextualise.evaluation import char_scores, evaluate_clscisumm
@@ -141,17 +142,21 @@ def _topic(root: Path, paper: str, sentences: list[str], citances: list[tuple[st
     return folder
 
 
-@pytest.mark.parametrize("offsets, field, reason", [
-    ("['x']", "Reference Offset", "expected a list of sentence ids"),
-    ("['1','9']", "Reference Offset", "sentence id(s) 9 are not in"),
-    ("[]", "Reference Offset", "names no sentence"),
+@pytest.mark.parametrize("offsets, field, reason, repaired", [
+    ("['x']", "Reference Offset", "expected a list of sentence ids", None),  # not a defect the reader repairs
+    ("['1','9']", "Reference Offset", "sentence id(s) 9 are not in", "unknown sentence"),
+    ("[]", "Reference Offset", "names no sentence", "no gold"),
 ])
-def test_reader_names_file_line_and_field_of_bad_annotations(tmp_path, offsets, field, reason):
+def test_reader_names_file_line_and_field_of_bad_annotations(tmp_path, offsets, field, reason, repaired):
     folder = _topic(tmp_path, "A00-0001", ["One.", "Two."], [("Fine text.", "['1']"), ("Bad one.", offsets)])
     with pytest.raises(InputError) as error:
-        read_topic(folder)
+        read_topic(folder, repairs=Repairs(strict=True))
     message = str(error.value)
     assert f"A00-0001.ann.txt:3: field '{field}'" in message and reason in message
+    if repaired:  # read leniently, the defect is repaired and counted
+        repairs = Repairs()
+        read_topic(folder, repairs=repairs)
+        assert repairs.counts() == {repaired: 1}
 
 
 def test_reader_rejects_missing_files_and_fields(tmp_path):

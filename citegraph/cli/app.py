@@ -54,3 +54,17 @@ def open_graph(config: Config):
 
 def indexes_dir(config: Config) -> Path:
     return Path(config.data_dir) / "indexes"
+
+
+def corpus_documents(config: Config, ids) -> dict:
+    """The papers' texts by id: from the record `citegraph index` keeps beside the indexes,
+    the graph asked (and so started) only for ids that record lacks."""
+    from ..retrieval.corpus import documents_by_id
+    from ..retrieval.docstore import DocStore
+
+    ids = list(ids)
+    found = dict(DocStore(indexes_dir(config)).get(ids))
+    if len(found) < len(set(ids)):
+        with open_graph(config) as store:
+            found.update(documents_by_id(store, [i for i in ids if i not in found]))
+    return found

@@ -10,7 +10,7 @@ from ..config import Config
 from ..contextualise.models import MODELS as CONTEXT_MODELS
 from ..retrieval.encoders import HUB_PREFIX, encoder_choices
 from ..local.ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES
-from .app import indexes_dir, main, open_graph
+from .app import corpus_documents, indexes_dir, main, open_graph
 from .options import CommaList, learned_weights, retrievers_option, run_files, run_option, with_retrievers
 from .output import print_table, print_tables
 
@@ -115,9 +115,55 @@ def evaluate_csfcube(data_dir, retrievers, facet_text, out, run_file, run_facet,
     click.echo(f"results in {out}")
 
 
+@evaluate.command("trec")
+@click.option("--topics", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="Topic file: TREC <top>/<topic>, qid<TAB>text, or JSONL.")
+@click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="TREC qrels (qid 0 doc grade); DOIs match whatever their case.")
+@click.option("--field", help="The topic text: title (default), desc, narr, or several joined with + (title+desc).")
+@retrievers_option("Retrievers to score; the first is the baseline of the paired tests and, with --rerank-depth, "
+                   "the first stage.")
+@click.option("-k", default=10, show_default=True, help="The cut-off of R@k and nDCG@k.")
+@click.option("--depth", default=100, show_default=True, help="Papers each retriever ranks per topic (MAP, MRR).")
+@click.option("--rerank-depth", type=click.IntRange(1),
+              help="The first retriever's top N per topic, re-ranked by each of the others; a dense encoder "
+                   "encodes only those candidates (cached: a second run encodes only the topics).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@run_option
+@click.pass_obj
+def evaluate_trec(config: Config, topics, qrels, field, retrievers, k, depth, rerank_depth, out, runs):
+    """Any TREC-style collection in the graph: R@k, nDCG@k, MAP, MRR, paired tests against the first retriever."""
+    from ..evaluation.pools import read_qrels
+    from ..evaluation.trec import evaluate_collection, read_topics
+    from ..retrieval.rerank import open_for_rerank
+
+    found, judged = read_topics(topics, field), read_qrels(qrels)
+    indexes = indexes_dir(config)
+    opened = [retrievers[0].open(indexes)]
+    for spec in retrievers[1:]:
+        opened.append(open_for_rerank(spec, indexes, Path(config.data_dir) / "embeddings",
+                                      lambda ids: corpus_documents(config, ids)) if rerank_depth else spec.open(indexes))
+    scores = evaluate_collection(found, judged, [*opened, *run_files(runs)], out, k, depth, rerank_depth,
+                                 log=lambda message: click.echo(message, err=True))
+    print_tables(scores.tables)
+    if scores.unjudged:
+        click.echo(f"{len(scores.unjudged)} topic(s) without a relevant judgement, not scored: "
+                   f"{', '.join(scores.unjudged[:10])}", err=True)
+    click.echo(f"results and runs in {out}")
+
+
 @evaluate.command("contextualise")
-@click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
-              help="A CL-SciSumm folder: one folder per topic with Reference_XML/ and annotation/.")
+@click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="A CL-SciSumm folder (one folder per topic with Reference_XML/ and its gold), scored by "
+                   "cross-validation over its topics.")
+@click.option("--train", "train_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Instead of --data: the training topics, on which the parameters are tuned …")
+@click.option("--test", "test_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="… and the test topics, scored once with them (the shared task's protocol).")
+@click.option("--gold", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="A folder of gold files (Task1/<paper>_<annotator>.csv, <paper>.annv3.txt, …) for topics that "
+                   "do not carry their own gold.")
+@click.option("--strict", is_flag=True, help="Refuse defective input (file:line:field) instead of repairing it.")
 @click.option("--models", type=CommaList(), default=",".join(CONTEXT_MODELS), show_default=True,
               help=f"Comma-separated, of: {', '.join(CONTEXT_MODELS)}.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
@@ -137,21 +183,33 @@ def evaluate_csfcube(data_dir, retrievers, facet_text, out, run_file, run_facet,
                    "sentences), JSONL (title, abstract, contexts) or plain lines.")
 @click.option("--vectors", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Word vectors saved by an earlier run (OUT/vectors) instead of training.")
-def evaluate_contextualise(data_dir, models, out, folds, seed, seeds, corpus_shares, ontologies, acronyms, corpus,
-                           vectors):
+def evaluate_contextualise(data_dir, train_dir, test_dir, gold, strict, models, out, folds, seed, seeds, corpus_shares,
+                           ontologies, acronyms, corpus, vectors):
     """Table 1 of Cohan & Goharian (2017): which reference sentences a citance refers to."""
+    from ..contextualise.annotation import Repairs
     from ..contextualise.evaluation import evaluate_clscisumm
     from ..contextualise.repeats import evaluate_repeats
 
+    if bool(data_dir) == bool(train_dir or test_dir) or bool(train_dir) != bool(test_dir):
+        raise click.UsageError("give either --data DIR (cross-validation) or both --train DIR and --test DIR")
     if any(not 0 <= share <= 1 for share in corpus_shares):
         raise click.BadParameter("shares are between 0 and 1", param_hint="--corpus-shares")
     log = lambda message: click.echo(message, err=True)  # noqa: E731
     options = {"ontologies": list(ontologies) or None, "acronyms": acronyms, "corpus": corpus, "vectors": vectors}
+    repairs = Repairs(strict)
     if seeds or len(corpus_shares) > 1:
+        if train_dir:
+            raise click.UsageError("--seeds and --corpus-shares repeat the cross-validation of --data")
         tables = evaluate_repeats(data_dir, out, models, folds, seeds or [seed], corpus_shares, log, **options)
     else:
-        tables, _ = evaluate_clscisumm(data_dir, out, models, folds, seed, log=log, corpus_share=corpus_shares[0],
+        tables, _ = evaluate_clscisumm(data_dir or train_dir, out, models, folds, seed, log=log,
+                                       corpus_share=corpus_shares[0], test_dir=test_dir, gold=gold, repairs=repairs,
                                        **options)
+    if repairs.made:
+        print_table("defects of the input, repaired (all in results.json)",
+                    [{"defect": kind, "count": n,
+                      "first at": str(next(r.where for r in repairs.made if r.kind == kind))}
+                     for kind, n in repairs.counts().items()])
     print_tables(tables)
     click.echo(f"results in {out}")
 

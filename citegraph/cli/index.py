@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -11,8 +12,8 @@ import click
 from ..config import Config
 from ..retrieval.encoders import encoder_choices
 from ..retrieval.spec import BACKENDS
-from .app import indexes_dir, main, open_graph
-from .options import retrievers_option
+from .app import corpus_documents, indexes_dir, main, open_graph
+from .options import ids_file, retrievers_option
 from .output import RichProgress, print_table
 
 
@@ -35,13 +36,14 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
     """BM25 over title + abstract of every corpus paper."""
     from ..retrieval.bm25 import build_bm25
     from ..retrieval.corpus import documents
+    from ..retrieval.docstore import DocStore
     from ..retrieval.spec import BM25
 
     spec = BM25(multifield)
     folder = indexes_dir(config) / spec.folder
     with open_graph(config) as store:
-        retriever = build_bm25(documents(store, eligible_only), folder, backend=backend,
-                               multifield=multifield, k1=k1, b=b, threads=threads)
+        docs = DocStore(indexes_dir(config)).recording(documents(store, eligible_only))
+        retriever = build_bm25(docs, folder, backend=backend, multifield=multifield, k1=k1, b=b, threads=threads)
     click.echo(f"{spec}: {retriever.documents:,} documents indexed in {folder}")
 
 
@@ -55,19 +57,34 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
 @click.option("--batch-size", default=32, show_default=True)
 @click.option("--threads", type=int, default=1, show_default=True, help="CPU threads for the encoder and Faiss.")
 @click.option("--eligible-only", is_flag=True, help="Only papers the prefilter marked eligible.")
+@click.option("--ids", "ids_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Only these papers (a file of ids, one a line), e.g. the candidates a run will re-rank.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.pass_obj
-def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, eligible_only, progress):
-    """Encode every corpus paper (resumable, cached) and build its Faiss index."""
-    from ..retrieval.corpus import documents
+def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, eligible_only, ids_path, progress):
+    """Encode every corpus paper, or those of --ids (resumable, cached), and build its Faiss index."""
+    from ..retrieval.corpus import documents, documents_by_id
     from ..retrieval.dense import build_dense
+    from ..retrieval.docstore import DocStore
     from ..retrieval.encoders import get_encoder
     from ..retrieval.spec import Dense
 
+    if ids_path and eligible_only:
+        raise click.UsageError("--ids names the papers; --eligible-only would filter them again: give one")
     folder = indexes_dir(config) / Dense(encoder_name).folder
     encoder = get_encoder(encoder_name, dtype=dtype, batch_size=batch_size, threads=threads)
     with open_graph(config) as store:
-        docs = list(documents(store, eligible_only))
+        if ids_path:
+            wanted = ids_file(ids_path)
+            found = documents_by_id(store, wanted)
+            missing = [i for i in wanted if i not in found]
+            if missing:
+                click.echo(f"{len(missing):,} of the {len(wanted):,} ids are not corpus papers with a title "
+                           f"(e.g. {missing[0]}); left out", err=True)
+            docs = [found[i] for i in dict.fromkeys(wanted) if i in found]
+        else:
+            docs = list(documents(store, eligible_only))
+    docs = list(DocStore(indexes_dir(config)).recording(docs))
     bar = RichProgress(sys.stderr.isatty() if progress is None else progress)
     bar.start("encoding", len(docs))
     done = 0
@@ -86,23 +103,38 @@ def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, 
 
 
 @main.command()
-@click.argument("text")
-@retrievers_option("Retrievers with built indexes (citegraph index …), one table each.")
+@click.argument("text", required=False)
+@retrievers_option("Retrievers with built indexes (citegraph index …), one table (or run file) each.")
 @click.option("-k", default=10, show_default=True)
 @click.option("--pool", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A file of paper ids (one a line): rank only these.")
+@click.option("--topics", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Instead of TEXT: a topic file (TREC <top>/<topic>, qid<TAB>text, or JSONL), all searched in "
+                   "this one process.")
+@click.option("--field", help="With --topics: the topic text, title (default), desc, narr, or several joined "
+              "with + (title+desc); for JSONL, the key.")
+@click.option("--run", "run_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --topics: write a TREC run file (qid Q0 doc rank score tag); with several retrievers, "
+                   "one per retriever, its name added to the file name.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
-def search(config: Config, text, retrievers, k, pool, as_json):
-    """Rank the corpus (or a pool) for a free TEXT."""
-    from ..retrieval.corpus import documents_by_id
+def search(config: Config, text, retrievers, k, pool, topics, field, run_path, as_json):
+    """Rank the corpus (or a pool) for a free TEXT, or for every topic of --topics.
 
+    Titles come from the corpus text `citegraph index` records beside the indexes: a
+    search starts no graph server (one built before that record existed is asked instead)."""
+    if bool(text) == bool(topics):
+        raise click.UsageError("give a TEXT or --topics FILE")
+    if (run_path or field) and not topics:
+        raise click.UsageError("--run and --field go with --topics")
     pools = [set(pool.read_text(encoding="utf-8").split())] if pool else None
+    if topics:
+        _search_topics(config, retrievers, topics, field, k, pools, run_path, as_json)
+        return
     rankings = {}
     for spec in retrievers:
         [rankings[str(spec)]] = spec.open(indexes_dir(config)).search([text], k, pools)
-    with open_graph(config) as store:
-        docs = documents_by_id(store, [h.id for ranking in rankings.values() for h in ranking])
+    docs = corpus_documents(config, [h.id for ranking in rankings.values() for h in ranking])
     for name, ranking in rankings.items():
         rows = [{"rank": i, "id": h.id, "score": round(h.score, 4), "title": docs[h.id].title if h.id in docs else None}
                 for i, h in enumerate(ranking, start=1)]
@@ -111,3 +143,23 @@ def search(config: Config, text, retrievers, k, pool, as_json):
                 click.echo(json.dumps(row if len(rankings) == 1 else {"with": name, **row}, ensure_ascii=False))
         else:
             print_table(f"{name}: {text}", rows)
+
+
+def _search_topics(config: Config, retrievers, topics: Path, field, k: int, pools, run_path, as_json) -> None:
+    from ..evaluation.scorers import write_run
+    from ..evaluation.trec import rank_topics, read_topics
+
+    found = read_topics(topics, field)
+    for spec in retrievers:
+        rankings = rank_topics(spec.open(indexes_dir(config)), found, k, pools and pools * len(found))
+        if run_path:
+            out = run_path if len(retrievers) == 1 else run_path.with_name(
+                f"{run_path.stem}.{re.sub(r'[^A-Za-z0-9._-]+', '_', str(spec))}{run_path.suffix}")
+            write_run(out, rankings, str(spec))
+            click.echo(f"{spec}: {len(found):,} topics, top {k} each → {out}")
+            continue
+        for topic, ranking in rankings.items():
+            for i, hit in enumerate(ranking, start=1):
+                click.echo(json.dumps({"topic": topic, "with": str(spec), "rank": i, "id": hit.id,
+                                       "score": round(hit.score, 4)}) if as_json
+                           else f"{topic} Q0 {hit.id} {i} {hit.score!r} {spec}")

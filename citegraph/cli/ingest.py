@@ -11,8 +11,8 @@ import click
 from ..config import Config
 from ..ingest.formats import FORMATS
 from .app import main, open_graph
-from .options import prefilter_options, selection_options
-from .output import RichProgress, print_eligibility, print_summary
+from .options import CommaList, prefilter_options, selection_options
+from .output import RichProgress, print_eligibility, print_summary, print_table
 
 INGEST_HELP = """Ingest PATHS (files or folders) in FORMAT into the graph.
 
@@ -41,10 +41,15 @@ Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
 @selection_options
 @click.option("--bulk", is_flag=True, help="Load an empty embedded graph with ArcadeDB's bulk loader "
               "(about 7x faster; for Neo4j use `citegraph export neo4j-admin`).")
+@click.option("--entry-types", type=CommaList(), help="bibtex: the entry types to read, comma-separated "
+              "(e.g. article,inproceedings) [default: all].")
+@click.option("--id-from", type=click.Choice(["doi", "key"]),
+              help="bibtex: paper ids from DOIs, the citation key where there is none [default], or always "
+                   "from citation keys.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.pass_context
 def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_size, skip_bad, rejects,
-           external, restart, prefilter, selection, bulk, progress):
+           external, restart, prefilter, selection, bulk, entry_types, id_from, progress):
     from .. import ingest as ingest_
 
     config: Config = ctx.obj
@@ -52,7 +57,9 @@ def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_
         _refuse_with_bulk(ctx)
     options = ingest_.IngestOptions(batch_size=batch_size, skip_bad=skip_bad, rejects=rejects, external=external,
                                     restart=restart, prefilter=prefilter, selection=selection)
-    fmt, paths = ingest_.get(format_name), _input_paths(format_name, paths)
+    paths = _input_paths(format_name, paths)
+    fmt = _surveyed(ingest_.get(format_name).configured(entry_types=tuple(entry_types) if entry_types else None,
+                                                        id_from=id_from), paths)
     show = sys.stderr.isatty() if progress is None else progress
     if bulk and not config.embedded:
         raise click.UsageError("--bulk loads the embedded ArcadeDB graph; for a Neo4j server write the "
@@ -81,6 +88,16 @@ def _refuse_with_bulk(ctx: click.Context) -> None:
         names = " and ".join(p.opts[0] for p in given)
         raise click.UsageError(f"{names} {'does' if len(given) == 1 else 'do'} not apply to --bulk, which writes "
                                "no batches and loads an empty graph only")
+
+
+def _surveyed(fmt, paths: list[Path]):
+    """The format reading with its survey of all the files (printed), for formats that have one."""
+    fmt, survey = fmt.surveyed([file for path in paths for file in fmt.files(path)])
+    if survey is not None:
+        print_table(f"{fmt.name}: what the files hold", survey.rows())
+        for note in survey.notes():
+            click.echo(note)
+    return fmt
 
 
 def _input_paths(format_name: str, paths: tuple[Path, ...]) -> list[Path]:
@@ -117,7 +134,8 @@ def export_neo4j(format_name, paths, out, database, mounted_at, external, progre
     from ..ingest.neo4j_admin import export_neo4j_admin
 
     show = sys.stderr.isatty() if progress is None else progress
-    result = export_neo4j_admin(get(format_name), _input_paths(format_name, paths), out,
+    paths = _input_paths(format_name, paths)
+    result = export_neo4j_admin(_surveyed(get(format_name), paths), paths, out,
                                 IngestOptions(external=external), RichProgress(show), database=database)
     click.echo(f"{len(result.nodes)} node and {len(result.relationships)} relationship file pairs in {out}")
     click.echo("Stop the database, then run:\n  " + shlex.join(result.command_for(mounted_at)))

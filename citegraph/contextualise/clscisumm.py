@@ -1,17 +1,32 @@
-"""Reader for the CL-SciSumm citation-contextualisation data (Task 1A).
+"""Reader for the CL-SciSumm citation-contextualisation data (Task 1A), every release 2016–2019.
 
-A data folder holds one folder per topic (a reference paper and the citances that cite
-it)::
+A topic is a reference (cited) paper and the citances that cite it, in a folder holding
+``Reference_XML/<paper>.xml`` (the paper split into ``<S sid="…">…</S>``). Its gold — one
+or more gold sets, each one annotator's file — is either inside the topic or in a folder
+of its own (``gold``):
 
-    <topic>/Reference_XML/<topic>.xml      the reference paper, split into <S sid="…">…</S>
-    <topic>/annotation/<topic>.ann.txt     one citance a line (…annv3.txt in later releases)
+* inside: ``<topic>/annotation/<paper>.ann.txt`` or ``….annv3.txt`` (training sets;
+  2016 folders are named ``<paper>_TRAIN``, so the topic id is the XML file's name); when
+  both versions are there only the newest, ``annv3``, is read;
+* apart: any file under ``gold`` whose name is the paper id followed by ``_<annotator>``
+  or ``.``: ``Task1/<paper>_<annotator>.csv`` (the 2018 test gold, one file per
+  annotator), ``<paper>/annotation/<paper>_<annotator>.csv``, ``ref/Task1/<paper>.annv3.txt``
+  (2017). A topic with gold files there reads only those (the 2018 test topics carry an
+  ``annotation/<paper>.csv`` whose gold cells are empty); others read their own.
 
-An annotation line is ``Key: value`` fields separated by `` | ``: ``Citance Number``,
-``Reference Article``, ``Citing Article``, ``Citation Marker Offset``, ``Citation
-Marker``, ``Citation Offset``, ``Citation Text`` (the citing sentences, as ``<S>``
-elements), ``Reference Offset`` (the gold sentence ids of the reference paper, like
-``['1','94']``), ``Reference Text``, ``Discourse Facet`` and, in most files,
-``Annotator``.
+The layouts and their defects are read by :mod:`citegraph.contextualise.annotation`; every
+repair is collected in a :class:`~citegraph.contextualise.annotation.Repairs`, including
+those made here: ``unknown sentence`` (a gold id the paper lacks: dropped; the citance is
+left out when none is left), ``older version`` (an ``.ann.txt`` beside its ``.annv3.txt``),
+``duplicate gold`` (the same annotator's file twice: the one nearest the gold folder is
+read), ``no gold`` (a topic without any gold citance: left out) and ``gold without topic``.
+
+**Several annotators.** Each gold set keeps its own citances (ids ``<topic>:<number>@<annotator>``
+when a topic has more than one): a system's ranking for a citation text is scored against
+every annotator's gold and the scores pooled, as the official evaluation script
+(``2018-evaluation-script/program/task1_eval.py`` in WING-NUS/scisumm-corpus) scores each
+``Task1/<paper>_<annotator>.csv`` separately against the same submission and sums or
+averages over all of those files.
 
 The reference XML is read with a tolerant scanner rather than an XML parser: 10 of the 40
 training papers are not well-formed XML (bytes of PDF extraction), and only the ``<S>``
@@ -24,34 +39,27 @@ texts have it), so that such words are analysed into the terms the sentences use
 are left out. A reference paper's *text* is its sentences joined by one
 newline in document order: :attr:`Sentence.start` / :attr:`Sentence.end` are character
 offsets into it, which is what the character-offset metrics count.
-
-Bad input is an :class:`~citegraph.errors.InputError` naming the file, line and field: a
-missing or non-numeric ``Reference Offset``, a gold sentence id the reference paper does
-not have, a citance number used twice, an empty citation text.
 """
 
 from __future__ import annotations
 
-import codecs
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from ..errors import CitegraphError, InputError, Location, Problem
-from ..ingest.source import lines
+from .annotation import CP1252_FALLBACK, GoldRow, Repairs, read_gold_rows
 
-KEYS = ("Citance Number", "Reference Article", "Citing Article", "Citation Marker Offset", "Citation Marker",
-        "Citation Offset", "Citation Text", "Reference Offset", "Reference Text", "Discourse Facet", "Annotator")
-_KEY = re.compile(r"(?:^|\|)\s*(" + "|".join(re.escape(k) for k in KEYS) + r")\s*:")
 _S = re.compile(r"<S\b([^>]*)>(.*?)</S\s*>", re.S)
 _SID = re.compile(r"""\bsid\s*=\s*["']([^"']*)["']""")
 _TAG = re.compile(r"<[^>]*>")
 # a UTF-8 lead byte then continuation bytes, each shown as its Windows-1252 (or Latin-1) character
 _CONTINUATION = "\u0080-\u00bf€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ"
 _MOJIBAKE = re.compile(f"[\u00c2-\u00f4][{_CONTINUATION}]{{1,3}}")
-_OFFSETS = re.compile(r"\[\s*(?:'?\s*\d+\s*'?\s*(?:,\s*'?\s*\d+\s*'?\s*)*)?\]")
+_GOLD_SUFFIXES = (".txt", ".csv")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +101,7 @@ def make_reference(paper_id: str, texts: list[tuple[str, str]], path: Path | Non
 class Citance:
     """One annotated citation: the citing text and the reference sentences it refers to."""
 
-    id: str  # <topic>:<citance number>
+    id: str  # <topic>:<citance number>, and @<annotator> when the topic has several gold sets
     topic: str
     citing_id: str
     text: str  # the citation text, tags removed
@@ -102,6 +110,7 @@ class Citance:
     facets: tuple[str, ...] = ()
     reference_text: str = ""  # the annotation's own copy of the gold text
     where: Location | None = None
+    annotator: str = ""  # the gold set's annotator, from its file name ("" when the file names none)
 
 
 @dataclass(frozen=True)
@@ -128,21 +137,8 @@ def _unmangle(match: re.Match) -> str:
 
 
 # -- the reference paper -------------------------------------------------------------
-def _cp1252(exc: UnicodeError) -> tuple[str, int]:
-    """Decode a byte that is not UTF-8 as Windows-1252 (Latin-1 where that has no character)."""
-    byte = exc.object[exc.start:exc.start + 1]
-    try:
-        return byte.decode("cp1252"), exc.start + 1
-    except UnicodeDecodeError:
-        return byte.decode("latin-1"), exc.start + 1
-
-
-_CP1252 = "citegraph-cp1252"
-codecs.register_error(_CP1252, _cp1252)
-
-
 def read_reference(path: Path) -> Reference:
-    content = path.read_bytes().decode("utf-8", errors=_CP1252)
+    content = path.read_bytes().decode("utf-8", errors=CP1252_FALLBACK)
     texts: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
     for match in _S.finditer(content):
@@ -163,91 +159,132 @@ def read_reference(path: Path) -> Reference:
     return make_reference(path.stem, texts, path)
 
 
-# -- the annotation ------------------------------------------------------------------
-def _fields(text: str) -> dict[str, str]:
-    """``Key: value | Key: value |`` → {key: value}; a repeated key keeps its first value."""
-    found = list(_KEY.finditer(text))
-    values: dict[str, str] = {}
-    for match, following in zip(found, [*found[1:], None]):
-        value = text[match.end(): following.start() if following else len(text)]
-        values.setdefault(match.group(1), value.strip().rstrip("|").strip())
-    return values
 
 
-def _offsets(value: str, where: Location, key: str) -> tuple[str, ...]:
-    if not _OFFSETS.fullmatch(value):
-        raise InputError(Problem(where, key, f"expected a list of sentence ids like ['12','13'], got {value[:60]!r}"))
-    return tuple(dict.fromkeys(re.findall(r"\d+", value)))
+# -- gold sets ---------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class GoldFile:
+    """One gold set: an annotation file, the topic it is for and its annotator ("" if unnamed)."""
+
+    path: Path
+    topic: str
+    annotator: str
+    version: str  # "ann", "annv3", "csv", … (the name between annotator and suffix)
 
 
-def read_annotation(path: Path, reference: Reference, topic: str) -> tuple[Citance, ...]:
-    citances: list[Citance] = []
-    numbers: dict[str, int] = {}
-    for where, text in lines(path):
-        if isinstance(text, Problem):
-            raise InputError(text)
-        if not text.strip():
-            continue
-        values = _fields(text)
-        for key in ("Citance Number", "Citing Article", "Citation Text", "Reference Offset"):
-            if not values.get(key):
-                raise InputError(Problem(where, key, "is missing" if key not in values else "is empty"))
-        number = values["Citance Number"]
-        if not number.isdigit():
-            raise InputError(Problem(where, "Citance Number", f"expected a number, got {number!r}"))
-        if number in numbers:
-            raise InputError(Problem(where, "Citance Number", f"{number} already used on line {numbers[number]}"))
-        numbers[number] = where.line
-        article = _paper_id(values.get("Reference Article", ""))
-        if article and article != reference.id:
-            raise InputError(Problem(where, "Reference Article",
-                                     f"{article!r} is not this topic's paper {reference.id!r}"))
-        gold = _offsets(values["Reference Offset"], where, "Reference Offset")
-        if not gold:
-            raise InputError(Problem(where, "Reference Offset", "names no sentence"))
-        missing = [sid for sid in gold if sid not in reference.position]
-        if missing:
-            raise InputError(Problem(where, "Reference Offset", f"sentence id(s) {', '.join(missing)} are not in "
-                                     f"{reference.path or reference.id}"))
-        citation = clean(values["Citation Text"])
+def _gold_file(path: Path, topic: str) -> GoldFile | None:
+    """``<topic>[_<annotator>].<version…>.txt|csv`` → a GoldFile, None when the name is not of that form."""
+    name = path.name
+    if not name.startswith(topic) or path.suffix.lower() not in _GOLD_SUFFIXES or len(name) == len(topic):
+        return None
+    rest = name[len(topic):]
+    if rest[0] not in "_.":
+        return None
+    annotator, _, version = rest[1:].partition(".") if rest[0] == "_" else ("", "", rest[1:])
+    version = version.rsplit(".", 1)[0] if "." in version else version
+    if path.suffix.lower() == ".txt" and not version.startswith("ann"):
+        return None  # a summary (….abstract.txt, ….human.txt) or another text, not an annotation
+    return GoldFile(path, topic, annotator, version)
+
+
+def _choose(files: list[GoldFile], repairs: Repairs) -> list[GoldFile]:
+    """One file per annotator: the newest version (annv3 over ann), else the one nearest the gold folder."""
+    by_annotator: dict[str, list[GoldFile]] = {}
+    for f in files:
+        by_annotator.setdefault(f.annotator, []).append(f)
+    chosen = []
+    for annotator, group in sorted(by_annotator.items()):
+        group.sort(key=lambda f: (f.version != "annv3", len(f.path.parts), str(f.path)))
+        chosen.append(group[0])
+        for other in group[1:]:
+            older = other.version != group[0].version
+            repairs.add("older version" if older else "duplicate gold", Location(other.path, 1), None,
+                        f"{'an older version' if older else 'another copy'} of {group[0].path}; not read")
+    return chosen
+
+
+def gold_files(topic: str, folder: Path, gold: Path | None, repairs: Repairs) -> list[GoldFile]:
+    """The topic's gold sets: its files under ``gold`` when there are any, else those in its annotation/."""
+    if gold is not None:
+        found = [g for p in sorted(gold.rglob(f"{topic}*")) if p.is_file() and (g := _gold_file(p, topic))]
+        if found:
+            return _choose(found, repairs)
+    inside = [g for p in sorted((folder / "annotation").glob("*")) if (g := _gold_file(p, topic))]
+    return _choose(inside, repairs)
+
+
+def _citances(rows: Sequence[GoldRow], reference: Reference, topic: str, annotator: str, several: bool,
+              repairs: Repairs) -> list[Citance]:
+    out = []
+    for row in rows:
+        known = [sid for sid in row.offsets if sid in reference.position]
+        if len(known) < len(row.offsets):
+            missing = [sid for sid in row.offsets if sid not in reference.position]
+            repairs.add("unknown sentence", row.where, "Reference Offset",
+                        f"sentence id(s) {', '.join(missing)} are not in {reference.path or reference.id}; "
+                        + ("dropped" if known else "citance left out"))
+            if not known:
+                continue
+        citation = clean(row.text)
         if not citation:
-            raise InputError(Problem(where, "Citation Text", "holds no text"))
-        facets = tuple(f.strip() for f in re.split(r"[,;]", _unlist(values.get("Discourse Facet", ""))) if f.strip())
-        citances.append(Citance(f"{topic}:{number}", topic, _paper_id(values["Citing Article"]),
-                                citation, gold, values.get("Citation Marker", ""), facets,
-                                clean(values.get("Reference Text", "")), where))
-    return tuple(citances)
-
-
-def _paper_id(value: str) -> str:
-    """'C02-1025.xml', 'C02-1025.txt' and 'C02-1025' all name paper C02-1025."""
-    return re.sub(r"\.(xml|txt)$", "", value.strip(), flags=re.IGNORECASE)
-
-
-def _unlist(value: str) -> str:
-    return value.strip().strip("[]").replace("'", "")
+            repairs.add("citation text", row.where, "Citation Text", "holds no text once tags are removed; "
+                        "citance left out")
+            continue
+        suffix = f"@{annotator or '-'}" if several else ""
+        out.append(Citance(f"{topic}:{row.number}{suffix}", topic, row.citing_article, citation, tuple(known),
+                           row.marker, row.facets, clean(row.reference_text), row.where, annotator))
+    return out
 
 
 # -- folders -------------------------------------------------------------------------
-def read_topic(folder: Path) -> Topic:
+def read_topic(folder: Path, gold: Path | None = None, repairs: Repairs | None = None) -> Topic:
+    """One topic folder, its gold from ``gold`` (a folder of gold files) or from its annotation/."""
     folder = Path(folder)
+    repairs = repairs if repairs is not None else Repairs()
     xmls = sorted((folder / "Reference_XML").glob("*.xml"))
-    annotations = sorted((folder / "annotation").glob("*.txt"))
     if len(xmls) != 1:
         raise CitegraphError(f"{folder}: expected one Reference_XML/*.xml, found {len(xmls)}")
-    if not annotations:
-        raise CitegraphError(f"{folder}: no annotation/*.txt")
     reference = read_reference(xmls[0])
-    citances = tuple(c for path in annotations for c in read_annotation(path, reference, folder.name))
-    return Topic(folder.name, reference, citances)
+    files = gold_files(reference.id, folder, gold, repairs)
+    if not files:
+        where = f"{folder}/annotation/" + (f" or {gold}" if gold else "")
+        raise CitegraphError(f"{where}: no gold file for {reference.id} (<paper>.ann.txt, <paper>.annv3.txt, "
+                             f"<paper>_<annotator>.csv)")
+    citances = tuple(c for f in files for c in _citances(read_gold_rows(f.path, reference.id, repairs), reference,
+                                                         reference.id, f.annotator, len(files) > 1, repairs))
+    return Topic(reference.id, reference, citances)
 
 
-def read_topics(data_dir: Path) -> list[Topic]:
-    """Every topic folder under ``data_dir`` (a folder holding Reference_XML/), by name."""
+def topic_folders(data_dir: Path) -> list[Path]:
+    """Every folder under ``data_dir`` holding a Reference_XML/ folder, by path."""
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
         raise CitegraphError(f"{data_dir}: no such folder")
     folders = sorted({p.parent for p in data_dir.rglob("Reference_XML") if p.is_dir()})
     if not folders:
         raise CitegraphError(f"{data_dir}: no CL-SciSumm topic (a folder with Reference_XML/ and annotation/)")
-    return [read_topic(folder) for folder in folders]
+    return folders
+
+
+def read_topics(data_dir: Path, gold: Path | None = None, repairs: Repairs | None = None) -> list[Topic]:
+    """Every topic under ``data_dir`` that has gold citances; one without is left out, as a repair."""
+    repairs = repairs if repairs is not None else Repairs()
+    topics = []
+    for folder in topic_folders(data_dir):
+        topic = read_topic(folder, gold, repairs)
+        if topic.citances:
+            topics.append(topic)
+        else:
+            repairs.add("no gold", Location(folder, 0), None, f"topic {topic.id} has no gold citance; left out")
+    if not topics:
+        raise CitegraphError(f"{data_dir}: no topic has gold citances" + (
+            "" if gold else " (a test release? give its gold folder with --gold)"))
+    return topics
+
+
+def report_unread_gold(gold: Path, topic_ids: set[str], repairs: Repairs) -> None:
+    """Gold files under ``gold`` for none of the topics read: a repair each (they are not read)."""
+    for path in sorted(p for p in Path(gold).rglob("*") if p.is_file() and p.suffix.lower() in _GOLD_SUFFIXES):
+        paper = re.split(r"[_.]", path.name, maxsplit=1)[0]
+        if paper not in topic_ids and _gold_file(path, paper):
+            repairs.add("gold without topic", Location(path, 1), None, "no topic folder for this file; not read")

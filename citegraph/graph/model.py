@@ -150,6 +150,7 @@ GRAPH = GraphModel(
             *_string("title", "abstract"), Property("year", "long", indexed=True), *_string("venue", "doi", "arxiv_id"),
             Property("retracted", "boolean"),
             Property("full_text"),  # sentences one a line, where a source has them (ScisummNet)
+            Property("keywords", "string[]", empty_is_unset=True),  # a source's own keywords (BibTeX), indexed text
             Property("citation_count", "long", set_by="ingest", indexed=True),  # inbound CITES
             Property("eligible", "boolean", set_by="prefilter", indexed=True))),
         Node("Author", Property("id"), _string("name")),

@@ -7,10 +7,11 @@ them costs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 from ..errors import CitegraphError
 from .records import Item
@@ -19,26 +20,57 @@ from .selection import Selection
 
 @dataclass(frozen=True, slots=True)
 class Format:
+    """An input format. ``settings`` are the reader's keyword arguments (``accepts`` names
+    them); a module that defines ``survey(files, **settings)`` reads all files of an ingest
+    before it starts, for what one file cannot tell (ids given in several files)."""
+
     name: str
     summary: str
     module: str  # citegraph.ingest.<module> defines files(path) and read(file[, selection])
     selects: bool = False  # read() takes a Selection (works of a snapshot left out as it parses)
+    accepts: tuple[str, ...] = ()  # the reader's settings (keyword arguments of read)
+    settings: tuple[tuple[str, Any], ...] = ()
 
     def _load(self):
         return import_module(f"citegraph.ingest.{self.module}")
+
+    def configured(self, **settings: Any) -> "Format":
+        """This format with reader settings (None values are left unset)."""
+        given = {k: v for k, v in settings.items() if v is not None}
+        unknown = sorted(set(given) - set(self.accepts))
+        if unknown:
+            raise CitegraphError(f"format '{self.name}' has no setting {', '.join(unknown)}"
+                                 + (f" (it has: {', '.join(self.accepts)})" if self.accepts else ""))
+        return replace(self, settings=tuple(sorted({**dict(self.settings), **given}.items())))
+
+    @property
+    def key(self) -> str:
+        """The format and the settings that change what is read (checkpoints are per key)."""
+        shown = [f"{k}={v}" for k, v in self.settings if k in self.accepts]
+        return self.name + (f"[{','.join(shown)}]" if shown else "")
 
     def files(self, path: Path) -> list[Path]:
         """The files ``path`` stands for, in reading order (a file, or those in a folder)."""
         return self._load().files(Path(path))
 
     def read(self, file: Path, selection: Selection = Selection()) -> Iterator[Item]:
+        settings = dict(self.settings)
         if not selection.active:
-            return self._load().read(Path(file))
+            return self._load().read(Path(file), **settings)
         if not self.selects:
             choosers = ", ".join(f.name for f in FORMATS.values() if f.selects)
             raise CitegraphError(f"format '{self.name}' reads every record; selecting works "
                                  f"(--field, --since, --until, --language, --type, ...) applies to: {choosers}")
-        return self._load().read(Path(file), selection)
+        return self._load().read(Path(file), selection, **settings)
+
+    def surveyed(self, files: Sequence[Path]) -> tuple["Format", Any | None]:
+        """For a module with ``survey(files, **settings)``: its survey of all ``files`` and this
+        format reading with what the survey found (``reader_settings``); else (self, None)."""
+        survey = getattr(self._load(), "survey", None)
+        if survey is None:
+            return self, None
+        found = survey(list(files), **{k: v for k, v in self.settings if k in self.accepts})
+        return replace(self, settings=tuple(sorted({**dict(self.settings), **found.reader_settings}.items()))), found
 
 
 FORMATS: dict[str, Format] = {
@@ -58,6 +90,8 @@ FORMATS: dict[str, Format] = {
                "s2ag", selects=True),
         Format("jsonl", "citegraph's generic JSONL: id, title, abstract, year, fields, categories, "
                "authors, references [{id, contexts, sections}]", "generic"),
+        Format("bibtex", "BibTeX (.bib): DOI (else citation key) as id, title, abstract, year, venue, authors, "
+               "keywords", "bibtex", accepts=("entry_types", "id_from")),
     ]
 }
 

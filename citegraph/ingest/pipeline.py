@@ -82,7 +82,7 @@ class IngestSummary:
 
 def checkpoint_key(fmt: Format, file: Path) -> str:
     stat = file.stat()
-    return f"{fmt.name}:{file.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
+    return f"{fmt.key}:{file.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
 
 
 def prefilter(store: GraphStore, thresholds: Prefilter = Prefilter(), batch: int = 10_000) -> dict[str, int]:

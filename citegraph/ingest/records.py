@@ -87,6 +87,7 @@ class Paper:
     references: tuple[Reference, ...] = ()
     retracted: bool | None = None
     full_text: str | None = None  # the paper's sentences, one a line, where the source has them
+    keywords: tuple[str, ...] = ()  # the source's own keywords (BibTeX); indexed with the text
 
 
 @dataclass(frozen=True, slots=True)

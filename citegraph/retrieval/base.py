@@ -16,16 +16,18 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 @dataclass(frozen=True, slots=True)
 class Document:
-    """A paper as text scorers see it: the title and abstract, as in the MDCR paper."""
+    """A paper as text scorers see it: the title and abstract, as in the MDCR paper, and the
+    source's own keywords where it has them (BibTeX exports do)."""
 
     id: str
     title: str
     abstract: str = ""
+    keywords: str = ""  # "; "-joined
 
     @property
     def text(self) -> str:
-        """Title and abstract as one text (for flat BM25 and for queries)."""
-        return f"{self.title} {self.abstract}".strip()
+        """Title, abstract and keywords as one text (for flat BM25 and for queries)."""
+        return " ".join(part for part in (self.title, self.abstract, self.keywords) if part).strip()
 
 
 Query = str | Document  # a free text, or a paper (title and abstract kept apart for encoders)

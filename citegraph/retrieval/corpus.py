@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def _document(row: dict) -> Document:
-    return Document(row["id"], row["title"] or "", row["abstract"] or "")
+    return Document(row["id"], row["title"] or "", row["abstract"] or "", "; ".join(row["keywords"] or ()))
 
 
 def documents(store: GraphStore, eligible_only: bool = False) -> Iterator[Document]:
@@ -38,7 +38,7 @@ def fingerprint(docs: Iterable[Document]) -> str:
     """A short hash of the documents' ids and texts, in order."""
     digest = hashlib.sha256()
     for doc in docs:
-        for part in (doc.id, doc.title, doc.abstract):
+        for part in (doc.id, doc.title, doc.abstract, *([doc.keywords] if doc.keywords else [])):
             digest.update(part.encode("utf-8"))
             digest.update(b"\0")
     return digest.hexdigest()[:16]
