@@ -99,6 +99,9 @@ def test_a_failing_command_is_a_fail_with_its_error(tmp_path):
      "'expected' and 'tolerance' must be numbers"),
     ("{name: a, description: x, commands: synth, scores: []}", "field 'commands' must be a list"),
     ("{description: x, commands: [[synth]], scores: []}", "field 'name' must be a str"),
+    ("{name: a, description: x, commands: [[synth]], scores: [], fastt: true}", "unknown field(s) fastt"),
+    ("{name: a, description: x, commands: [[synth]], scores: [{key: k, expected: 1, tolerance: 0, tol: 1}]}",
+     "unknown field(s) tol"),
 ])
 def test_bad_conditions_name_file_and_field(tmp_path, entry, message):
     (tmp_path / "c.yaml").write_text(f"conditions:\n  - {entry}\n", encoding="utf-8")

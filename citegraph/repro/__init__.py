@@ -37,6 +37,8 @@ SHARED = Path(os.environ.get("CITEGRAPH_SHARED", PACKAGE.resolve().parents[1] / 
 STDOUT = "stdout"
 # A condition runs on its own embedded graph: nothing of the caller's connection may leak in.
 _CONNECTION_ENV = ("URI", "USER", "PASSWORD", "DATABASE", "DATA_DIR", "CONFIG", "HEAP")
+_CONDITION_FIELDS = {"name", "description", "commands", "scores", "results", "needs", "fast", "scale", "tolerance"}
+_SCORE_FIELDS = {"label", "expected", "tolerance", "table", "row", "column", "key", "pattern"}
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,9 @@ def _condition(entry: dict, where: str) -> Condition:
         return entry[key]
 
     name = required("name", str)
+    unknown = sorted(set(entry) - _CONDITION_FIELDS)
+    if unknown:
+        raise CitegraphError(f"{where} ({name}): unknown field(s) {', '.join(unknown)}")
     commands = required("commands", list)
     if not commands or not all(isinstance(c, list) and c and all(isinstance(a, str) for a in c) for c in commands):
         raise CitegraphError(f"{where} ({name}): field 'commands' must be a list of argument lists (strings)")
@@ -128,9 +133,11 @@ def _condition(entry: dict, where: str) -> Condition:
         cell = all(raw.get(k) is not None for k in ("table", "row", "column"))
         if cell + ("key" in raw) + ("pattern" in raw) != 1:
             raise CitegraphError(f"{where} ({name}): scores[{j}] needs one of: table, row and column; key; pattern")
-        score = Score(raw.get("label") or raw.get("key") or " ".join(str(raw[k]) for k in ("table", "row", "column")
-                                                                    if cell),
-                      float(raw["expected"]), float(tolerance), raw.get("table"), raw.get("row"),
+        unknown = sorted(set(raw) - _SCORE_FIELDS)
+        if unknown:
+            raise CitegraphError(f"{where} ({name}): scores[{j}]: unknown field(s) {', '.join(unknown)}")
+        shown = " ".join(str(raw[k]) for k in ("table", "row", "column")) if cell else raw.get("key") or raw["pattern"]
+        score = Score(raw.get("label") or shown, float(raw["expected"]), float(tolerance), raw.get("table"), raw.get("row"),
                       None if raw.get("column") is None else str(raw["column"]), raw.get("key"), raw.get("pattern"))
         scores.append(score)
     return Condition(name, required("description", str).strip(), commands, scores,
