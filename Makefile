@@ -6,7 +6,12 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install install-dev clean
+# The fast tier: no ArcadeDB server, no Lucene, no Chromium, nothing slow. A JVM started anyway
+# (by a test that lacks its marker) fails to start: JAVA_TOOL_OPTIONS names an agent that is not there.
+FAST_MARKERS := not server and not lucene and not browser and not slow
+NO_JVM := JAVA_TOOL_OPTIONS=-javaagent:/no-jvm-in-the-fast-test-tier.jar
+
+.PHONY: demo test test-fast repro install install-dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,8 +42,17 @@ install-dev: $(VENV)/.installed-dev $(LINT_MODULES)
 demo: $(VENV)/.installed
 	$(BIN)/citegraph demo
 
+# pytest's exit code 5 (no tests collected, e.g. everything deselected) is not a failure here.
 test: $(VENV)/.installed-dev $(LINT_MODULES)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest || [ $$? -eq 5 ]
+	$(BIN)/citegraph repro run --fast
+
+test-fast: $(VENV)/.installed-dev $(LINT_MODULES)
+	$(NO_JVM) $(BIN)/python -m pytest -m "$(FAST_MARKERS)" || [ $$? -eq 5 ]
+
+# Every reproduction condition whose data is here (citegraph/repro/conditions/*.yaml).
+repro: $(VENV)/.installed-dev
+	$(BIN)/citegraph repro run
 
 clean:
 	rm -rf $(VENV) .pytest_cache

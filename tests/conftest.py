@@ -90,7 +90,10 @@ def tiny_bert(tmp_path_factory) -> Path:
 
 
 def pytest_collection_modifyitems(items):
-    """Tests that touch the session server are marked ``server`` without saying so."""
+    """Tests that touch the session server are marked ``server``, those that drive Chromium
+    ``browser``, without saying so (``make test-fast`` leaves both out)."""
     for item in items:
         if {"arcade_server", "server_config", "store", "server_env"} & set(item.fixturenames):
             item.add_marker(pytest.mark.server)
+        if "browser" in item.fixturenames:
+            item.add_marker(pytest.mark.browser)

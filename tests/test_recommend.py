@@ -94,7 +94,7 @@ def test_graph_signals_beat_bm25_alone_on_held_out_citations(acl):
     learned = train(acl, train_set)
     results = evaluate_held_out(acl, test_set, {"bm25": {"text": 1.0}, "fusion": DEFAULT_WEIGHTS, "learned": learned})
     r20 = {name: result.mean["R@20"] for name, result in results.items()}
-    assert r20["fusion"] >= r20["bm25"] + 0.1, r20  # measured: about 0.25 → 0.49
+    assert r20["fusion"] >= r20["bm25"] + 0.1, r20  # measured through the CLI: repro condition recommend-held-out-120
     assert r20["learned"] >= r20["bm25"] + 0.1, r20
 
 

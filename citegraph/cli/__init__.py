@@ -16,6 +16,7 @@ from . import (  # noqa: F401  (registers)
     ingest,
     pools,
     recommend,
+    repro,
     server,
 )
 from .app import main
