@@ -188,7 +188,7 @@ class Recommender:
         their titles and abstracts are the text query."""
         papers = list(dict.fromkeys(papers))
         if not papers:
-            raise CitegraphError("no paper of the library is in the graph: nothing to recommend for")
+            raise NotFoundError("no paper of the library is in the graph: nothing to recommend for")
         [row] = self.store.run("recommend/library", ids=papers, as_of=as_of)
         if row["missing"]:
             raise NotFoundError(f"no paper with id {row['missing'][0]!r} in the graph")

@@ -100,3 +100,19 @@ def serve(config: Config, host, port, retrievers, model):
 
     serve_(config, host, port, tuple(retrievers), model,
            log=lambda line: click.echo(line, err=True))
+
+
+@main.command()
+@with_retrievers
+@learned_weights
+@click.pass_obj
+def mcp(config: Config, retrievers, model):
+    """Model Context Protocol server on stdio, for AI agents: search, papers, neighbours,
+    recommend (a paper, a text or a library; negatives; as of a date), explain, contextualise."""
+    try:
+        from ..agents import serve_mcp
+    except ImportError as exc:
+        raise CitegraphError(f"citegraph mcp needs the [mcp] extra ({exc.name} is not installed): "
+                             "pip install 'citegraph[mcp]'") from exc
+
+    serve_mcp(config, tuple(retrievers), model)
