@@ -108,7 +108,7 @@ class RecommendRequest(BaseModel):
     category: Text | None = Field(None, description="Only papers of this arXiv category, e.g. cs.CL")
     k: _integer(1, 200) = 20
     explain: bool = Field(True, description="Include each recommendation's signals and explanation")
-    papers: list[Text] | None = Field(None, min_length=1, max_length=2_000, description="A library to recommend "
+    papers: list[Text] = Field(None, min_length=1, max_length=2_000, description="A library to recommend "
                                       "for: paper ids, DOIs or arXiv ids (instead of paper, title, abstract)")
     negatives: list[Text] = Field([], max_length=2_000, description="Papers not wanted (ids, DOIs, arXiv ids): "
                                   "their neighbours are pushed down")
