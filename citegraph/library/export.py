@@ -64,7 +64,19 @@ def to_ris(papers: Sequence[Exported]) -> str:
                   "year": str(p.year or ""), "authors": list(p.authors), "secondary_title": p.venue, "doi": p.doi,
                   "urls": [f"https://arxiv.org/abs/{p.arxiv}"] if p.arxiv else [], "notes": [p.note] if p.note else []}
         records.append({k: v for k, v in record.items() if v})
-    return rispy.dumps(records)
+    return rispy.dumps(records, implementation=_plain_ris())
+
+
+def _plain_ris():
+    import rispy
+
+    class PlainRis(rispy.RisWriter):
+        """RIS without rispy's numbered line ("1.") before each record, which RIS does not have."""
+
+        def set_header(self, count: int) -> str:
+            return ""
+
+    return PlainRis
 
 
 def to_csl_json(papers: Sequence[Exported]) -> str:
