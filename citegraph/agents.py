@@ -64,7 +64,7 @@ def create_server(recommender: Recommender, indexes: Path):
             seed = recommender.library_seed(matched_ids(mine), negatives=matched_ids(unwanted), as_of=year)
         else:
             seed = recommender.seed(paper, title=title, abstract=abstract, negatives=matched_ids(unwanted), as_of=year)
-        return seed, [{"entry": m.entry.where, "paper": m.paper, "how": m.how} for m in [*mine, *unwanted]]
+        return seed, [m.as_dict() for m in [*mine, *unwanted]]
 
     @tool
     def search_papers(query: Annotated[str, Field(min_length=1, max_length=300,

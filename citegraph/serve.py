@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import asdict
 import subprocess
 import time
 import urllib.request
@@ -45,6 +46,7 @@ from . import __version__
 from .errors import CitegraphError, NotFoundError, ServerError
 from .graph import queries
 from .library.match import matched_ids
+from .library.works import prior_and_derivative
 from .recommend import Recommender, recommendation_dict
 from .retrieval.spec import Spec
 
@@ -89,6 +91,9 @@ def _given(max_length: int, description: str):
                                      "description": description})]
 
 
+AS_OF = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"  # a date; the graph knows years
+
+
 class RecommendRequest(BaseModel):
     """A paper of the graph (``paper``), a new one (``title`` and/or ``abstract``), or a
     library (``papers``: ids, DOIs, arXiv ids, matched to the graph)."""
@@ -112,7 +117,7 @@ class RecommendRequest(BaseModel):
                                       "for: paper ids, DOIs or arXiv ids (instead of paper, title, abstract)")
     negatives: list[Text] = Field([], max_length=2_000, description="Papers not wanted (ids, DOIs, arXiv ids): "
                                   "their neighbours are pushed down")
-    as_of: str | None = Field(None, pattern=r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$", description="Recommend as of "
+    as_of: str | None = Field(None, pattern=AS_OF, description="Recommend as of "
                               "this date (YYYY-MM-DD): nothing published later, no later citation as evidence "
                               "(the graph dates papers by year)")
 
@@ -153,6 +158,27 @@ class MatchOut(BaseModel):
     entry: str
     paper: str | None
     how: str
+
+
+class WorksRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    papers: list[Text] = Field(min_length=1, max_length=2_000, description="The set: paper ids, DOIs or arXiv ids")
+    as_of: str | None = Field(None, pattern=AS_OF, description="Only citations made by then (YYYY-MM-DD; by year)")
+    k: _integer(1, 200) = 20
+
+
+class Work(BaseModel):
+    id: str
+    title: str
+    year: int | None
+    links: int
+
+
+class WorksResponse(BaseModel):
+    prior: list[Work] = Field(description="The papers most cited by the set's neighbourhood")
+    derivative: list[Work] = Field(description="The papers citing most of the set's neighbourhood")
+    matches: list[MatchOut]
 
 
 class RecommendResponse(BaseModel):
@@ -277,7 +303,19 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000) -> FastAPI:
             out.append(row if request.explain else {k: row[k] for k in ("id", "title", "year", "score")})
         return {"seed": {"id": seed.id, "title": seed.title, "year": seed.year, "references": list(seed.references)},
                 "recommendations": out,
-                "matches": [{"entry": m.entry.where, "paper": m.paper, "how": m.how} for m in [*mine, *unwanted]]}
+                "matches": [m.as_dict() for m in [*mine, *unwanted]]}
+
+    @app.post("/works", response_model=WorksResponse, responses={**_NOT_FOUND, **_BODY},
+              summary="Prior works (most cited by a set's neighbourhood) and derivative works (citing most of it)")
+    def works(request: WorksRequest) -> dict:
+        matches = recommender.match(request.papers)
+        ids = matched_ids(matches)
+        if not ids:
+            raise NotFoundError("no paper of the library is in the graph")
+        found = prior_and_derivative(store, ids, as_of=int(request.as_of[:4]) if request.as_of else None,
+                                     k=request.k, fanout=recommender.fanout)
+        return {**{kind: [asdict(w) for w in ws] for kind, ws in found.items()},
+                "matches": [m.as_dict() for m in matches]}
 
     @app.get("/paper/{paper_id:path}", response_model=Paper, responses=_NOT_FOUND,
              summary="One paper with its fields, categories, authors and citation counts")

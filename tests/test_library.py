@@ -157,3 +157,18 @@ def test_the_cli_recommends_for_a_library_and_exports_one_paper(acl, server_env,
     bad = subprocess.run([sys.executable, "-m", "citegraph.cli", "recommend", "--library", str(DEMO), "--as-of",
                           "June 2012"], capture_output=True, text=True, env=server_env, timeout=300)
     assert bad.returncode == 2 and "YYYY-MM-DD" in bad.stderr
+
+
+def test_prior_and_derivative_works_from_the_cli(acl, server_env):
+    run = subprocess.run([sys.executable, "-m", "citegraph.cli", "works", "--library", str(DEMO), "--library",
+                          "D10-1120", "--as-of", "2012", "-k", "5", "--json"],
+                         capture_output=True, text=True, env=server_env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    found = json.loads(run.stdout)
+    assert "library: 7 of 8 entries matched" in run.stderr
+    mine = {m.paper for m in acl.match([*read_library(DEMO), entry_from_id("D10-1120")]) if m.paper}
+    for kind in ("prior", "derivative"):
+        assert len(found[kind]) == 5 and not {w["id"] for w in found[kind]} & mine
+        assert all(w["year"] <= 2012 for w in found[kind])
+        links = [w["links"] for w in found[kind]]
+        assert links == sorted(links, reverse=True) and links[-1] >= 2

@@ -87,6 +87,30 @@ def test_recommend_for_a_library_with_negatives_as_of_a_date(http, local):
     assert body["seed"]["references"] == ["D15-1039", "P12-1066", "N12-1052"]
 
 
+def test_prior_and_derivative_works_of_a_library(http, local):
+    """Prior works are cited by, derivative works cite, the most papers of the set's
+    neighbourhood — counted here from the Python API's graph walk, not the Cypher's."""
+    library = ["P12-1066", "N12-1052"]
+    body = http.post("/works", json={"papers": library, "k": 5}).json()
+    hood = set(library)
+    for paper in library:
+        hood |= set(local.seed(paper).references) | {n["id"] for n in _citing(http, paper)}
+    for work in body["prior"]:
+        citing = {n["id"] for n in _citing(http, work["id"])}
+        assert work["links"] == len(citing & hood) and work["id"] not in library
+    assert [w["links"] for w in body["prior"]] == sorted((w["links"] for w in body["prior"]), reverse=True)
+    for work in body["derivative"]:
+        assert work["links"] == len(set(local.seed(work["id"]).references) & hood)
+    earlier = http.post("/works", json={"papers": library, "k": 5, "as_of": "2011"}).json()
+    assert all(w["year"] <= 2011 for w in earlier["derivative"]) and earlier != body
+    assert http.post("/works", json={"papers": ["nope"]}).status_code == 404
+
+
+def _citing(http, paper: str) -> list[dict]:
+    return [n for n in http.get(f"/neighbours/{paper}", params={"limit": 200}).json()["neighbours"]
+            if n["kind"] == "cited_by"]
+
+
 def test_concurrent_requests_get_the_sequential_answers(http):
     papers = ["P12-1066", "D10-1120", "W06-2920", "D11-1006", "P07-2045", "X2", "P05-1012", "P09-1042"]
     sequential = {p: http.post("/recommend", json={"paper": p, "k": 10}).json() for p in papers}
@@ -221,7 +245,7 @@ def test_every_operation_conforms_to_the_openapi_schema(service, mode):
     (schemathesis' pytest plugin does not run on pytest 9, so its Python API drives hypothesis.)"""
     schema = schemathesis.openapi.from_url(f"{service.url}/openapi.json")
     operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) == 6
+    assert len(operations) == 7
     for operation in operations:
         if mode == "negative" and not (list(operation.iter_parameters()) or operation.body):
             continue  # nothing to get wrong (GET /queries)

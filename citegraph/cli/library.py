@@ -10,7 +10,7 @@ import click
 from ..config import Config
 from ..errors import NotFoundError
 from .app import main, open_graph
-from .options import export_format
+from .options import AS_OF, export_format
 from .output import print_matches, print_table
 
 
@@ -69,3 +69,35 @@ def paper(config: Config, paper_id, format_):
                             ("doi", p.doi), ("arxiv", p.arxiv)) if v])
         return
     click.echo(WRITERS[format_](found), nl=False)
+
+
+@main.command()
+@click.option("--library", "sources", multiple=True, required=True,
+              help="A library file (.bib, .ris, CSL-JSON, id list) or a paper id / DOI / arXiv id (repeatable).")
+@AS_OF
+@click.option("-k", "--k", default=20, show_default=True, help="Papers per list.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def works(config: Config, sources, as_of, k, as_json):
+    """Prior works (most cited by the set's neighbourhood) and derivative works (citing most of it)."""
+    import json
+    from dataclasses import asdict
+
+    from ..library.entries import entries_of
+    from ..library.match import PaperIndex, match_library, matched_ids
+    from ..library.works import prior_and_derivative
+
+    entries = [e for source in sources for e in entries_of(source)]
+    with open_graph(config) as store:
+        matches = match_library(PaperIndex.load(store), entries)
+        print_matches("library", matches)
+        if not matched_ids(matches):
+            raise NotFoundError("no paper of the library is in the graph")
+        found = prior_and_derivative(store, matched_ids(matches), as_of=as_of, k=k)
+    if as_json:
+        click.echo(json.dumps({kind: [asdict(w) for w in ws] for kind, ws in found.items()}, ensure_ascii=False,
+                              indent=1))
+        return
+    for kind, label in (("prior", "prior works: most cited by the library's neighbourhood"),
+                        ("derivative", "derivative works: citing most of the library's neighbourhood")):
+        print_table(label + (f" (as of {as_of})" if as_of else ""), [asdict(w) for w in found[kind]])

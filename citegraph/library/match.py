@@ -33,6 +33,10 @@ class Match:
     how: str  # 'paper id', 'DOI', 'ACL Anthology DOI', 'arXiv id', 'title (score 93)' or why not
     title: str = ""  # the graph paper's title
 
+    def as_dict(self) -> dict:
+        """What an API answers about the match: the entry (where it is), the paper, how."""
+        return {"entry": self.entry.where, "paper": self.paper, "how": self.how}
+
 
 def normalise_title(title: str) -> str:
     """Lower case, accents and punctuation dropped, spaces collapsed."""
