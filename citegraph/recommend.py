@@ -25,6 +25,12 @@ deterministic.
 
 Each recommendation carries its **explanation**: the signals that fired, with the graph
 path behind them ("cited by 3 of your references: A, B, C").
+
+A *library* (a set of papers, :meth:`Recommender.for_library`) is a seed whose references
+are its papers ("cited by 4 of your papers"); *negative* papers give the candidates linked
+to them a negative feature; *as of* a year, the Cypher counts no later citation and no
+later paper is recommended. (Over 400 lines: the held-out training at the end shares the
+candidate records; it leaves with the evaluation harness's move into the library.)
 """
 
 from __future__ import annotations
