@@ -74,6 +74,7 @@ class Seed:
     negatives: tuple[str, ...] = ()  # papers the user does not want more of
     as_of: int | None = None  # the year of the view: nothing later recommended or used as evidence
     library: bool = False  # the references are the user's library (a set of seeds), not one paper's
+    since: int | None = None  # only papers of this year or later (alerts: what is new for the seed)
 
     @property
     def mine(self) -> str:
@@ -188,7 +189,7 @@ class Recommender:
                     field, category, **views)
 
     def library_seed(self, papers: Sequence[str], *, negatives: Sequence[str] = (), as_of: int | None = None,
-                     field: str | None = None, category: str | None = None) -> Seed:
+                     field: str | None = None, category: str | None = None, since: int | None = None) -> Seed:
         """A set of graph papers (a library) as one seed: its papers take the place of a
         paper's references (their neighbourhoods are joined; "cited by 4 of your papers"),
         their titles and abstracts are the text query."""
@@ -199,7 +200,7 @@ class Recommender:
         if row["missing"]:
             raise NotFoundError(f"no paper with id {row['missing'][0]!r} in the graph")
         return Seed("", " ".join(row["titles"]), " ".join(row["abstracts"]), as_of, tuple(papers), field, category,
-                    tuple(dict.fromkeys(negatives)), as_of, library=True)
+                    tuple(dict.fromkeys(negatives)), as_of, library=True, since=since)
 
     # -- recommending ------------------------------------------------------------------
     def recommend(self, paper: str | None = None, *, k: int = 20, **seed_fields) -> list[Recommendation]:
@@ -374,7 +375,9 @@ class Recommender:
             return False
         if seed.year is not None and meta["year"] is not None and meta["year"] > seed.year:
             return False
-        if seed.as_of is not None and meta["year"] is None:  # undated: perhaps later than the view
+        if (seed.as_of is not None or seed.since is not None) and meta["year"] is None:  # undated: cannot tell
+            return False
+        if seed.since is not None and meta["year"] < seed.since:
             return False
         if seed.field and seed.field not in meta["fields"]:
             return False

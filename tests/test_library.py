@@ -172,3 +172,17 @@ def test_prior_and_derivative_works_from_the_cli(acl, server_env):
         assert all(w["year"] <= 2012 for w in found[kind])
         links = [w["links"] for w in found[kind]]
         assert links == sorted(links, reverse=True) and links[-1] >= 2
+
+
+def test_watch_lists_what_is_new_for_a_library(acl, server_env):
+    """Alerts rank only papers of the --since year or later, the library's graph links as reasons."""
+    run = subprocess.run([sys.executable, "-m", "citegraph.cli", "watch", "--library", str(DEMO), "--since",
+                          "2014-01-01", "-k", "5", "--format", "jsonl"],
+                         capture_output=True, text=True, env=server_env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    rows = [json.loads(line) for line in run.stdout.splitlines()]
+    mine = [m.paper for m in acl.match(read_library(DEMO)) if m.paper]
+    expected = acl.recommend_for(acl.library_seed(mine, since=2014), 5)
+    assert [r["id"] for r in rows] == [r.id for r in expected] and len(rows) == 5
+    assert all(r["year"] >= 2014 for r in rows) and all(r["explanation"] for r in rows)
+    assert any(r.year < 2014 for r in acl.for_library(mine, k=5))  # without --since older papers lead
