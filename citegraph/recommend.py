@@ -25,6 +25,12 @@ deterministic.
 
 Each recommendation carries its **explanation**: the signals that fired, with the graph
 path behind them ("cited by 3 of your references: A, B, C").
+
+A *library* (a set of papers, :meth:`Recommender.for_library`) is a seed whose references
+are its papers ("cited by 4 of your papers"); *negative* papers give the candidates linked
+to them a negative feature; *as of* a year, the Cypher counts no later citation and no
+later paper is recommended. (Over 400 lines: the held-out training at the end shares the
+candidate records; it leaves with the evaluation harness's move into the library.)
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ from pathlib import Path
 
 from .errors import CitegraphError, NotFoundError
 from .graph import GraphStore
+from .library.entries import LibraryEntry, entry_from_id
+from .library.match import Match, PaperIndex, matched_ids
 from .retrieval.base import Document, Ranking, Retriever, rank
 from .retrieval.signals import enrich
 from .retrieval.spec import Spec, parse_specs
@@ -47,7 +55,9 @@ from .retrieval.spec import Spec, parse_specs
 _FEATURE_COLUMNS = ("id", "title", "year", "external", "fields", "categories", "citations")  # recommend/features
 GRAPH_FEATURES = ("cited_by_references", "cocitation", "coupling", "citations", "overlap", "enrichment")
 DEFAULT_WEIGHTS = {"cited_by_references": 1.0, "cocitation": 0.5, "coupling": 0.5, "citations": 0.2,
-                   "overlap": 1.0, "enrichment": 0.3, "text": 1.0}
+                   "overlap": 1.0, "enrichment": 0.3, "text": 1.0, "negative": -1.0}
+# Weights learned on held-out citations know no negative seeds: theirs push down this much.
+_UNLEARNED = {"negative": DEFAULT_WEIGHTS["negative"]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +71,15 @@ class Seed:
     references: tuple[str, ...] = ()
     field: str | None = None
     category: str | None = None
+    negatives: tuple[str, ...] = ()  # papers the user does not want more of
+    as_of: int | None = None  # the year of the view: nothing later recommended or used as evidence
+    library: bool = False  # the references are the user's library (a set of seeds), not one paper's
+    since: int | None = None  # only papers of this year or later (alerts: what is new for the seed)
+
+    @property
+    def mine(self) -> str:
+        """What the references are to the user, in explanations."""
+        return "your papers" if self.library else "your references"
 
     @property
     def document(self) -> Document:
@@ -120,6 +139,7 @@ class Recommender:
         self._lock = threading.Lock()
         self._text_thread: ThreadPoolExecutor | None = None
         self._close_store = close_store
+        self._papers: PaperIndex | None = None  # for matching library entries, loaded when first needed
 
     @classmethod
     def open(cls, config=None, retrievers: str | Sequence[str | Spec] = ("bm25",), model: Path | None = None,
@@ -150,24 +170,59 @@ class Recommender:
     # -- the seed ----------------------------------------------------------------------
     def seed(self, paper: str | None = None, *, title: str = "", abstract: str = "",
              references: Sequence[str] = (), year: int | None = None, field: str | None = None,
-             category: str | None = None) -> Seed:
+             category: str | None = None, negatives: Sequence[str] = (), as_of: int | None = None) -> Seed:
         """What to recommend for: a paper of the graph (its text, year and references; a given
-        ``year`` overrides its own, extra ``references`` join its own) or a new paper's text."""
+        ``year`` overrides its own, extra ``references`` join its own) or a new paper's text;
+        ``as_of`` (a year) hides what came later, ``negatives`` push their neighbours down."""
+        views = {"negatives": tuple(dict.fromkeys(negatives)), "as_of": as_of}
         if paper:
             rows = self.store.run("recommend/seed", id=paper)
             if not rows:
                 raise NotFoundError(f"no paper with id {paper!r} in the graph")
             row = rows[0]
-            return Seed(row["id"], row["title"] or "", row["abstract"] or "", row["year"] if year is None else year,
-                        tuple(dict.fromkeys([*row["references"], *references])), field, category)
+            return Seed(row["id"], row["title"] or "", row["abstract"] or "",
+                        _earliest(row["year"] if year is None else year, as_of),
+                        tuple(dict.fromkeys([*row["references"], *references])), field, category, **views)
         if not (title.strip() or abstract.strip()):
             raise CitegraphError("give a paper id, or a title and/or an abstract")
-        return Seed("", title.strip(), abstract.strip(), year, tuple(dict.fromkeys(references)), field, category)
+        return Seed("", title.strip(), abstract.strip(), _earliest(year, as_of), tuple(dict.fromkeys(references)),
+                    field, category, **views)
+
+    def library_seed(self, papers: Sequence[str], *, negatives: Sequence[str] = (), as_of: int | None = None,
+                     field: str | None = None, category: str | None = None, since: int | None = None) -> Seed:
+        """A set of graph papers (a library) as one seed: its papers take the place of a
+        paper's references (their neighbourhoods are joined; "cited by 4 of your papers"),
+        their titles and abstracts are the text query."""
+        papers = list(dict.fromkeys(papers))
+        if not papers:
+            raise NotFoundError("no paper of the library is in the graph: nothing to recommend for")
+        [row] = self.store.run("recommend/library", ids=papers, as_of=as_of)
+        if row["missing"]:
+            raise NotFoundError(f"no paper with id {row['missing'][0]!r} in the graph")
+        return Seed("", " ".join(row["titles"]), " ".join(row["abstracts"]), as_of, tuple(papers), field, category,
+                    tuple(dict.fromkeys(negatives)), as_of, library=True, since=since)
 
     # -- recommending ------------------------------------------------------------------
     def recommend(self, paper: str | None = None, *, k: int = 20, **seed_fields) -> list[Recommendation]:
         """The top ``k`` recommendations for a paper id or a new paper (see :meth:`seed`)."""
         return self.recommend_for(self.seed(paper, **seed_fields), k)
+
+    def for_library(self, papers: Sequence[str | LibraryEntry], k: int = 20, *,
+                    negatives: Sequence[str | LibraryEntry] = (), **options) -> list[Recommendation]:
+        """The top ``k`` recommendations for a library: paper ids, DOIs, arXiv ids or parsed
+        entries (:func:`citegraph.library.entries.read_library`), matched to the graph
+        (:meth:`match`; entries that match nothing are left out), with negative seeds."""
+        ids = matched_ids(self.match(papers))
+        return self.recommend_for(self.library_seed(ids, negatives=matched_ids(self.match(negatives)), **options), k)
+
+    def match(self, entries: Sequence[str | LibraryEntry]) -> list[Match]:
+        """Library entries (or ids, DOIs, arXiv ids) matched to graph papers: how, or why not."""
+        if not entries:
+            return []
+        with self._lock:
+            if self._papers is None:
+                self._papers = PaperIndex.load(self.store)
+        return [self._papers.match(e if isinstance(e, LibraryEntry) else entry_from_id(e)) for e in entries]
 
     def recommend_for(self, seed: Seed, k: int = 20) -> list[Recommendation]:
         candidates = self.candidates(seed)
@@ -180,7 +235,7 @@ class Recommender:
         no weight of its own (``text:<name>``)."""
         total = self.weights.get("bias", 0.0)
         for name, value in features.items():
-            fallback = self.weights.get("text", 0.0) if name.startswith("text:") else 0.0
+            fallback = self.weights.get("text", 0.0) if name.startswith("text:") else _UNLEARNED.get(name, 0.0)
             total += self.weights.get(name, fallback) * value
         return total
 
@@ -202,7 +257,7 @@ class Recommender:
 
     def _candidates(self, seed: Seed) -> dict[str, _Candidate]:
         refs = list(seed.references)
-        exclude = [seed.id, *refs] if seed.id else refs
+        exclude = [seed.id, *refs, *seed.negatives] if seed.id else [*refs, *seed.negatives]
         blocked = set(exclude)
         found: dict[str, _Candidate] = {}
 
@@ -214,8 +269,8 @@ class Recommender:
         # top text matches follows once they are known.
         texts = self._text_executor().submit(self._text_rankings, seed.document, blocked) if self.retrievers else None
         try:
-            rows = self.store.run("recommend/neighbourhood", refs=refs, exclude=exclude, seed=seed.id,
-                                  fanout=self.fanout) if refs else []
+            rows = self._neighbourhood(seed, refs, exclude)
+            against = self._neighbourhood(seed, list(seed.negatives), exclude)
         finally:
             rankings = texts.result() if texts else []
         text_top: list[str] = []
@@ -227,13 +282,13 @@ class Recommender:
                 candidate.features[f"text:{name}"] = value
                 candidate.signals.append(Signal(name, value, f"{name} rank {position}"))
             text_top += [h.id for h in ranking[: self.enrich_depth]]
-        enriched = enrich(self.store, text_top, size=len(text_top) + self.graph_depth) if text_top else None
+        if text_top and seed.as_of is not None:  # a later paper's citations are no evidence as of the date
+            [row] = self.store.run("recommend/published", ids=text_top, as_of=seed.as_of)
+            text_top = [cid for cid in text_top if cid in set(row["ids"])]
+        enriched = enrich(self.store, text_top, size=len(text_top) + self.graph_depth,
+                          max_year=seed.as_of) if text_top else None
 
-        links: dict[str, dict[str, dict]] = {}  # id → kind → {count, citers, via}
-        for row in rows:
-            vias = row["via"] or [()] * len(row["ids"])
-            for cid, count, citers, via in zip(row["ids"], row["counts"], row["citers"], vias):
-                links.setdefault(cid, {})[row["kind"]] = {"count": count, "citers": citers, "via": via}
+        links = _links(rows)
         for kind, key in (("cited_by", "count"), ("coupling", "count"), ("cocitation", "citers")):
             ranked = sorted(((cid, kinds[kind][key]) for cid, kinds in links.items() if kind in kinds),
                             key=lambda pair: (-pair[1], pair[0]))
@@ -244,18 +299,19 @@ class Recommender:
             get(cid)
         for cid, candidate in found.items():
             kinds = links.get(cid, {})
-            for kind, name, template in (("cited_by", "cited_by_references", "cited by {n} of your references"),
-                                         ("coupling", "coupling", "cites {n} of your references")):
+            for kind, name, template in (("cited_by", "cited_by_references", "cited by {n} of {mine}"),
+                                         ("coupling", "coupling", "cites {n} of {mine}")):
                 if kind in kinds:
                     row = kinds[kind]
-                    candidate.signals.append(Signal(name, row["count"], template.format(n=row["count"])
+                    candidate.signals.append(Signal(name, row["count"], template.format(n=row["count"], mine=seed.mine)
                                                     + _path(row["via"], row["count"]), tuple(row["via"])))
             if cid in frequency:
                 candidate.features["enrichment"] = math.log1p(frequency[cid])
                 candidate.signals.append(Signal("enrichment", frequency[cid],
                                                 f"cited by {frequency[cid]} of the top text matches"))
 
-        features = self.store.run("recommend/features", ids=list(found), seed=seed.id)
+        self._push_down(found, _links(against))
+        features = self.store.run("recommend/features", ids=list(found), seed=seed.id, as_of=seed.as_of)
         for values in (features[0]["candidates"] if features else []):
             row = dict(zip(_FEATURE_COLUMNS, values))
             candidate = found[row["id"]]
@@ -270,11 +326,28 @@ class Recommender:
                 "overlap": candidate.meta["overlap"]})
             if cocitation:
                 candidate.signals.append(Signal("cocitation", cocitation,
-                                                f"co-cited with your references {cocitation} times"))
+                                                f"co-cited with {seed.mine} {cocitation} times"))
             if row["citations"]:
                 candidate.signals.append(Signal("citations", row["citations"],
                                                 f"cited by {row['citations']} papers in the corpus"))
         return {cid: c for cid, c in found.items() if c.meta and self._allowed(seed, c.meta)}
+
+    def _neighbourhood(self, seed: Seed, refs: list[str], exclude: list[str]) -> list[dict]:
+        return self.store.run("recommend/neighbourhood", refs=refs, exclude=exclude, seed=seed.id,
+                              fanout=self.fanout, as_of=seed.as_of) if refs else []
+
+    @staticmethod
+    def _push_down(found: dict[str, _Candidate], against: dict[str, dict[str, dict]]) -> None:
+        """The ``negative`` feature of candidates linked to the negative seeds: how many of
+        them cite the candidate or are cited by it (co-citation alone is too loose a link)."""
+        for cid, candidate in found.items():
+            kinds = against.get(cid, {})
+            via = tuple(dict.fromkeys(p for kind in ("cited_by", "coupling") if kind in kinds
+                                      for p in kinds[kind]["via"]))
+            if via:
+                candidate.features["negative"] = math.log1p(len(via))
+                candidate.signals.append(Signal("negative", -len(via), f"linked to {len(via)} of the papers you "
+                                                "marked as not wanted" + _path(via, len(via)), via))
 
     def _text_rankings(self, document: Document, blocked: set[str]) -> list[tuple[str, Ranking]]:
         """Each retriever's top ``text_depth`` outside ``blocked`` (retrievers that found nothing left out)."""
@@ -301,6 +374,10 @@ class Recommender:
         if meta["external"]:
             return False
         if seed.year is not None and meta["year"] is not None and meta["year"] > seed.year:
+            return False
+        if (seed.as_of is not None or seed.since is not None) and meta["year"] is None:  # undated: cannot tell
+            return False
+        if seed.since is not None and meta["year"] < seed.since:
             return False
         if seed.field and seed.field not in meta["fields"]:
             return False
@@ -366,6 +443,20 @@ def evaluate_held_out(recommender: Recommender, examples: Sequence[HeldOut], var
         run = {q: rank({c.id: scorer.score(c.features) for c in cs.values()}, k) for q, cs in candidates.items()}
         results[name] = evaluate(qrels, run, measures, depth=k)
     return results
+
+
+def _links(rows: list[dict]) -> dict[str, dict[str, dict]]:
+    """recommend/neighbourhood's rows by paper: id → kind → {count, citers, via}."""
+    links: dict[str, dict[str, dict]] = {}
+    for row in rows:
+        vias = row["via"] or [()] * len(row["ids"])
+        for cid, count, citers, via in zip(row["ids"], row["counts"], row["citers"], vias):
+            links.setdefault(cid, {})[row["kind"]] = {"count": count, "citers": citers, "via": via}
+    return links
+
+
+def _earliest(year: int | None, as_of: int | None) -> int | None:
+    return min((y for y in (year, as_of) if y is not None), default=None)
 
 
 def _path(via: Sequence[str], count: int, shown: int = 3) -> str:

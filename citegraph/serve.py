@@ -5,7 +5,8 @@ saved exploration queries — and the graph explorer page that uses them.
 text retrievers by name) and serves, on 127.0.0.1 unless told otherwise:
 
 * ``POST /recommend`` — for a paper id, or a new paper's title and abstract (+ references
-  already chosen, year, field, arXiv category), the top ``k`` with their explanations;
+  already chosen, year, field, arXiv category), or a library (``papers``), with negatives
+  and as of a date, the top ``k`` with their explanations;
 * ``GET /paper/{id}``, ``GET /neighbours/{id}`` (its ego network: citations both ways,
   co-cited papers, fields, arXiv categories and their ACM concepts), ``GET /search``;
 * ``GET /queries`` and ``POST /queries/{name}`` — the saved Neo4j Browser queries
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import asdict
 import subprocess
 import time
 import urllib.request
@@ -43,6 +45,8 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from . import __version__
 from .errors import CitegraphError, NotFoundError, ServerError
 from .graph import queries
+from .library.match import matched_ids
+from .library.works import prior_and_derivative
 from .recommend import Recommender, recommendation_dict
 from .retrieval.spec import Spec
 
@@ -87,11 +91,17 @@ def _given(max_length: int, description: str):
                                      "description": description})]
 
 
+AS_OF = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"  # a date; the graph knows years
+
+
 class RecommendRequest(BaseModel):
-    """A paper of the graph (``paper``), or a new one (``title`` and/or ``abstract``)."""
+    """A paper of the graph (``paper``), a new one (``title`` and/or ``abstract``), or a
+    library (``papers``: ids, DOIs, arXiv ids, matched to the graph)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
-        "anyOf": [{"required": ["paper"]}, {"required": ["title"]}, {"required": ["abstract"]}]})
+        "anyOf": [{"required": ["paper"]}, {"required": ["title"]}, {"required": ["abstract"]},
+                  {"required": ["papers"]}],
+        "not": {"anyOf": [{"required": ["papers", one]} for one in ("paper", "title", "abstract")]}})
 
     paper: _given(200, "A paper id in the graph (its text, year and references come from the graph)")
     title: _given(2_000, "A new paper's title")
@@ -103,11 +113,21 @@ class RecommendRequest(BaseModel):
     category: Text | None = Field(None, description="Only papers of this arXiv category, e.g. cs.CL")
     k: _integer(1, 200) = 20
     explain: bool = Field(True, description="Include each recommendation's signals and explanation")
+    papers: list[Text] = Field(None, min_length=1, max_length=2_000, description="A library to recommend "
+                                      "for: paper ids, DOIs or arXiv ids (instead of paper, title, abstract)")
+    negatives: list[Text] = Field([], max_length=2_000, description="Papers not wanted (ids, DOIs, arXiv ids): "
+                                  "their neighbours are pushed down")
+    as_of: str | None = Field(None, pattern=AS_OF, description="Recommend as of "
+                              "this date (YYYY-MM-DD): nothing published later, no later citation as evidence "
+                              "(the graph dates papers by year)")
 
     @model_validator(mode="after")
     def _something_to_recommend_for(self) -> RecommendRequest:
-        if self.paper is None and self.title is None and self.abstract is None:
-            raise ValueError("give a paper id, or a title and/or an abstract")
+        given = [name for name in ("paper", "title", "abstract") if getattr(self, name) is not None]
+        if self.papers is not None and given:
+            raise ValueError(f"give papers (a library) or {given[0]}, not both")
+        if self.papers is None and not given:
+            raise ValueError("give a paper id, or a title and/or an abstract, or papers")
         return self
 
 
@@ -134,9 +154,37 @@ class SeedOut(BaseModel):
     references: list[str]
 
 
+class MatchOut(BaseModel):
+    entry: str
+    paper: str | None
+    how: str
+
+
+class WorksRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    papers: list[Text] = Field(min_length=1, max_length=2_000, description="The set: paper ids, DOIs or arXiv ids")
+    as_of: str | None = Field(None, pattern=AS_OF, description="Only citations made by then (YYYY-MM-DD; by year)")
+    k: _integer(1, 200) = 20
+
+
+class Work(BaseModel):
+    id: str
+    title: str
+    year: int | None
+    links: int
+
+
+class WorksResponse(BaseModel):
+    prior: list[Work] = Field(description="The papers most cited by the set's neighbourhood")
+    derivative: list[Work] = Field(description="The papers citing most of the set's neighbourhood")
+    matches: list[MatchOut]
+
+
 class RecommendResponse(BaseModel):
     seed: SeedOut
     recommendations: list[RecommendationOut]
+    matches: list[MatchOut] = Field([], description="How the library's papers and the negatives were matched")
 
 
 class Paper(BaseModel):
@@ -238,16 +286,36 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000) -> FastAPI:
     @app.post("/recommend", response_model=RecommendResponse, responses={**_NOT_FOUND, **_BODY},
               summary="Recommend citations for a paper id or a new paper's text, with explanations")
     def recommend(request: RecommendRequest) -> dict:
-        seed = recommender.seed(request.paper, title=request.title or "", abstract=request.abstract or "",
-                                references=request.references, year=request.year, field=request.field,
-                                category=request.category)
+        as_of = int(request.as_of[:4]) if request.as_of else None
+        unwanted = recommender.match(request.negatives)
+        mine = recommender.match(request.papers or [])
+        if request.papers:
+            seed = recommender.library_seed(matched_ids(mine), negatives=matched_ids(unwanted), as_of=as_of,
+                                            field=request.field, category=request.category)
+        else:
+            seed = recommender.seed(request.paper, title=request.title or "", abstract=request.abstract or "",
+                                    references=request.references, year=request.year, field=request.field,
+                                    category=request.category, negatives=matched_ids(unwanted), as_of=as_of)
         found = recommender.recommend_for(seed, request.k)
         out = []
         for r in found:
             row = recommendation_dict(r)
             out.append(row if request.explain else {k: row[k] for k in ("id", "title", "year", "score")})
         return {"seed": {"id": seed.id, "title": seed.title, "year": seed.year, "references": list(seed.references)},
-                "recommendations": out}
+                "recommendations": out,
+                "matches": [m.as_dict() for m in [*mine, *unwanted]]}
+
+    @app.post("/works", response_model=WorksResponse, responses={**_NOT_FOUND, **_BODY},
+              summary="Prior works (most cited by a set's neighbourhood) and derivative works (citing most of it)")
+    def works(request: WorksRequest) -> dict:
+        matches = recommender.match(request.papers)
+        ids = matched_ids(matches)
+        if not ids:
+            raise NotFoundError("no paper of the library is in the graph")
+        found = prior_and_derivative(store, ids, as_of=int(request.as_of[:4]) if request.as_of else None,
+                                     k=request.k, fanout=recommender.fanout)
+        return {**{kind: [asdict(w) for w in ws] for kind, ws in found.items()},
+                "matches": [m.as_dict() for m in matches]}
 
     @app.get("/paper/{paper_id:path}", response_model=Paper, responses=_NOT_FOUND,
              summary="One paper with its fields, categories, authors and citation counts")

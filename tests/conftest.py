@@ -16,6 +16,7 @@ from citegraph.config import Config
 from citegraph.graph import ArcadeServer, GraphStore, open_store
 from citegraph.graph.arcadedb import DATABASE, USER
 
+ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
 SHARED = Path(os.environ.get("CITEGRAPH_SHARED", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
@@ -97,3 +98,22 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.server)
         if "browser" in item.fixturenames:
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="module")
+def acl(arcade_server, server_config):
+    """A recommender on ACL-200 in a fresh database, with a BM25 index of its titles in the
+    session data dir (test_recommend, test_library)."""
+    pytest.importorskip("bm25s")
+    from citegraph.ingest import formats, ingest
+    from citegraph.recommend import Recommender
+    from citegraph.retrieval.bm25 import build_bm25
+    from citegraph.retrieval.corpus import documents
+    from citegraph.retrieval.spec import BM25
+
+    arcade_server.recreate_database()
+    with open_store(server_config) as store:
+        ingest(store, formats.get("acl200"), [ACL200])
+        bm25 = build_bm25(list(documents(store)), Path(server_config.data_dir) / "indexes" / BM25().folder,
+                          backend="bm25s")
+        yield Recommender(store, [bm25])

@@ -1,38 +1,19 @@
 """The recommender on the real ACL-200 graph with a real BM25 index: exclusions, years,
 explanations with graph paths, determinism, and the measured gain over BM25 alone on
-held-out citations."""
+held-out citations (the ``acl`` fixture: conftest.py)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from citegraph.errors import CitegraphError
-from citegraph.ingest import formats, ingest
-from citegraph.recommend import DEFAULT_WEIGHTS, Recommender, evaluate_held_out, held_out_citations, train
-from citegraph.retrieval.spec import BM25
-from citegraph.retrieval.bm25 import build_bm25
-from citegraph.retrieval.corpus import documents
+from citegraph.recommend import DEFAULT_WEIGHTS, evaluate_held_out, held_out_citations, train
 
-ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
 pytest.importorskip("bm25s")
-
-
-@pytest.fixture(scope="module")
-def acl(arcade_server, server_config, tmp_path_factory):
-    """ACL-200 in a fresh database, and a BM25 index of its titles in the session data dir."""
-    from citegraph.graph import open_store
-
-    arcade_server.recreate_database()
-    with open_store(server_config) as store:
-        ingest(store, formats.get("acl200"), [ACL200])
-        bm25 = build_bm25(list(documents(store)), Path(server_config.data_dir) / "indexes" / BM25().folder,
-                          backend="bm25s")
-        yield Recommender(store, [bm25])
 
 
 def test_recommendations_exclude_the_known_and_the_future(acl):
@@ -67,7 +48,7 @@ def test_the_fanout_caps_coupling_like_cocitation(acl):
 
     def coupling(fanout: int) -> dict[str, int]:
         rows = acl.store.run("recommend/neighbourhood", refs=refs, exclude=[seed.id, *refs], seed=seed.id,
-                             fanout=fanout)
+                             fanout=fanout, as_of=None)
         return next((dict(zip(r["ids"], r["counts"])) for r in rows if r["kind"] == "coupling"), {})
 
     capped, uncapped = coupling(2), coupling(100_000)

@@ -74,6 +74,43 @@ def test_recommend_a_new_paper_with_references_year_and_category(http, local):
     assert http.post("/recommend", json={**text, "year": 2013, "category": "cs.CL"}).json()["recommendations"][0]["id"] == "X1"
 
 
+def test_recommend_for_a_library_with_negatives_as_of_a_date(http, local):
+    library = ["10.18653/v1/D15-1039", "P12-1066", "N12-1052", "nope"]
+    body = http.post("/recommend", json={"papers": library, "negatives": ["D10-1120"], "as_of": "2012-06-30",
+                                         "k": 10}).json()
+    expected = local.for_library(library, k=10, negatives=["D10-1120"], as_of=2012)
+    assert [(r["id"], r["score"]) for r in body["recommendations"]] == [(r.id, r.score) for r in expected]
+    assert all(r["year"] <= 2012 for r in body["recommendations"])
+    assert [(m["entry"], m["paper"], m["how"]) for m in body["matches"]][:2] == [
+        ("10.18653/v1/D15-1039", "D15-1039", "ACL Anthology DOI"), ("P12-1066", "P12-1066", "paper id")]
+    assert body["matches"][3]["paper"] is None and body["matches"][4]["paper"] == "D10-1120"
+    assert body["seed"]["references"] == ["D15-1039", "P12-1066", "N12-1052"]
+
+
+def test_prior_and_derivative_works_of_a_library(http, local):
+    """Prior works are cited by, derivative works cite, the most papers of the set's
+    neighbourhood — counted here from the Python API's graph walk, not the Cypher's."""
+    library = ["P12-1066", "N12-1052"]
+    body = http.post("/works", json={"papers": library, "k": 5}).json()
+    hood = set(library)
+    for paper in library:
+        hood |= set(local.seed(paper).references) | {n["id"] for n in _citing(http, paper)}
+    for work in body["prior"]:
+        citing = {n["id"] for n in _citing(http, work["id"])}
+        assert work["links"] == len(citing & hood) and work["id"] not in library
+    assert [w["links"] for w in body["prior"]] == sorted((w["links"] for w in body["prior"]), reverse=True)
+    for work in body["derivative"]:
+        assert work["links"] == len(set(local.seed(work["id"]).references) & hood)
+    earlier = http.post("/works", json={"papers": library, "k": 5, "as_of": "2011"}).json()
+    assert all(w["year"] <= 2011 for w in earlier["derivative"]) and earlier != body
+    assert http.post("/works", json={"papers": ["nope"]}).status_code == 404
+
+
+def _citing(http, paper: str) -> list[dict]:
+    return [n for n in http.get(f"/neighbours/{paper}", params={"limit": 200}).json()["neighbours"]
+            if n["kind"] == "cited_by"]
+
+
 def test_concurrent_requests_get_the_sequential_answers(http):
     papers = ["P12-1066", "D10-1120", "W06-2920", "D11-1006", "P07-2045", "X2", "P05-1012", "P09-1042"]
     sequential = {p: http.post("/recommend", json={"paper": p, "k": 10}).json() for p in papers}
@@ -143,6 +180,10 @@ def test_saved_queries_listed_and_run(http):
     ("POST", "/recommend", {"title": "   "}, 422, "body.title: blank: give some text, or leave the field out"),
     ("POST", "/recommend", {"paper": None}, 422, "body.paper: Input should be a valid string"),
     ("POST", "/recommend", {"k": 5}, 422, "give a paper id, or a title and/or an abstract"),
+    ("POST", "/recommend", {"papers": ["nope"]}, 404, "no paper of the library is in the graph"),
+    ("POST", "/recommend", {"papers": ["P12-1066"], "title": "t"}, 422, "give papers (a library) or title, not both"),
+    ("POST", "/recommend", {"papers": []}, 422, "body.papers: List should have at least 1 item"),
+    ("POST", "/recommend", {"paper": "P12-1066", "as_of": "June"}, 422, "body.as_of: String should match pattern"),
     ("POST", "/recommend", {"paper": "P12-1066", "k": 0}, 422, "body.k: Input should be greater than or equal to 1"),
     ("POST", "/recommend", {"paper": "P12-1066", "k": 10_000}, 422, "body.k: Input should be less than or equal"),
     ("POST", "/recommend", {"paper": "P12-1066", "k": "5"}, 422, "body.k: Input should be a valid integer"),
@@ -204,7 +245,7 @@ def test_every_operation_conforms_to_the_openapi_schema(service, mode):
     (schemathesis' pytest plugin does not run on pytest 9, so its Python API drives hypothesis.)"""
     schema = schemathesis.openapi.from_url(f"{service.url}/openapi.json")
     operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) == 6
+    assert len(operations) == 7
     for operation in operations:
         if mode == "negative" and not (list(operation.iter_parameters()) or operation.body):
             continue  # nothing to get wrong (GET /queries)

@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (registers)
     graph,
     index,
     ingest,
+    library,
     pools,
     recommend,
     repro,

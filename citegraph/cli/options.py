@@ -60,6 +60,34 @@ def retrievers_option(help: str, default: str = "bm25", single: bool = False, na
                         help=f"{help} Spelling: {grammar()}." if flag == "--with" else f"{help} Spelled as --with.")
 
 
+class AsOfDate(click.ParamType):
+    """A date (YYYY-MM-DD, YYYY-MM or YYYY) as the year the graph knows dates by."""
+
+    name = "date"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        import re
+
+        if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", str(value).strip()):
+            self.fail(f"expected a date as YYYY-MM-DD (or YYYY), got {value!r}", param, ctx)
+        return int(str(value).strip()[:4])
+
+
+AS_OF = click.option("--as-of", type=AsOfDate(), help="Recommend as of this date: nothing published later, no "
+                     "later citation as evidence (the graph dates papers by year).")
+
+
+def export_format(command):
+    """--format: text or one of the export writers (imported late: --help stays instant)."""
+    from ..library.export import WRITERS
+
+    return click.option("--format", "format_", type=click.Choice(["text", *WRITERS]), default="text",
+                        show_default=True, help="Output: text, or a file for a reference manager (reasons in "
+                        "the note field) on stdout.")(command)
+
+
 def ids_file(path: Path | None) -> list[str]:
     return path.read_text(encoding="utf-8").split() if path else []
 

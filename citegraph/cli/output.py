@@ -107,6 +107,28 @@ def print_recommendations(title: str, found, explain: bool) -> None:
             console.print(f"       · {escape(reason)}")
 
 
+def print_matches(what: str, matches) -> None:
+    """On stderr (stdout may be an exported file): which entries matched which paper, how,
+    and which did not."""
+    if not matches:
+        return
+    found = [m for m in matches if m.paper]
+    click.echo(f"{what}: {len(found)} of {len(matches)} entries matched", err=True)
+    for m in matches:
+        click.echo(f"  {m.entry.where} → {m.paper} by {m.how}: {m.title}" if m.paper
+                   else f"  {m.entry.where}: NOT matched ({m.how}) {m.entry.title}", err=True)
+
+
+def write_papers(store, found, format_: str) -> None:
+    """Recommendations as a reference-manager file on stdout, their reasons in the note."""
+    from ..library.export import WRITERS, exported
+    from ..recommend import recommendation_dict
+
+    notes = {r.id: "citegraph: " + "; ".join(r.explanation()) for r in found}
+    extra = {r.id: {k: v for k, v in recommendation_dict(r).items() if k in ("score", "explanation")} for r in found}
+    click.echo(WRITERS[format_](exported(store, [r.id for r in found], notes, extra)), nl=False)
+
+
 def print_tables(tables) -> None:
     from rich.markdown import Markdown
 

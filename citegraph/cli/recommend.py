@@ -10,8 +10,8 @@ import click
 from ..config import Config
 from ..errors import CitegraphError
 from .app import main
-from .options import learned_weights, with_retrievers
-from .output import print_recommendations, print_table
+from .options import AS_OF, AsOfDate, export_format, learned_weights, with_retrievers
+from .output import print_matches, print_recommendations, print_table, write_papers
 
 
 @main.command()
@@ -22,25 +22,49 @@ from .output import print_recommendations, print_table
 @click.option("--year", type=int, help="Recommend nothing newer (default for --paper: its year).")
 @click.option("--field", help="Only papers of this MAG field.")
 @click.option("--category", help="Only papers of this arXiv category.")
+@click.option("--library", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Recommend for a library: .bib, .ris, CSL-JSON (.json) or a list of DOIs / arXiv ids / "
+                   "paper ids, one a line (instead of --paper).")
+@click.option("--negative", "negatives", multiple=True,
+              help="A paper not wanted (a library file or an id, DOI, arXiv id; repeatable): its neighbours "
+                   "are pushed down.")
+@AS_OF
 @click.option("-k", "--k", default=20, show_default=True)
 @with_retrievers
 @learned_weights
 @click.option("--explain", is_flag=True, help="Show why each paper is recommended.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="The recommendations with their signals as one JSON array.")
+@export_format
 @click.pass_obj
-def recommend(config: Config, paper, title, abstract, references, year, field, category, k, retrievers, model,
-              explain, as_json):
-    """Which papers should this paper cite? From the graph and text scorers, with reasons."""
+def recommend(config: Config, paper, title, abstract, references, year, field, category, library, negatives, as_of,
+              k, retrievers, model, explain, as_json, format_):
+    """Which papers should this paper (or this library) cite? From the graph and text scorers, with reasons."""
+    from ..library.entries import entries_of
+    from ..library.match import matched_ids
     from ..recommend import Recommender, recommendation_dict
 
+    if library and (paper or title or abstract):
+        raise CitegraphError("give --library or a paper (--paper, --title, --abstract), not both")
     with Recommender.open(config, retrievers, model) as rec:
-        seed = rec.seed(paper, title=title, abstract=abstract, references=references, year=year, field=field,
-                        category=category)
+        unwanted = rec.match([e for source in negatives for e in entries_of(source)])
+        print_matches("not wanted", unwanted)
+        if library:
+            mine = rec.match(entries_of(str(library)))
+            print_matches(str(library), mine)
+            seed = rec.library_seed(matched_ids(mine), negatives=matched_ids(unwanted), as_of=as_of, field=field,
+                                    category=category)
+        else:
+            seed = rec.seed(paper, title=title, abstract=abstract, references=references, year=year, field=field,
+                            category=category, negatives=matched_ids(unwanted), as_of=as_of)
         found = rec.recommend_for(seed, k)
-    if as_json:
-        click.echo(json.dumps([recommendation_dict(r) for r in found], ensure_ascii=False, indent=1))
-        return
-    print_recommendations(f"recommended for {paper or title or 'the abstract'}", found, explain)
+        if as_json:
+            click.echo(json.dumps([recommendation_dict(r) for r in found], ensure_ascii=False, indent=1))
+        elif format_ != "text":
+            write_papers(rec.store, found, format_)
+            return
+    if not as_json:
+        what = library or paper or title or "the abstract"
+        print_recommendations(f"recommended for {what}" + (f" as of {as_of}" if as_of else ""), found, explain)
 
 
 @main.command("recommend-train")
@@ -76,3 +100,47 @@ def serve(config: Config, host, port, retrievers, model):
 
     serve_(config, host, port, tuple(retrievers), model,
            log=lambda line: click.echo(line, err=True))
+
+
+@main.command()
+@with_retrievers
+@learned_weights
+@click.pass_obj
+def mcp(config: Config, retrievers, model):
+    """Model Context Protocol server on stdio, for AI agents: search, papers, neighbours,
+    recommend (a paper, a text or a library; negatives; as of a date), explain, contextualise."""
+    try:
+        from ..agents import serve_mcp
+    except ImportError as exc:
+        raise CitegraphError(f"citegraph mcp needs the [mcp] extra ({exc.name} is not installed): "
+                             "pip install 'citegraph[mcp]'") from exc
+
+    serve_mcp(config, tuple(retrievers), model)
+
+
+@main.command()
+@click.option("--library", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="The library: .bib, .ris, CSL-JSON or a list of ids.")
+@click.option("--since", type=AsOfDate(), required=True,
+              help="List papers published since this date (the graph dates papers by year: that year and later).")
+@click.option("--negative", "negatives", multiple=True, help="A paper not wanted (a file or an id; repeatable).")
+@click.option("-k", "--k", default=20, show_default=True)
+@with_retrievers
+@learned_weights
+@export_format
+@click.pass_obj
+def watch(config: Config, library, since, negatives, k, retrievers, model, format_):
+    """Alerts: the papers published since a date that the recommender ranks highest for a library, with reasons."""
+    from ..library.entries import entries_of
+    from ..library.match import matched_ids
+    from ..recommend import Recommender
+
+    with Recommender.open(config, retrievers, model) as rec:
+        unwanted = rec.match([e for source in negatives for e in entries_of(source)])
+        mine = rec.match(entries_of(str(library)))
+        print_matches(str(library), mine)
+        found = rec.recommend_for(rec.library_seed(matched_ids(mine), negatives=matched_ids(unwanted), since=since), k)
+        if format_ != "text":
+            write_papers(rec.store, found, format_)
+            return
+    print_recommendations(f"new since {since} for {library}", found, explain=True)

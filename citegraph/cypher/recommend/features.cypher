@@ -4,9 +4,11 @@
 // own edge (counting inbound edges instead costs a hub paper thousands of reads). One row
 // holding one list per candidate found (far cheaper to ship than a row per candidate; a
 // list, not collect() of each property, because collect() drops nulls and a title or year
-// may be null).
+// may be null). As of a year, the citations are counted from the citing papers of that
+// year or before instead (undated ones left out).
 // $ids: list — candidate ids
 // $seed: string — the seed paper id ('' for a paper not in the graph)
+// $as_of: int — count only citations made in this year or before, or null for all
 // Returns: candidates — a list of [id, title, year, external, fields, categories, citations] per candidate found.
 OPTIONAL MATCH (s:Paper {id: $seed})-[:CITES]->(r:Paper)
 WITH collect(r.id) AS cited
@@ -15,4 +17,6 @@ MATCH (c:Paper {id: id})
 RETURN collect([c.id, c.title, c.year, c:External,
                 [(c)-[:IN_FIELD]->(f:Field) | f.name],
                 [(c)-[:IN_CATEGORY]->(a:ArxivCategory) | a.code],
-                coalesce(c.citation_count, 0) - CASE WHEN c.id IN cited THEN 1 ELSE 0 END]) AS candidates
+                CASE WHEN $as_of IS NULL THEN coalesce(c.citation_count, 0)
+                     ELSE COUNT { (x:Paper)-[:CITES]->(c) WHERE x.year <= $as_of } END
+                - CASE WHEN c.id IN cited THEN 1 ELSE 0 END]) AS candidates

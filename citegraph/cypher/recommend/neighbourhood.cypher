@@ -7,6 +7,8 @@
 // A hub reference (many citing papers) is followed for coupling and co-citation through
 // its first $fanout citing papers only (in the graph's storage order, so the same for the
 // same database), which bounds the cost of a seed citing much-cited papers.
+// As of a year ($as_of), a citation counts only if the citing paper is of that year or
+// earlier (undated citing papers do not count): the view a reader had then.
 // One row per kind with parallel lists (far cheaper to ship than a row per paper); the
 // caller ranks and cuts each kind, and reads every feature the recommender takes from the
 // references (co-citation, coupling, cited-by, the MDCR overlap) from these lists.
@@ -14,24 +16,26 @@
 // $exclude: list — ids never returned (the seed and its references)
 // $seed: string — the seed paper id ('' for a paper not in the graph)
 // $fanout: int — at most this many citing papers of one reference are followed (coupling, co-citation)
+// $as_of: int — only citations made in this year or before count, or null for all
 // Returns: kind, ids, counts, citers, via (per paper up to 5 reference ids; empty for 'cocitation') — a kind with no paper may have no row.
 UNWIND $refs AS rid
 MATCH (r:Paper {id: rid})-[:CITES]->(c:Paper)
-WHERE NOT c:External AND NOT c.id IN $exclude
+WHERE NOT c:External AND NOT c.id IN $exclude AND ($as_of IS NULL OR r.year <= $as_of)
 WITH c, collect(DISTINCT r.id) AS via
 RETURN 'cited_by' AS kind, collect(c.id) AS ids, collect(size(via)) AS counts, collect(size(via)) AS citers,
        collect(via[..5]) AS via
 UNION ALL
 UNWIND $refs AS rid
 MATCH (r:Paper {id: rid})
-UNWIND [(r)<-[:CITES]-(x:Paper) WHERE NOT x:External AND NOT x.id IN $exclude | x][..$fanout] AS c
+UNWIND [(r)<-[:CITES]-(x:Paper) WHERE NOT x:External AND NOT x.id IN $exclude
+        AND ($as_of IS NULL OR x.year <= $as_of) | x][..$fanout] AS c
 WITH c, collect(DISTINCT r.id) AS via
 RETURN 'coupling' AS kind, collect(c.id) AS ids, collect(size(via)) AS counts, collect(size(via)) AS citers,
        collect(via[..5]) AS via
 UNION ALL
 UNWIND $refs AS rid
 MATCH (r:Paper {id: rid})
-WITH r, [(r)<-[:CITES]-(x:Paper) WHERE x.id <> $seed | x] AS citing
+WITH r, [(r)<-[:CITES]-(x:Paper) WHERE x.id <> $seed AND ($as_of IS NULL OR x.year <= $as_of) | x] AS citing
 UNWIND citing[..$fanout] AS x
 MATCH (x)-[:CITES]->(c:Paper)
 WHERE NOT c:External AND NOT c.id IN $exclude

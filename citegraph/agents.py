@@ -1,0 +1,150 @@
+"""``citegraph mcp``: the graph and the recommender as Model Context Protocol tools, for AI
+agents, over stdio (the official ``mcp`` SDK; the ``[mcp]`` extra).
+
+Tools: ``search_papers``, ``paper``, ``neighbours``, ``recommend`` (a paper, a new paper's
+text, or a library of ids / DOIs / arXiv ids; negatives, as of a date, k),
+``explain_recommendation`` (why — or why not — one paper for a seed) and
+``contextualise_citation`` (which sentences of a cited paper a citing sentence refers to).
+Arguments are typed (the SDK checks them against the schema); an error the user can act on
+(:class:`CitegraphError`: an unknown id, …) is returned as a tool error with its message,
+never as a crash. stdout carries the protocol: everything else goes to stderr.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from .errors import CitegraphError
+from .library.match import matched_ids
+from .recommend import Recommender, Seed, recommendation_dict
+
+Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]], Field(max_length=2_000)]
+Id = Annotated[str, Field(min_length=1, max_length=200, description="A paper id in the graph")]
+Date = Annotated[str | None, Field(pattern=r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$",
+                                   description="YYYY-MM-DD: nothing published later, no later citation as evidence")]
+
+
+def create_server(recommender: Recommender, indexes: Path):
+    """The MCP server over ``recommender`` (its store answers the graph tools); ``indexes``
+    holds the contextualisation models' word statistics (built on first use)."""
+    from . import __version__
+
+    store = recommender.store
+    server = MCPServer("citegraph", version=__version__, instructions=(
+        "A citation graph with a recommender. Find papers with search_papers, read them with paper and "
+        "neighbours, ask recommend for papers to cite (for a paper, a text, or a set of papers), and "
+        "explain_recommendation for the graph paths behind one."))
+
+    def tool(function):
+        """A tool whose CitegraphError reaches the agent as a tool error with its message."""
+        import functools
+
+        @functools.wraps(function)
+        def run(*args, **kwargs):
+            try:
+                return function(*args, **kwargs)
+            except CitegraphError as exc:
+                raise ToolError(str(exc)) from exc
+
+        return server.tool()(run)
+
+    def seed_of(paper: str | None, papers: list[str], title: str, abstract: str, negatives: list[str],
+                as_of: str | None) -> tuple[Seed, list[dict]]:
+        year = int(as_of[:4]) if as_of else None
+        unwanted = recommender.match(negatives)
+        mine = recommender.match(papers)
+        if papers and (paper or title or abstract):
+            raise CitegraphError("give papers (a library) or a paper (paper, title, abstract), not both")
+        if papers:
+            seed = recommender.library_seed(matched_ids(mine), negatives=matched_ids(unwanted), as_of=year)
+        else:
+            seed = recommender.seed(paper, title=title, abstract=abstract, negatives=matched_ids(unwanted), as_of=year)
+        return seed, [m.as_dict() for m in [*mine, *unwanted]]
+
+    @tool
+    def search_papers(query: Annotated[str, Field(min_length=1, max_length=300,
+                                                  description="A paper id or words of its title")],
+                      limit: Annotated[int, Field(ge=1, le=100)] = 10) -> list[dict[str, Any]]:
+        """Papers by exact id or by words of their title, most cited first."""
+        if not query.strip():
+            raise CitegraphError("the query is blank")
+        return store.run("explore/search", id=query.strip(), words=query.lower().split()[:20], limit=limit)
+
+    @tool
+    def paper(id: Id) -> dict[str, Any]:
+        """One paper: title, abstract, year, venue, authors, fields, categories, citation counts."""
+        rows = store.run("paper", id=id)
+        if not rows:
+            raise CitegraphError(f"no paper with id {id!r} in the graph")
+        return rows[0]
+
+    @tool
+    def neighbours(id: Id, limit: Annotated[int, Field(ge=1, le=200, description="Papers of each kind")] = 25
+                   ) -> list[dict[str, Any]]:
+        """A paper's ego network: what it cites, what cites it, papers co-cited with it, its fields and categories."""
+        paper(id)
+        return store.run("explore/ego", id=id, limit=limit)
+
+    @tool
+    def recommend(paper: Annotated[str | None, Field(max_length=200, description="A paper id in the graph")] = None,
+                  papers: Annotated[Ids, Field(description="A library: paper ids, DOIs or arXiv ids")] = [],  # noqa: B006
+                  title: Annotated[str, Field(max_length=2_000)] = "",
+                  abstract: Annotated[str, Field(max_length=20_000)] = "",
+                  negatives: Annotated[Ids, Field(description="Papers not wanted (ids, DOIs, arXiv ids)")] = [],  # noqa: B006
+                  as_of: Date = None, k: Annotated[int, Field(ge=1, le=200)] = 10) -> dict[str, Any]:
+        """Papers to cite for a paper, a new paper's title/abstract, or a set of papers, each with
+        the reasons (graph paths such as "cited by 3 of your papers: A, B, C")."""
+        seed, matches = seed_of(paper, papers, title, abstract, negatives, as_of)
+        return {"recommendations": [recommendation_dict(r) for r in recommender.recommend_for(seed, k)],
+                "matches": matches}
+
+    @tool
+    def explain_recommendation(candidate: Id,
+                               paper: Annotated[str | None, Field(max_length=200)] = None,
+                               papers: Ids = [],  # noqa: B006
+                               title: Annotated[str, Field(max_length=2_000)] = "",
+                               abstract: Annotated[str, Field(max_length=20_000)] = "",
+                               negatives: Ids = [],  # noqa: B006
+                               as_of: Date = None) -> dict[str, Any]:
+        """Why one paper is (or is not) recommended for a seed: its rank, score, features and reasons."""
+        seed, _ = seed_of(paper, papers, title, abstract, negatives, as_of)
+        candidates = recommender.candidates(seed)
+        if candidate not in candidates:
+            return {"candidate": candidate, "candidate_found": False,
+                    "why_not": "not a candidate: not linked to the seed in the graph nor among the text matches, "
+                               "or excluded (already cited, a seed, newer than the seed or the as-of date)"}
+        scores = {cid: recommender.score(c.features) for cid, c in candidates.items()}
+        mine = scores[candidate]
+        found = candidates[candidate]
+        return {"candidate": candidate, "candidate_found": True, "title": found.meta.get("title"),
+                "rank": 1 + sum(1 for cid, s in scores.items() if (-s, cid) < (-mine, candidate)),
+                "of": len(scores), "score": round(mine, 6), "features": found.features,
+                "explanation": [s.text for s in found.signals]}
+
+    @tool
+    def contextualise_citation(cited: Id,
+                               citing_text: Annotated[str, Field(min_length=1, max_length=5_000,
+                                                                 description="The citing sentence")],
+                               k: Annotated[int, Field(ge=1, le=20)] = 3) -> list[dict[str, Any]]:
+        """The sentences of the cited paper (title, abstract) that a citing sentence most likely refers to."""
+        from .contextualise import graph
+        from .contextualise.models import MODELS
+
+        model = MODELS["lmd"]
+        resources = graph.graph_resources(store, model, indexes / "contextualise")
+        [found] = graph.contextualise(graph.cited_reference(store, cited), [graph.CitingText(citing_text)],
+                                      model, resources, k)
+        return [{"rank": e.rank, "sentence": e.sid, "score": e.score, "text": e.text} for e in found.evidence]
+
+    return server
+
+
+def serve_mcp(config, retrievers, model: Path | None = None) -> None:
+    """Open the recommender on ``config``'s graph and answer MCP requests on stdin/stdout until closed."""
+    with Recommender.open(config, retrievers, model) as recommender:
+        create_server(recommender, Path(config.data_dir) / "indexes").run("stdio")

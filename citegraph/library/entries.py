@@ -1,0 +1,140 @@
+"""A researcher's library as entries: BibTeX, RIS, CSL-JSON (as Zotero exports them) or a
+plain list of DOIs, arXiv ids and paper ids, one a line.
+
+The files are read with kept parsers (``bibtexparser`` 2, ``rispy``, ``json``); this module
+only picks out what an entry is matched to the graph by (:mod:`.match`): DOI, arXiv id,
+paper id, title and year, and the line it came from, so that an unmatched entry can be named.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import CitegraphError, InputError, Location, Problem
+
+_ARXIV = re.compile(r"(?:arxiv[:/]\s*|arxiv\.org/(?:abs|pdf)/)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?",
+                    re.IGNORECASE)
+_DOI = re.compile(r"(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryEntry:
+    """One reference of a library, with what it can be matched by."""
+
+    where: str  # 'refs.bib:12 (key)' — how the user finds the entry again
+    title: str = ""
+    year: int | None = None
+    doi: str = ""
+    arxiv: str = ""
+    id: str = ""  # a graph paper id given as such (plain lists)
+
+
+def read_library(path: Path) -> list[LibraryEntry]:
+    """The entries of a library file, by its extension: ``.bib``, ``.ris``, ``.json``
+    (CSL-JSON), anything else a plain list of ids."""
+    path = Path(path)
+    if not path.is_file():
+        raise CitegraphError(f"{path}: no such library file")
+    text = path.read_text(encoding="utf-8-sig")
+    reader = {".bib": _bibtex, ".ris": _ris, ".json": _csl_json}.get(path.suffix.lower(), _plain)
+    entries = reader(path, text)
+    if not entries:
+        raise CitegraphError(f"{path}: no entries found")
+    return entries
+
+
+def entries_of(source: str) -> list[LibraryEntry]:
+    """A library file's entries, or one entry for an id, DOI or arXiv id given as such."""
+    return read_library(Path(source)) if Path(source).is_file() else [entry_from_id(source)]
+
+
+def entry_from_id(text: str, where: str = "") -> LibraryEntry:
+    """An entry for a DOI, an arXiv id or a paper id given on its own (a line, an argument)."""
+    text = text.strip()
+    if doi := _DOI.fullmatch(text):
+        return LibraryEntry(where or text, doi=doi.group(1))
+    if (arxiv := _ARXIV.fullmatch(text)) and (text[:1].isdigit() or text.lower().startswith("arxiv")):
+        return LibraryEntry(where or text, arxiv=arxiv.group(1))
+    return LibraryEntry(where or text, id=text)
+
+
+def _plain(path: Path, text: str) -> list[LibraryEntry]:
+    return [entry_from_id(line, f"{path}:{number}") for number, line in enumerate(text.splitlines(), start=1)
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _bibtex(path: Path, text: str) -> list[LibraryEntry]:
+    import bibtexparser
+
+    library = bibtexparser.parse_string(text)
+    if library.failed_blocks:
+        block = library.failed_blocks[0]
+        raise InputError(Problem(Location(path, block.start_line + 1), None, f"not BibTeX: {block.error}"))
+    out = []
+    for entry in library.entries:
+        fields = {k.lower(): str(v.value) for k, v in entry.fields_dict.items()}
+        arxiv = fields.get("eprint", "") if "arxiv" in fields.get("archiveprefix", "arxiv").lower() else ""
+        out.append(LibraryEntry(f"{path}:{entry.start_line + 1} ({entry.key})", _untex(fields.get("title", "")),
+                                _year(fields.get("year", ""), path, entry.start_line + 1),
+                                fields.get("doi", "") or _found(_DOI, fields.get("url", "")),
+                                arxiv or _found(_ARXIV, fields.get("url", "")),
+                                fields.get("citegraph-id", "")))
+    return out
+
+
+def _ris(path: Path, text: str) -> list[LibraryEntry]:
+    import rispy
+
+    try:
+        records = rispy.loads(text)
+    except Exception as exc:  # rispy raises plain Exceptions for a malformed file
+        raise InputError(Problem(Location(path, 1), None, f"not RIS: {exc}")) from exc
+    out = []
+    for number, record in enumerate(records, start=1):
+        year = record.get("year") or record.get("publication_year") or ""
+        url = " ".join(record.get("urls", []))
+        out.append(LibraryEntry(f"{path}: record {number}", record.get("title") or record.get("primary_title") or "",
+                                _year(str(year)[:4], path, number), record.get("doi", "") or _found(_DOI, url),
+                                _found(_ARXIV, url), record.get("id", "")))
+    return out
+
+
+def _csl_json(path: Path, text: str) -> list[LibraryEntry]:
+    try:
+        items = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(Problem(Location(path, exc.lineno), None, f"not JSON: {exc.msg}")) from exc
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise InputError(Problem(Location(path, 1), None, "CSL-JSON is a list of objects"))
+    out = []
+    for number, item in enumerate(items, start=1):
+        parts = (item.get("issued") or {}).get("date-parts") or [[None]]
+        year = parts[0][0] if parts and parts[0] else None
+        url = str(item.get("URL", ""))
+        out.append(LibraryEntry(f"{path}: item {number} ({item.get('id', '')})", str(item.get("title", "")),
+                                _year(str(year or ""), path, number), str(item.get("DOI", "")) or _found(_DOI, url),
+                                _found(_ARXIV, url) or _found(_ARXIV, str(item.get("number", ""))),
+                                str(item.get("citegraph-id", ""))))
+    return out
+
+
+def _year(text: str, path: Path, line: int) -> int | None:
+    text = text.strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise InputError(Problem(Location(path, line), "year", f"not a year: {text!r}"))
+    return int(text)
+
+
+def _found(pattern: re.Pattern, text: str) -> str:
+    match = pattern.search(text)
+    return match.group(1) if match else ""
+
+
+def _untex(title: str) -> str:
+    """A BibTeX title without its case-protecting braces."""
+    return title.replace("{", "").replace("}", "")
