@@ -40,6 +40,7 @@ from pathlib import Path
 
 from .errors import CitegraphError, NotFoundError
 from .graph import GraphStore
+from .vocabulary import canonical_id
 from .retrieval.base import Document, Ranking, Retriever, rank
 from .retrieval.signals import enrich
 from .retrieval.spec import Spec, parse_specs
@@ -153,7 +154,9 @@ class Recommender:
              category: str | None = None) -> Seed:
         """What to recommend for: a paper of the graph (its text, year and references; a given
         ``year`` overrides its own, extra ``references`` join its own) or a new paper's text."""
+        references = [canonical_id(r) for r in references]
         if paper:
+            paper = canonical_id(paper)
             rows = self.store.run("recommend/seed", id=paper)
             if not rows:
                 raise NotFoundError(f"no paper with id {paper!r} in the graph")
