@@ -342,3 +342,43 @@ def test_the_embedded_server_dying_is_said_at_once_and_the_ingest_resumes(tmp_pa
         summary = ingest(store, formats.get("jsonl"), [path], IngestOptions(batch_size=200))
         assert summary.resumed == {str(path): 800}
         assert counts(store) == ({"Paper": 3001, "External": 1}, {"CITES": 3000})
+
+
+# -- 9. a killed bulk ingest -------------------------------------------------------------------
+@pytest.mark.slow
+def test_a_killed_bulk_ingest_is_shown_by_stats_cleaned_up_and_repaired_by_streaming(tmp_path):
+    env = {**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data"), "CITEGRAPH_HEAP": "512m"}
+    for key in ("CITEGRAPH_URI", "CITEGRAPH_PASSWORD", "CITEGRAPH_DATABASE", "CITEGRAPH_USER"):
+        env.pop(key, None)
+    corpus = tmp_path / "corpus.jsonl"
+    assert citegraph("synth", "--papers", "3000", "--out", str(corpus), env=env).returncode == 0
+    home = tmp_path / "data" / "arcadedb"
+    bulk = subprocess.Popen([sys.executable, "-m", "citegraph.cli", "ingest", "s2orc", str(corpus), "--bulk",
+                             "--no-progress"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 180
+    while not (home / "bulk-loading.json").exists():
+        assert bulk.poll() is None and time.monotonic() < deadline, "the bulk ingest ended before loading"
+        time.sleep(0.02)
+    os.killpg(bulk.pid, signal.SIGKILL)  # the CLI and its loader; the server follows its parent
+    bulk.wait()
+    assert list(home.glob("bulk-*/"))
+    for _ in range(200):
+        if ArcadeServer(home).status() is None:
+            break
+        time.sleep(0.1)
+
+    stats = citegraph("stats", env=env)
+    assert f"a bulk ingest (pid {bulk.pid}) was interrupted while loading" in stats.stderr, stats.stderr
+    assert f"citegraph ingest s2orc {corpus}" in stats.stderr and "without --bulk" in stats.stderr
+
+    again = citegraph("ingest", "s2orc", str(corpus), "--bulk", "--no-progress", env=env)
+    assert not [p for p in home.glob("bulk-*") if p.is_dir()], "the leftover work folder is removed"
+    if again.returncode:  # the killed load had written vertices: the graph is not empty
+        assert "was interrupted while loading" in again.stderr and "Traceback" not in again.stderr
+    repair = citegraph("ingest", "s2orc", str(corpus), "--no-progress", env=env)
+    assert repair.returncode == 0, repair.stderr
+    after = citegraph("stats", "--json", env=env)
+    assert after.returncode == 0 and "interrupted" not in after.stderr
+    labels = {r["label"]: r["count"] for r in json.loads(after.stdout)["labels"]}
+    assert labels["Paper"] >= 3000

@@ -82,6 +82,11 @@ def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_
                                   heap=config.heap)
         else:
             summary = ingest_.ingest(store, fmt, paths, options, RichProgress(show))
+            if config.embedded:
+                from ..graph import embedded_server
+                from ..ingest.bulk import repaired_bulk
+
+                repaired_bulk(embedded_server(config).home, fmt, paths)
     print_summary(summary)
 
 
