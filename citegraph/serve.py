@@ -43,9 +43,9 @@ from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from . import __version__
 from .errors import CitegraphError, NotFoundError, ServerError
@@ -53,9 +53,8 @@ from .graph import queries
 from .vocabulary import canonical_id
 from .recommend import Recommender, recommendation_dict
 from .retrieval.spec import Spec
+from .serve_limits import LOOPBACK, BodyLimit, served_hosts
 
-MAX_BODY = 1 << 20  # bytes
-LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
 WEB = Path(str(resources.files("citegraph") / "web"))
 
@@ -215,48 +214,6 @@ _ERRORS: dict[int | str, dict[str, Any]] = {422: {"model": Error, "description":
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": Error, "description": "Not in the graph"}, **_ERRORS}
 _BODY: dict[int | str, dict[str, Any]] = {400: {"model": Error, "description": "Unreadable body"},
                                           413: {"model": Error, "description": "Request body over 1 MiB"}}
-
-
-class BodyLimit:
-    """ASGI middleware: reads the request body before the app does and answers 413 as soon
-    as it passes ``limit`` bytes — whatever ``Content-Length`` says, or when the body comes
-    in chunks without one — then hands the app the body it read (at most ``limit`` bytes
-    are ever held)."""
-
-    def __init__(self, app, limit: int = MAX_BODY):
-        self.app, self.limit = app, limit
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        declared = dict(scope["headers"]).get(b"content-length", b"")
-        if declared.isdigit() and int(declared) > self.limit:
-            return await self._refuse(scope, receive, send, f"of {int(declared):,} bytes ")
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":  # the client went away
-                return None
-            body += message.get("body", b"")
-            if len(body) > self.limit:
-                return await self._refuse(scope, receive, send, "")
-            if not message.get("more_body", False):
-                break
-        replayed = False
-
-        async def replay():
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": bytes(body), "more_body": False}
-
-        return await self.app(scope, replay, send)
-
-    async def _refuse(self, scope, receive, send, size: str):
-        response = JSONResponse({"detail": f"request body {size}over the limit of {self.limit:,} bytes"},
-                                status_code=413, headers={"Connection": "close"})
-        await response(scope, receive, send)
 
 
 def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[str, ...] = LOOPBACK) -> FastAPI:
@@ -419,14 +376,6 @@ def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[s
         app = create_app(recommender, hosts=served_hosts(host))
         log(f"citegraph on http://{host}:{port}/ — the graph explorer; API docs at http://{host}:{port}/docs")
         uvicorn.run(app, host=host, port=port, log_level="warning")
-
-
-def served_hosts(host: str) -> tuple[str, ...]:
-    """The ``Host`` names to accept when listening on ``host``: the loopback names, plus
-    ``host`` itself; any name when listening on every interface."""
-    if host in ("0.0.0.0", "::", ""):
-        return ("*",)
-    return LOOPBACK if host in LOOPBACK else (*LOOPBACK, host)
 
 
 def wait_serving(url: str, process: subprocess.Popen, timeout: float = 90, log: Path | None = None) -> None:

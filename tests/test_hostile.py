@@ -43,7 +43,7 @@ def counts(store) -> tuple[dict, dict]:
 
 def citegraph(*args: str, env: dict, timeout: float = 300) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "citegraph.cli", *args], env=env, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, check=False)
 
 
 # -- the corpus ---------------------------------------------------------------------------
