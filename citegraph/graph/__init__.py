@@ -52,6 +52,7 @@ def open_store(config: Config) -> GraphStore:
 
     server = embedded_server(config)
     info = server.start()
-    driver = GraphDatabase.driver(info.uri, auth=(USER, server.password()))
+    # a loopback server answers in milliseconds: a slow handshake is not ours (see ArcadeServer.status)
+    driver = GraphDatabase.driver(info.uri, auth=(USER, server.password()), connection_timeout=10)
     on_close = server.stop if server.started_here else None
     return GraphStore(driver, config.database or DATABASE, on_close=on_close, gone=server.gone)
