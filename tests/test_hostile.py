@@ -68,7 +68,13 @@ HOSTILE = [(f"{fmt}-{case}", fmt, _jsonl(GOOD[fmt], bad(fmt, ID_FIELD[fmt])), "i
             ID_FIELD[fmt] if field == "ID" else field, reason)
            for fmt in ("jsonl", "s2orc", "unarxive") for case, bad, line, field, reason in JSON_LINES
            if fmt != "unarxive" or case != "huge-year"]
+HOSTILE += [(f"{fmt}-{case}", fmt, _jsonl(good, bad(fmt, "id")), "in.jsonl", line, field, reason)
+            for fmt, good in (("openalex", {"id": "https://openalex.org/W1", "title": "t"}),
+                              ("s2ag", {"corpusid": 1, "title": "t"}))
+            for case, bad, line, field, reason in JSON_LINES if field is None]
 HOSTILE += [
+    ("s2ag-huge-corpusid", "s2ag", _jsonl({"corpusid": 1}, '{"corpusid": %d}' % HUGE), "in.jsonl", 2, "corpusid",
+     "out of range"),
     ("unarxive-metadata", "unarxive", _jsonl(GOOD["unarxive"], '{"paper_id": "2101.00002", "metadata": 7}'),
      "in.jsonl", 2, "metadata", "expected an object"),
     ("unarxive-huge-year", "unarxive",
@@ -99,6 +105,10 @@ def _folder(fmt: str, files: dict[str, str], tmp_path: Path) -> Path:
             (folder / name).write_text(content, encoding="utf-8")
         return folder
     [(name, content)] = files.items()
+    if fmt == "s2ag":  # a release: the dataset is named by the shard's folder
+        (tmp_path / "release" / "papers").mkdir(parents=True)
+        (tmp_path / "release" / "papers" / name).write_text(content, encoding="utf-8")
+        return tmp_path / "release"
     (tmp_path / name).write_text(content, encoding="utf-8")
     return tmp_path / name
 
