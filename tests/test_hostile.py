@@ -338,7 +338,7 @@ def test_the_embedded_server_dying_is_said_at_once_and_the_ingest_resumes(tmp_pa
         message = str(raised.value)
         assert "killed by signal 9" in message and "run the same command again" in message, message
         assert "committed up to line 800" in message, message  # the batch of lines 801-1000 was not
-        assert time.monotonic() - started < 60
+        assert time.monotonic() - started < 120  # validation, 4 batches and at most the driver's 30 s retry
 
         service = TestClient(create_app(Recommender(store)), base_url="http://127.0.0.1")
         started = time.monotonic()
