@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 import tomllib
+import urllib.parse
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from .errors import ConfigError
 
 ENV_PREFIX = "CITEGRAPH_"
+#: The URI schemes of the neo4j driver: plain, TLS (+s) and TLS with any certificate (+ssc).
+URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 DEFAULT_CONFIG_FILE = Path("~/.config/citegraph/config.toml")
 
 
@@ -67,7 +70,30 @@ class Config:
         values.update({k: v for k, v in overrides.items() if v is not None})
         if "data_dir" in values:
             values["data_dir"] = Path(str(values["data_dir"])).expanduser()
+        if values.get("uri"):
+            check_uri(str(values["uri"]))
         return replace(cls(), **values)
+
+
+def check_uri(uri: str) -> None:
+    """Refuse a URI the driver cannot use, in words (``--uri``); a URI holding a user or
+    password is refused without being shown, so no credential ends up in a log."""
+    try:
+        parts = urllib.parse.urlsplit(uri)
+        port = parts.port
+    except ValueError:
+        parts, port = None, -1
+    if parts is not None and (parts.username is not None or parts.password is not None):
+        raise ConfigError("--uri must not hold credentials: give the user with --user (or CITEGRAPH_USER) and "
+                          "the password in CITEGRAPH_PASSWORD or the config file")
+    shown = repr(uri[:200]) if "@" not in uri else "(not shown: it holds an '@')"
+    if parts is None or port == -1:
+        raise ConfigError(f"--uri {shown} is not a valid URI: its host or port cannot be read")
+    if parts.scheme not in URI_SCHEMES:
+        raise ConfigError(f"--uri {shown}: the scheme must be one of {', '.join(URI_SCHEMES)}, e.g. "
+                          "bolt://localhost:7687")
+    if not parts.hostname:
+        raise ConfigError(f"--uri {shown} names no host, e.g. bolt://localhost:7687")
 
 
 def _read_file(path: Path) -> dict[str, object]:

@@ -51,6 +51,7 @@ from .library.match import Match, PaperIndex, matched_ids
 from .retrieval.base import Document, Ranking, Retriever, rank
 from .retrieval.signals import enrich
 from .retrieval.spec import Spec, parse_specs
+from .vocabulary import canonical_id
 
 _FEATURE_COLUMNS = ("id", "title", "year", "external", "fields", "categories", "citations")  # recommend/features
 GRAPH_FEATURES = ("cited_by_references", "cocitation", "coupling", "citations", "overlap", "enrichment")
@@ -175,7 +176,9 @@ class Recommender:
         ``year`` overrides its own, extra ``references`` join its own) or a new paper's text;
         ``as_of`` (a year) hides what came later, ``negatives`` push their neighbours down."""
         views = {"negatives": tuple(dict.fromkeys(negatives)), "as_of": as_of}
+        references = [canonical_id(r) for r in references]
         if paper:
+            paper = canonical_id(paper)
             rows = self.store.run("recommend/seed", id=paper)
             if not rows:
                 raise NotFoundError(f"no paper with id {paper!r} in the graph")

@@ -14,9 +14,15 @@ text retrievers by name) and serves, on 127.0.0.1 unless told otherwise:
 * ``/`` — the explorer (static files in ``citegraph/web``, cytoscape.js vendored: no CDN);
   ``/docs`` and ``/openapi.json`` — the API.
 
+* ``GET /health`` — 200 while the graph answers, else 503 with the reason at once (an
+  embedded graph server that died is reported, not waited for).
+
 Bad input is answered with a 4xx and a one-line ``detail``: an unknown id 404, a body over
-1 MiB 413, anything else that does not fit the schema (empty text, huge lists, wrong types,
-unknown fields) 422 naming the field. Routes are plain functions: FastAPI runs them in its
+1 MiB 413 (counted while it is read, so a chunked body without ``Content-Length`` is cut
+off too), a body that is not JSON 400, anything else that does not fit the schema (empty
+text, huge lists, wrong types, unknown fields) 422 naming the field. A ``Host`` header
+other than a loopback name is refused (400) unless ``--host`` serves another interface:
+a web page cannot reach the service by DNS rebinding. Routes are plain functions: FastAPI runs them in its
 thread pool, so a slow graph call holds one worker thread, never the event loop (the
 driver is thread-safe; the recommender keeps text search on a thread of its own).
 """
@@ -25,10 +31,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict
 import subprocess
 import time
 import urllib.request
+from dataclasses import asdict
 from importlib import resources
 from itertools import islice
 from pathlib import Path
@@ -40,7 +46,16 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    model_validator,
+)
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from . import __version__
 from .errors import CitegraphError, NotFoundError, ServerError
@@ -49,8 +64,9 @@ from .library.match import matched_ids
 from .library.works import prior_and_derivative
 from .recommend import Recommender, recommendation_dict
 from .retrieval.spec import Spec
+from .serve_limits import LOOPBACK, BodyLimit, served_hosts
+from .vocabulary import canonical_id
 
-MAX_BODY = 1 << 20  # bytes
 SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
 WEB = Path(str(resources.files("citegraph") / "web"))
 
@@ -185,6 +201,12 @@ class RecommendResponse(BaseModel):
     seed: SeedOut
     recommendations: list[RecommendationOut]
     matches: list[MatchOut] = Field([], description="How the library's papers and the negatives were matched")
+    ignored_references: list[str] = Field([], description="Given references that are not papers of the graph")
+
+
+class Health(BaseModel):
+    status: str = Field(description="ok, or unavailable (503) with the reason in detail")
+    detail: str | None = None
 
 
 class Paper(BaseModel):
@@ -250,25 +272,22 @@ _BODY: dict[int | str, dict[str, Any]] = {400: {"model": Error, "description": "
                                           413: {"model": Error, "description": "Request body over 1 MiB"}}
 
 
-def create_app(recommender: Recommender, *, max_rows: int = 1000) -> FastAPI:
-    """The service over ``recommender`` (and its store); ``max_rows`` caps a saved query's rows."""
+def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[str, ...] = LOOPBACK) -> FastAPI:
+    """The service over ``recommender`` (and its store); ``max_rows`` caps a saved query's
+    rows; ``hosts`` are the accepted ``Host`` header names ("*" for any)."""
     store = recommender.store
     app = FastAPI(title="citegraph", version=__version__,
                   description="Citation recommendation from a citation graph and text scorers, with "
                               "explanations; the graph's papers and neighbourhoods; saved exploration queries. "
                               "The graph explorer is at /.")
-
-    @app.middleware("http")
-    async def _limit_body(request: Request, call_next):
-        size = request.headers.get("content-length", "")
-        if size.isdigit() and int(size) > MAX_BODY:
-            return JSONResponse({"detail": f"request body of {int(size):,} bytes is over the limit of "
-                                           f"{MAX_BODY:,}"}, status_code=413)
-        return await call_next(request)
+    app.add_middleware(BodyLimit)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
-        return JSONResponse({"detail": "; ".join(_problem(e) for e in exc.errors())}, status_code=422)
+        unreadable = any(e.get("type") == "json_invalid" for e in exc.errors())
+        return JSONResponse({"detail": "; ".join(_problem(e) for e in exc.errors())},
+                            status_code=400 if unreadable else 422)
 
     @app.exception_handler(NotFoundError)
     async def _missing(request: Request, exc: NotFoundError):
@@ -296,13 +315,14 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000) -> FastAPI:
             seed = recommender.seed(request.paper, title=request.title or "", abstract=request.abstract or "",
                                     references=request.references, year=request.year, field=request.field,
                                     category=request.category, negatives=matched_ids(unwanted), as_of=as_of)
+        known = {row["id"] for row in store.run("explore/known_ids", ids=list(seed.references))}
         found = recommender.recommend_for(seed, request.k)
         out = []
         for r in found:
             row = recommendation_dict(r)
             out.append(row if request.explain else {k: row[k] for k in ("id", "title", "year", "score")})
         return {"seed": {"id": seed.id, "title": seed.title, "year": seed.year, "references": list(seed.references)},
-                "recommendations": out,
+                "recommendations": out, "ignored_references": [r for r in seed.references if r not in known],
                 "matches": [m.as_dict() for m in [*mine, *unwanted]]}
 
     @app.post("/works", response_model=WorksResponse, responses={**_NOT_FOUND, **_BODY},
@@ -327,14 +347,14 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000) -> FastAPI:
     def neighbours(paper_id: PaperId,
                    limit: Annotated[int, Query(ge=1, le=200, description="Papers of each kind")] = 25) -> dict:
         found = _paper(store, paper_id)
-        return {"paper": found, "neighbours": store.run("explore/ego", id=paper_id, limit=limit)}
+        return {"paper": found, "neighbours": store.run("explore/ego", id=found["id"], limit=limit)}
 
     @app.get("/search", response_model=list[SearchHit], responses=_ERRORS,
              summary="Papers by exact id or by words of their title (most cited first)")
     def search(q: Annotated[str, Query(min_length=1, max_length=300, description="An id or title words",
                                        json_schema_extra={"pattern": TEXT}), AfterValidator(_not_blank)],
                limit: Annotated[int, Query(ge=1, le=100)] = 20) -> list[dict]:
-        return store.run("explore/search", id=q.strip(), words=q.lower().split()[:20], limit=limit)
+        return store.run("explore/search", id=canonical_id(q), words=q.lower().split()[:20], limit=limit)
 
     @app.get("/queries", response_model=list[SavedQuery], summary="The saved exploration queries (Neo4j Browser's)")
     def saved_queries() -> list[dict]:
@@ -357,6 +377,15 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000) -> FastAPI:
         return {"name": name, "columns": list(taken[0]) if taken else [], "rows": data,
                 "truncated": len(taken) > max_rows}
 
+    @app.get("/health", response_model=Health, responses={503: {"model": Health, "description": "The graph is "
+                                                                                         "unavailable"}},
+             summary="Whether the graph answers (503 with the reason, at once, when it does not)")
+    def health():
+        reason = store.health()
+        if reason:
+            return JSONResponse({"status": "unavailable", "detail": reason}, status_code=503)
+        return {"status": "ok", "detail": None}
+
     @app.get("/", include_in_schema=False)
     def explorer() -> FileResponse:
         return FileResponse(WEB / "index.html")
@@ -366,6 +395,7 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000) -> FastAPI:
 
 
 def _paper(store, paper_id: str) -> dict:
+    paper_id = canonical_id(paper_id)
     rows = store.run("paper", id=paper_id)
     if not rows:
         raise NotFoundError(f"no paper with id {paper_id!r} in the graph")
@@ -419,7 +449,7 @@ def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[s
     # (and stops an embedded server). Exiting instead unwinds through the `with`.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with Recommender.open(config, retrievers, model, cache_size=cache_size) as recommender:
-        app = create_app(recommender)
+        app = create_app(recommender, hosts=served_hosts(host))
         log(f"citegraph on http://{host}:{port}/ — the graph explorer; API docs at http://{host}:{port}/docs")
         uvicorn.run(app, host=host, port=port, log_level="warning")
 

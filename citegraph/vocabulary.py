@@ -21,6 +21,12 @@ def nfc(value: str) -> str:
     return value if unicodedata.is_normalized("NFC", value) else unicodedata.normalize("NFC", value)
 
 
+def canonical_id(value: str) -> str:
+    """The one form of an id, as stored at ingest and looked up by every caller: stripped
+    and NFC, so that 'é' given as e + combining accent finds the paper stored as 'é'."""
+    return nfc(value.strip())
+
+
 def author_name_id(name: str) -> str:
     """The id of an author known only by name: 'name:' and the case-folded name.
 

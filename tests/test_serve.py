@@ -202,7 +202,9 @@ def test_saved_queries_listed_and_run(http):
     ("POST", "/queries/ego_network", {"id": "X1", "limit": "3"}, 422, "body.limit: $limit must be int, got \"3\""),
     ("POST", "/queries/ego_network", {"id": "X1", "limit": True}, 422, "$limit must be int, got true"),
     ("POST", "/queries/ego_network", {"id": "X1", "limit": 3, "x": 1}, 422, "has no parameter $x"),
-    ("POST", "/queries/ego_network", {"id": "X1", "limit": -1}, 422, "the graph refused 'ego_network'"),
+    ("POST", "/queries/ego_network", {"id": "X1", "limit": -1}, 422, "$limit counts rows: it must be between 0"),
+    ("POST", "/queries/ego_network", {"id": "X1", "limit": 2**63 - 1}, 422,
+     "$limit counts rows: it must be between 0 and 2,147,483,647, got 9223372036854775807"),
     ("POST", "/queries/ego_network", {"id": "X1", "limit": 2**70}, 422, "$limit is out of the 64-bit range"),
     ("POST", "/queries/ego_network", [1, 2], 422, "body: Input should be a valid dictionary"),
 ])
@@ -213,9 +215,49 @@ def test_bad_input_is_a_4xx_naming_the_problem(http, method, path, body, status,
     assert isinstance(detail, str) and message in detail, detail
 
 
-def test_invalid_json_is_a_422(http):
-    response = http.post("/recommend", content=b"{not json", headers={"content-type": "application/json"})
-    assert response.status_code == 422 and "JSON decode error" in response.json()["detail"]
+def test_invalid_json_is_a_400_as_the_schema_says(http):
+    spec = http.get("/openapi.json").json()
+    for path in ("/recommend", "/queries/{name}"):
+        assert spec["paths"][path]["post"]["responses"]["400"]["description"] == "Unreadable body"
+        response = http.post(path.replace("{name}", "ego_network"), content=b"{not json",
+                             headers={"content-type": "application/json"})
+        assert response.status_code == 400 and "JSON decode error" in response.json()["detail"], response.text
+
+
+def test_a_chunked_body_over_the_limit_is_refused_while_it_is_read(service):
+    """No Content-Length: the limit holds while the body streams in, before any parsing."""
+    sent = 0
+
+    def chunks():
+        nonlocal sent
+        yield b'{"title": "'
+        while sent < 64 << 20:  # would be 64 MiB
+            sent += 64 << 10
+            yield b"x" * (64 << 10)
+        yield b'"}'
+
+    with httpx.Client(base_url=service.url, timeout=60) as client:
+        try:
+            response = client.post("/recommend", content=chunks(), headers={"content-type": "application/json"})
+        except httpx.TransportError:  # the server closed the connection while we still sent
+            response = None
+    assert sent < 32 << 20, "the server kept reading past the limit"
+    if response is not None:
+        assert response.status_code == 413 and "over the limit of 1,048,576 bytes" in response.json()["detail"]
+    assert httpx.get(f"{service.url}/health").json()["status"] == "ok"
+
+
+def test_health_and_a_rebinding_host_header(http, service):
+    assert http.get("/health").json() == {"status": "ok", "detail": None}
+    for host in ("localhost", "127.0.0.1"):
+        assert http.get("/health", headers={"host": f"{host}:80"}).status_code == 200
+    evil = http.get("/paper/P12-1066", headers={"host": "attacker.example"})
+    assert evil.status_code == 400
+
+
+def test_unknown_reference_ids_are_reported(http):
+    body = http.post("/recommend", json={"title": "parsing", "references": ["P12-1066", "NOPE-1", "NOPE-2"]}).json()
+    assert body["ignored_references"] == ["NOPE-1", "NOPE-2"]
 
 
 def test_listens_on_loopback_only(service):

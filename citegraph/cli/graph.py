@@ -20,6 +20,12 @@ def stats(config: Config, as_json: bool):
     """Counts per label and relationship type, and the citation degree summary."""
     from ..graph.schema import graph_stats
 
+    if config.embedded:
+        from ..graph import embedded_server
+        from ..ingest.bulk import interrupted_bulk
+
+        if note := interrupted_bulk(embedded_server(config).home):
+            click.secho(f"Warning: {note}", fg="yellow", err=True)
     with open_graph(config) as store:
         result = graph_stats(store)
     print_stats(result, as_json)

@@ -10,6 +10,7 @@ import click
 
 from ..config import Config
 from ..ingest.formats import FORMATS
+from ..ingest.records import DUPLICATE_POLICIES
 from .app import main, open_graph
 from .options import CommaList, prefilter_options, selection_options
 from .output import RichProgress, print_eligibility, print_summary, print_table
@@ -37,6 +38,9 @@ Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
               help="Cited papers absent from the corpus: keep as :Paper:External stubs, or drop them "
                    "and their citations after the ingest.")
 @click.option("--restart", is_flag=True, help="Ignore checkpoints: re-read files already ingested.")
+@click.option("--on-duplicate", type=click.Choice(DUPLICATE_POLICIES), default="merge", show_default=True,
+              help="A paper id given more than once (counted in the summary): merge its records as the graph's "
+                   "MERGEs do, keep the first or the last record, or stop with an error.")
 @prefilter_options
 @selection_options
 @click.option("--bulk", is_flag=True, help="Load an empty embedded graph with ArcadeDB's bulk loader "
@@ -49,14 +53,16 @@ Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.pass_context
 def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_size, skip_bad, rejects,
-           external, restart, prefilter, selection, bulk, entry_types, id_from, progress):
+           external, restart, on_duplicate, prefilter, selection, bulk, entry_types, id_from, progress):
     from .. import ingest as ingest_
+    from ..ingest.lock import ingest_lock
 
     config: Config = ctx.obj
     if bulk:
         _refuse_with_bulk(ctx)
     options = ingest_.IngestOptions(batch_size=batch_size, skip_bad=skip_bad, rejects=rejects, external=external,
-                                    restart=restart, prefilter=prefilter, selection=selection)
+                                    restart=restart, prefilter=prefilter, selection=selection,
+                                    on_duplicate=on_duplicate)
     paths = _input_paths(format_name, paths)
     fmt = _surveyed(ingest_.get(format_name).configured(entry_types=tuple(entry_types) if entry_types else None,
                                                         id_from=id_from), paths)
@@ -64,7 +70,10 @@ def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_
     if bulk and not config.embedded:
         raise click.UsageError("--bulk loads the embedded ArcadeDB graph; for a Neo4j server write the "
                                "neo4j-admin files with `citegraph export neo4j-admin`")
-    with open_graph(config) as store:
+    if bulk and on_duplicate in ("first", "last"):
+        raise click.UsageError("--bulk merges repeated papers (or stops with --on-duplicate error); to keep the "
+                               "first or the last record, ingest without --bulk")
+    with ingest_lock(config), open_graph(config) as store:
         if bulk:
             from ..graph import open_backend
             from ..ingest.bulk import bulk_ingest
@@ -73,6 +82,11 @@ def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_
                                   heap=config.heap)
         else:
             summary = ingest_.ingest(store, fmt, paths, options, RichProgress(show))
+            if config.embedded:
+                from ..graph import embedded_server
+                from ..ingest.bulk import repaired_bulk
+
+                repaired_bulk(embedded_server(config).home, fmt, paths)
     print_summary(summary)
 
 

@@ -58,6 +58,7 @@ def print_summary(summary) -> None:
         ("lines read", summary.lines),
         *((f"records: {kind}", n) for kind, n in sorted(w.records.items())),
         ("bad lines skipped", summary.rejected),
+        ("repeated paper ids", summary.duplicates),
         ("citations written", w.citations),
         ("self-citations skipped", w.self_citations),
         ("citation contexts written", w.contexts),

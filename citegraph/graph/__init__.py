@@ -18,10 +18,10 @@ from . import model
 from .arcadedb import DATABASE, USER, ArcadeServer
 from .backend import ArcadeDBBackend, Backend, Neo4jBackend
 from .queries import CypherQuery, load
-from .store import GraphStore, Write
+from .store import GraphStore, MessageTooLarge, Write
 
-__all__ = ["ArcadeDBBackend", "ArcadeServer", "Backend", "CypherQuery", "GraphStore", "Neo4jBackend", "Write",
-           "embedded_server", "load", "model", "open_backend", "open_store"]
+__all__ = ["ArcadeDBBackend", "ArcadeServer", "Backend", "CypherQuery", "GraphStore", "MessageTooLarge",
+           "Neo4jBackend", "Write", "embedded_server", "load", "model", "open_backend", "open_store"]
 
 
 def embedded_server(config: Config) -> ArcadeServer:
@@ -52,6 +52,7 @@ def open_store(config: Config) -> GraphStore:
 
     server = embedded_server(config)
     info = server.start()
-    driver = GraphDatabase.driver(info.uri, auth=(USER, server.password()))
+    # a loopback server answers in milliseconds: a slow handshake is not ours (see ArcadeServer.status)
+    driver = GraphDatabase.driver(info.uri, auth=(USER, server.password()), connection_timeout=10)
     on_close = server.stop if server.started_here else None
-    return GraphStore(driver, config.database or DATABASE, on_close=on_close)
+    return GraphStore(driver, config.database or DATABASE, on_close=on_close, gone=server.gone)

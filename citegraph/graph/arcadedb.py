@@ -6,9 +6,13 @@ than through the wheel's in-process JPype API because pyserini starts its own JV
 pyjnius and two JVMs in one Python process crash. With the graph in its own process every
 command can use Lucene, and tests, the demo and production share one code path: Bolt.
 
-Everything lives in one *home* directory (``<data_dir>/arcadedb``): the database files,
-``server.json`` (pid and ports of the running server), ``server.log``, the generated root
-password (``credentials``, mode 0600) and a lock file that serialises start and stop.
+Everything lives in one *home* directory (``<data_dir>/arcadedb``, mode 0700 like the data
+directory, so the database files ArcadeDB writes under the user's umask stay private): the
+database files, ``server.json`` (pid and ports of the running server), ``server.log``, the
+generated root password (``credentials``, mode 0600) and a lock file that serialises start
+and stop. The server reads the password from that file (ArcadeDB's
+``arcadedb.server.rootPasswordPath``): on the command line any local user could read it
+in ``/proc/<pid>/cmdline``.
 """
 
 from __future__ import annotations
@@ -89,6 +93,14 @@ def _alive(pid: int) -> bool:
         return True
 
 
+def _command_line(pid: int) -> list[str] | None:
+    """The arguments of process ``pid`` (Linux), or ``None`` where they cannot be read."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
+    except OSError:
+        return None
+
+
 def _die_with_parent() -> None:
     """Runs in the child before exec: SIGTERM it when the parent dies (Linux).
 
@@ -125,11 +137,22 @@ class ArcadeServer:
     def log_file(self) -> Path:
         return self.home / "server.log"
 
+    @property
+    def credentials(self) -> Path:
+        return self.home / "credentials"
+
+    def make_home(self) -> None:
+        """Create the home (and the data directory holding it) readable by the owner only."""
+        for folder in (self.home.parent, self.home):
+            if not folder.exists():
+                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+                folder.chmod(0o700)  # mkdir's mode is masked by the umask
+
     def password(self) -> str:
         """The root password, generated on first use and kept (0600) beside the database."""
-        path = self.home / "credentials"
+        path = self.credentials
         if not path.exists():
-            self.home.mkdir(parents=True, exist_ok=True)
+            self.make_home()
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as f:
                 f.write(secrets.token_urlsafe(24))
@@ -137,7 +160,7 @@ class ArcadeServer:
 
     @contextmanager
     def _locked(self):
-        self.home.mkdir(parents=True, exist_ok=True)
+        self.make_home()
         with open(self.home / "lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
@@ -145,26 +168,36 @@ class ArcadeServer:
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
+    def _serves_here(self, pid: int) -> bool:
+        """Whether ``pid`` is an ArcadeDB server of this home: after a reboot or a crash the
+        pid (and port) of ``server.json`` may belong to an unrelated process."""
+        if not _alive(pid):
+            return False
+        args = _command_line(pid)
+        if args is None:
+            return not sys.platform.startswith("linux")
+        return _MAIN_CLASS in args and f"-Darcadedb.server.rootPath={self.home}" in args
+
     def status(self) -> ServerInfo | None:
         """The running server for this home, or ``None`` (a stale state file is removed)."""
         try:
             info = ServerInfo(**json.loads(self.state_file.read_text()))
         except (FileNotFoundError, ValueError, TypeError):
             return None
-        if _alive(info.pid) and _port_open(info.bolt_port):
-            return info
-        if not _alive(info.pid):
+        if not self._serves_here(info.pid):
             self.state_file.unlink(missing_ok=True)
-        return None
+            return None
+        return info if _port_open(info.bolt_port) else None
 
     def command(self, bolt_port: int, http_port: int) -> list[str]:
         wheel = _wheel_dir()
         java = wheel / "jre" / "bin" / "java"
         if not java.exists():
             raise ServerError(f"the arcadedb-embedded wheel has no Java runtime at {java}")
+        self.password()  # generated before the server reads it
         props = {
             "arcadedb.server.rootPath": self.home,
-            "arcadedb.server.rootPassword": self.password(),
+            "arcadedb.server.rootPasswordPath": self.credentials,
             "arcadedb.server.plugins": _BOLT_PLUGIN,
             "arcadedb.server.defaultDatabases": f"{DATABASE}[{USER}]",
             "arcadedb.server.httpIncomingHost": HOST,
@@ -225,6 +258,19 @@ class ArcadeServer:
             self.state_file.write_text(json.dumps(asdict(info)))
             return info
 
+    def gone(self) -> str | None:
+        """Why the server is no longer there (exited, killed, stopped), or ``None`` while it
+        runs: a graph store asks before it retries, so that a dead child fails fast."""
+        if self._process is not None:
+            code = self._process.poll()
+            if code is None:
+                return None
+            how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+            return f"the embedded ArcadeDB server (pid {self._process.pid}) {how}; see {self.log_file}"
+        if self.status() is None:
+            return f"the ArcadeDB server of {self.home} no longer runs"
+        return None
+
     def _wait_ready(self, info: ServerInfo, timeout: float) -> None:
         from neo4j import GraphDatabase
         from neo4j.exceptions import DriverError, Neo4jError
@@ -255,7 +301,7 @@ class ArcadeServer:
         with self._locked():
             info = self.status()
             pid = info.pid if info else (self._process.pid if self._process else None)
-            if pid is None or not _alive(pid):
+            if pid is None or not self._serves_here(pid):
                 self.state_file.unlink(missing_ok=True)
                 return False
             self._terminate(pid, timeout)

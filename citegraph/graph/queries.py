@@ -29,6 +29,10 @@ from ..errors import CitegraphError
 PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _DECLARED = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(\w+)\s*(?:—\s*(.*))?$")
 TYPES = {"int": int, "float": float, "string": str, "bool": bool, "list": list, "map": dict}
+#: A parameter that counts rows (LIMIT $n, SKIP $n): ArcadeDB reads it as a 32-bit int,
+#: so 2^63-1 would reach it as -1.
+_COUNTING = re.compile(r"\b(?:LIMIT|SKIP)\s+\$([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
+ROW_COUNT = range(0, 2**31)
 _STATEMENT_END = re.compile(r";[ \t]*(?:\n|$)")
 _NAME = re.compile(r"^[a-z0-9_]+(?:/[a-z0-9_]+)*$")
 
@@ -79,6 +83,11 @@ class CypherQuery:
             raise CitegraphError(
                 f"query '{self.name}' needs parameter(s) {', '.join('$' + m for m in missing)}"
             )
+        for name in _COUNTING.findall(self.text):
+            value = params[name]
+            if isinstance(value, int) and value not in ROW_COUNT:
+                raise CitegraphError(f"${name} counts rows: it must be between 0 and {ROW_COUNT.stop - 1:,}, "
+                                     f"got {value}")
 
 
 def _cypher_dir():

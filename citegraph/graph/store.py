@@ -4,7 +4,12 @@ One small interface for every caller: stream the rows of a named query lazily, w
 batch of named statements in one transaction, apply a multi-statement file, close.
 Transient failures (deadlocks, leader switches, a server restarting) are retried with
 exponential backoff: writes through the driver's managed transactions, reads until the
-first row has been handed to the caller (after that a retry would repeat rows).
+first row has been handed to the caller (after that a retry would repeat rows). A server
+known to be gone (the embedded child exited) is not waited for: the store says so at once.
+
+Parameters are measured before they are sent: ArcadeDB answers a Bolt message over 16 MiB
+with a failure and then never answers the driver's RESET, which waits forever.
+:class:`MessageTooLarge` is raised instead, and the ingest writer splits its batch.
 """
 
 from __future__ import annotations
@@ -12,16 +17,36 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, Query
-from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
+from neo4j.exceptions import DriverError, ServiceUnavailable, SessionExpired, TransientError
 
+from ..errors import CitegraphError, ServerError
 from .queries import PARAMETER, CypherQuery, load
 
 _WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|LOAD\s+CSV)\b", re.IGNORECASE)
 _RETRYABLE = (ServiceUnavailable, SessionExpired, TransientError)
+_UNREACHABLE = (ServiceUnavailable, SessionExpired)  # IncompleteCommit is a ServiceUnavailable
+#: The largest parameters sent in one statement: half of ArcadeDB's 16 MiB Bolt message
+#: limit, leaving room for the statement and for :func:`encoded_size` being an estimate.
+MAX_MESSAGE = 8 << 20
+
+
+class MessageTooLarge(CitegraphError):
+    """A statement's parameters exceed :data:`MAX_MESSAGE`; nothing was sent."""
+
+
+def encoded_size(value: Any) -> int:
+    """About the bytes ``value`` takes in a Bolt message (PackStream: UTF-8 strings, small headers)."""
+    if isinstance(value, str):
+        return len(value.encode()) + 5 if not value.isascii() else len(value) + 5
+    if isinstance(value, Mapping):
+        return 5 + sum(encoded_size(k) + encoded_size(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return 5 + sum(encoded_size(v) for v in value)
+    return 9
 
 
 class Write(NamedTuple):
@@ -48,10 +73,12 @@ class GraphStore:
     """
 
     def __init__(self, driver: Driver, database: str | None = None, *, on_close=None,
+                 gone: Callable[[], str | None] | None = None,
                  retries: int = 5, backoff: float = 0.5, fetch_size: int = 1000):
         self._driver = driver
         self.database = database
         self._on_close = on_close
+        self._gone = gone or (lambda: None)
         self.retries = retries
         self.backoff = backoff
         self.fetch_size = fetch_size
@@ -74,7 +101,9 @@ class GraphStore:
                         yielded = True
                         yield record.data()
                 return
-            except _RETRYABLE:
+            except _RETRYABLE as exc:
+                if reason := self._gone():
+                    raise ServerError(reason) from exc
                 if yielded or attempt == self.retries:
                     raise
                 time.sleep(self.backoff * 2**attempt)
@@ -102,13 +131,22 @@ class GraphStore:
             query.check(dict(step.params))
             if len(query.statements) != 1:
                 raise ValueError(f"query '{step.query}' holds {len(query.statements)} statements")
+            size = encoded_size(step.params)
+            if size > MAX_MESSAGE:
+                raise MessageTooLarge(f"the parameters of '{step.query}' take about {size / 2**20:.1f} MiB, over the "
+                                      f"graph server's message limit ({MAX_MESSAGE / 2**20:.0f} MiB per statement)")
             loaded.append((query.statements[0], step.params))
 
         def work(tx) -> list[Counter[str]]:
             return [_counters(tx.run(text, params).consume()) for text, params in loaded]
 
-        with self._driver.session(database=self.database) as session:
-            return session.execute_write(work)
+        if reason := self._gone():
+            raise ServerError(reason)
+        try:
+            with self._driver.session(database=self.database) as session:
+                return session.execute_write(work)
+        except _UNREACHABLE as exc:
+            raise ServerError(self._gone() or f"the graph server stopped answering: {exc}") from exc
 
     def apply(self, name: str, /, **params: Any) -> None:
         """Run every statement of a multi-statement file, each in its own transaction."""
@@ -120,6 +158,16 @@ class GraphStore:
                 session.run(Query(statement), used).consume()
 
     # -- lifecycle -----------------------------------------------------------------
+    def health(self) -> str | None:
+        """Why the graph cannot answer now, or ``None`` when it can (for ``/health``)."""
+        if reason := self._gone():
+            return reason
+        try:
+            self._driver.verify_connectivity()
+        except (DriverError, OSError) as exc:
+            return f"the graph server does not answer: {exc}"
+        return None
+
     def server_info(self) -> dict[str, str]:
         info = self._driver.get_server_info()
         return {"agent": info.agent, "protocol": ".".join(map(str, info.protocol_version)),

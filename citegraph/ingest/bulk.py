@@ -21,7 +21,11 @@ empty graph has nothing to resume); the CLI refuses them with ``--bulk``.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shlex
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -35,6 +39,8 @@ from .formats import Format
 from .pipeline import IngestOptions, IngestSummary, NoProgress, Progress, prefilter
 from .records import MergedId
 from .writer import GraphWriter
+
+BULK_MARKER = "bulk-loading.json"  # in the server's home while a bulk load runs; left by a killed one
 
 
 def complete_import(store: GraphStore, options: IngestOptions = IngestOptions()) -> dict[str, int]:
@@ -64,11 +70,18 @@ def bulk_ingest(backend: ArcadeDBBackend, store: GraphStore, fmt: Format, paths:
     summary = IngestSummary(format=fmt.name)
     files = [file for path in paths for file in fmt.files(Path(path))]
     summary.files = len(files)
+    for leftover in backend.work_root.glob("bulk-*"):  # of a killed bulk ingest (the CLI holds the ingest lock)
+        if leftover.is_dir():
+            shutil.rmtree(leftover, ignore_errors=True)
     if store.value("bulk/any_node"):
+        interrupted = interrupted_bulk(backend.work_root)
         raise CitegraphError("the bulk ingest loads an empty graph only, and this one holds nodes: "
-                             "ingest without --bulk, or start from an empty database")
+                             "ingest without --bulk, or start from an empty database"
+                             + (f". Note: {interrupted}" if interrupted else ""))
+    marker = backend.work_root / BULK_MARKER
     with tempfile.TemporaryDirectory(prefix="bulk-", dir=backend.work_root) as work:
         graph, lines = build(fmt, files, options, progress, summary, Path(work))
+        marker.write_text(json.dumps({"pid": os.getpid(), "format": fmt.name, "paths": _resolved(paths)}))
         progress.start("loading", None)
         try:
             output = backend.load_offline(arcadedb_loader.__name__, str(graph.work), heap=heap,
@@ -89,5 +102,41 @@ def bulk_ingest(backend: ArcadeDBBackend, store: GraphStore, fmt: Format, paths:
     summary.eligibility = complete_import(store, options)
     store.write(*(Write("ingest/checkpoint_set", {"key": pipeline.checkpoint_key(fmt, file), "file": str(file),
                                                   "line": lines[file], "done": True}) for file in files))
+    marker.unlink()
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def interrupted_bulk(work_root: Path) -> str | None:
+    """What to tell the user while a bulk load is under way or after one was killed (its
+    marker file outlives it): the graph may be half-loaded — vertices and edges without
+    schema, prefilter or checkpoints — and a streaming ingest of the same input repairs
+    it exactly (its MERGEs complete what is there; it adds the rest)."""
+    try:
+        about = json.loads((work_root / BULK_MARKER).read_text())
+    except (FileNotFoundError, ValueError):
+        return None
+    try:
+        os.kill(about["pid"], 0)
+        return f"a bulk ingest (pid {about['pid']}) is loading the graph right now"
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        return None
+    command = shlex.join(["citegraph", "ingest", about["format"], *about["paths"]])
+    return (f"a bulk ingest (pid {about['pid']}) was interrupted while loading: the graph may be half-loaded, "
+            f"without schema, prefilter or checkpoints. Run `{command}` (without --bulk): the streaming ingest "
+            "completes it exactly. Or empty it with `citegraph clear --yes`.")
+
+
+def _resolved(paths: list[Path]) -> list[str]:
+    return [str(Path(p).resolve()) for p in paths]
+
+
+def repaired_bulk(work_root: Path, fmt: Format, paths: list[Path]) -> None:
+    """Forget an interrupted bulk ingest once a streaming ingest of its input has run."""
+    marker = work_root / BULK_MARKER
+    with contextlib.suppress(FileNotFoundError, ValueError):
+        about = json.loads(marker.read_text())
+        if about["format"] == fmt.name and about["paths"] == _resolved(paths):
+            marker.unlink()

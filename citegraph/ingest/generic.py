@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..vocabulary import canonical_id
 from .formats import files_in
 from .records import Author, Item, Paper, Reference, merge_references, unique_strings
 from .source import BadField, integer, items, json_objects, objects, strings, text
@@ -47,7 +48,7 @@ def _author(value: Any, i: int) -> Author:
 
 def _reference(value: Any, i: int) -> Reference:
     if isinstance(value, str) and value.strip():
-        return Reference(value.strip())
+        return Reference(canonical_id(value))
     if isinstance(value, dict):
         try:
             cited = text(value, "id", required=True)

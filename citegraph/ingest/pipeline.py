@@ -2,7 +2,10 @@
 
 1. **Validate** every input file in one streaming pass. Bad input stops the ingest before
    anything is written, with the file, line and field; with ``skip_bad`` the bad lines are
-   written to a rejects file (JSONL: file, line, field, reason) and left out.
+   written to a rejects file (JSONL: file, line, field, reason; never one of the inputs)
+   and left out. Papers given more than once (within or across files) are counted; by
+   ``on_duplicate`` their records merge as the MERGEs do, the first or the last one is
+   kept, or the ingest stops at the second.
 2. **Write** each file in batches of whole lines, one transaction per batch. The batch's
    transaction also moves the file's checkpoint (an ``:IngestCheckpoint`` node) to its last
    line, so a killed ingest, run again, continues after the last committed batch; a file
@@ -10,7 +13,11 @@
    is set. Writes are MERGEs, so re-reading a line is harmless.
 3. Apply the external-paper policy, then the MDCR prefilter, and report the counts.
 
-Memory stays constant: lines are read lazily and only one batch is held at a time.
+Memory: lines are read lazily and only one batch is held at a time; the ids of the
+papers read (to find duplicates) are the one thing that grows with the input.
+
+If the graph server goes away while writing, the error says which line was committed last
+and that running the same command again resumes there.
 """
 
 from __future__ import annotations
@@ -21,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from ..errors import InputError
-from ..graph import GraphStore, Write
+from ..errors import CitegraphError, InputError, Location, Problem, ServerError
+from ..graph import GraphStore, MessageTooLarge, Write
 from ..graph.schema import apply_schema
 from .formats import Format
-from .records import Item
+from .records import DuplicatePolicy, Item, Paper, SnapshotPaper
 from .selection import Selection
 from .writer import GraphWriter, WriteStats
 
@@ -63,6 +70,7 @@ class IngestOptions:
     restart: bool = False
     prefilter: Prefilter = Prefilter()
     selection: Selection = Selection()
+    on_duplicate: DuplicatePolicy = "merge"
 
 
 @dataclass
@@ -72,6 +80,7 @@ class IngestSummary:
     lines: int = 0
     rejected: int = 0
     rejects_file: Path | None = None
+    duplicates: int = 0  # paper records whose id an earlier record of the ingest had
     skipped_files: list[str] = field(default_factory=list)
     resumed: dict[str, int] = field(default_factory=dict)
     write: WriteStats = field(default_factory=WriteStats)
@@ -98,10 +107,64 @@ def prefilter(store: GraphStore, thresholds: Prefilter = Prefilter(), batch: int
     return store.run("prefilter/counts", **params)[0]
 
 
+class Duplicates:
+    """The paper ids an ingest has read, to count repeats and pick the record to write.
+
+    Each id maps to one int (file number and line) rather than a :class:`Location`: this
+    dict is the one thing that grows with the input.
+    """
+
+    def __init__(self, policy: DuplicatePolicy):
+        self.policy = policy
+        self.count = 0
+        self._files: dict[Path, int] = {}
+        self._first: dict[str, int] = {}
+        self._kept: dict[str, int] = {}  # repeated ids: the occurrence to write
+
+    @staticmethod
+    def tracks(record) -> bool:
+        """Papers are; a snapshot's restatement of a paper replaces it by design, so is not."""
+        return isinstance(record, Paper) and not isinstance(record, SnapshotPaper)
+
+    def _pack(self, where: Location) -> int:
+        return self._files.setdefault(where.path, len(self._files)) << 40 | where.line
+
+    def _unpack(self, packed: int) -> Location:
+        return Location(list(self._files)[packed >> 40], packed & (1 << 40) - 1)
+
+    def see(self, paper: Paper, where: Location) -> Problem | None:
+        """Note ``paper`` read at ``where``; the Problem if a repeat is an error."""
+        here = self._pack(where)
+        first = self._first.setdefault(paper.id, here)
+        if first == here:
+            return None
+        self.count += 1
+        self._kept[paper.id] = here if self.policy == "last" else first
+        if self.policy == "error":
+            return Problem(where, None, f"duplicate paper id {paper.id!r} (first at {self._unpack(first)})")
+        return None
+
+    def write(self, paper: Paper, where: Location) -> bool:
+        """Whether to write this record of ``paper`` (all of them with policy ``merge``)."""
+        if self.policy == "merge" or paper.id not in self._kept:
+            return True
+        return self._kept[paper.id] == self._pack(where)
+
+
+def refuse_inputs_as_rejects(options: IngestOptions, files: list[Path]) -> None:
+    """The rejects file is truncated when written: it must not be one of the inputs."""
+    rejects = Path(options.rejects)
+    if options.skip_bad and rejects.exists() and any(rejects.samefile(file) for file in files):
+        raise CitegraphError(f"the rejects file {rejects} is an input of this ingest: choose another --rejects")
+
+
 def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: Progress,
-              summary: IngestSummary) -> dict[Path, int]:
+             summary: IngestSummary, duplicates: Duplicates | None = None) -> dict[Path, int]:
     """Read every file once; returns each file's line count. Raises on the first problem
-    unless ``skip_bad``, in which case problems go to the rejects file."""
+    unless ``skip_bad``, in which case problems go to the rejects file. Repeated paper ids
+    are counted in ``summary`` (and noted in ``duplicates`` for the write)."""
+    refuse_inputs_as_rejects(options, files)
+    duplicates = duplicates or Duplicates(options.on_duplicate)
     lines: dict[Path, int] = {}
     rejects = None
     progress.start("validating", None)
@@ -112,33 +175,47 @@ def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: P
                 if item.where.line != last:
                     progress.advance(item.where.line - last)
                     last = item.where.line
-                if item.problem is None:
+                problem = item.problem
+                if duplicates.tracks(item.record):
+                    problem = duplicates.see(item.record, item.where)
+                if problem is None:
                     continue
                 if not options.skip_bad:
-                    raise InputError(item.problem)
+                    raise InputError(problem)
                 if rejects is None:
                     rejects = open(options.rejects, "w", encoding="utf-8")
                     summary.rejects_file = options.rejects
-                problem = item.problem
                 rejects.write(json.dumps({"file": str(problem.where.path), "line": problem.where.line,
                                           "field": problem.field, "reason": problem.reason}) + "\n")
                 summary.rejected += 1
             lines[file] = last
     finally:
         progress.finish()
+        summary.duplicates = duplicates.count
         if rejects is not None:
             rejects.close()
     return lines
 
 
 def _write_file(fmt: Format, file: Path, key: str, start_after: int, writer: GraphWriter,
-                options: IngestOptions, progress: Progress, stats: WriteStats) -> None:
+                options: IngestOptions, progress: Progress, stats: WriteStats, duplicates: Duplicates) -> None:
     batch: list = []
-    last_line = start_after
+    last_line = committed = start_after
 
     def flush(done: bool) -> None:
+        nonlocal committed
         checkpoint = Write("ingest/checkpoint_set", {"key": key, "file": str(file), "line": last_line, "done": done})
-        stats.add(writer.write(batch, extra=[checkpoint]))
+        try:
+            stats.add(writer.write(batch, extra=[checkpoint]))
+        except MessageTooLarge as exc:
+            raise CitegraphError(f"{file}: a record of lines {committed + 1}-{last_line} alone is too large to "
+                                 f"write: {exc}") from None
+        except ServerError as exc:
+            raise ServerError(
+                f"{exc}. The ingest of {file} is committed up to line {committed:,} and nothing after it was "
+                f"written; once the graph is back, run the same command again: it resumes after line "
+                f"{committed:,}") from exc
+        committed = last_line
         batch.clear()
 
     item: Item
@@ -151,7 +228,8 @@ def _write_file(fmt: Format, file: Path, key: str, start_after: int, writer: Gra
                 flush(done=False)
             progress.advance(line - last_line)
             last_line = line
-        if item.record is not None:
+        if item.record is not None and (not duplicates.tracks(item.record)
+                                        or duplicates.write(item.record, item.where)):
             batch.append(item.record)
     flush(done=True)
 
@@ -164,6 +242,7 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
     summary = IngestSummary(format=fmt.name)
     files = [file for path in paths for file in fmt.files(Path(path))]
     summary.files = len(files)
+    refuse_inputs_as_rejects(options, files)
     apply_schema(store)
     keys = {file: checkpoint_key(fmt, file) for file in files}
     if options.restart:
@@ -176,7 +255,8 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
         else:
             resume_after[file] = found[0]["line"] if found else 0
     todo = list(resume_after)
-    line_counts = validate(fmt, todo, options, progress, summary)
+    duplicates = Duplicates(options.on_duplicate)
+    line_counts = validate(fmt, todo, options, progress, summary, duplicates)
     summary.lines = sum(line_counts.values())
 
     writer = GraphWriter(store)
@@ -186,7 +266,8 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
             if resume_after[file]:
                 summary.resumed[str(file)] = resume_after[file]
                 progress.advance(resume_after[file])
-            _write_file(fmt, file, keys[file], resume_after[file], writer, options, progress, summary.write)
+            _write_file(fmt, file, keys[file], resume_after[file], writer, options, progress, summary.write,
+                        duplicates)
     finally:
         progress.finish()
 

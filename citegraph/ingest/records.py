@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from ..errors import Location, Problem
 from ..vocabulary import author_name_id
@@ -157,6 +158,11 @@ def record_type(record: Record) -> type:
     """Which of the record types ``record`` is. A subclass counts as its base: a reader
     that adds a property to the graph model may carry it in a record extended with it."""
     return next(kind for kind in RECORD_TYPES if isinstance(record, kind))
+
+
+#: What an ingest does with a paper id given more than once (``--on-duplicate``).
+DuplicatePolicy = Literal["merge", "first", "last", "error"]
+DUPLICATE_POLICIES: tuple[DuplicatePolicy, ...] = ("merge", "first", "last", "error")
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,11 @@ def lines(path: Path) -> Iterator[tuple[Location, str | Problem]]:
             yield where, text
 
 
+def json_error(exc: json.JSONDecodeError) -> str:
+    """The parser's message with its column ("Unterminated string starting at" ends in "at")."""
+    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+
+
 def json_objects(path: Path) -> Iterator[tuple[Location, dict[str, Any] | Problem]]:
     """JSON Lines: one object per non-blank line."""
     for where, text in lines(path):
@@ -82,7 +87,13 @@ def json_objects(path: Path) -> Iterator[tuple[Location, dict[str, Any] | Proble
             value = json.loads(text)
         except json.JSONDecodeError as exc:
             hint = " (the file may be truncated: its last line has no newline)" if unterminated else ""
-            yield where, Problem(where, None, f"malformed JSON: {exc.msg} at column {exc.colno}{hint}")
+            yield where, Problem(where, None, f"malformed JSON: {json_error(exc)}{hint}")
+            continue
+        except RecursionError:
+            yield where, Problem(where, None, "malformed JSON: nested too deeply")
+            continue
+        except ValueError as exc:  # such as an integer of over 4300 digits
+            yield where, Problem(where, None, f"malformed JSON: {exc}"[:300])
             continue
         if not isinstance(value, dict):
             yield where, Problem(where, None, f"expected a JSON object, got {type(value).__name__}")
@@ -154,16 +165,23 @@ def text(obj: Mapping[str, Any], field: str, *, required: bool = False) -> str |
     return nfc(str(value).strip())
 
 
+#: The integers a graph property holds (Bolt and Neo4j: 64-bit signed).
+INT64 = range(-(2**63), 2**63)
+
+
 def integer(obj: Mapping[str, Any], field: str) -> int | None:
-    """An integer field; digit strings (some dumps quote years) are accepted."""
+    """A 64-bit integer field; digit strings (some dumps quote years) are accepted."""
     value = obj.get(field)
     if value is None or value == "":
         return None
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
-    raise BadField(field, f"expected an integer, got {_kind(value)} {value!r}"[:200])
+    digits = value.strip() if isinstance(value, str) else None
+    if digits and digits.lstrip("-").isdigit():
+        value = int(digits) if len(digits) <= 20 else 2**64  # int() refuses over 4300 digits
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise BadField(field, f"expected an integer, got {_kind(value)} {value!r}"[:200])
+    if value not in INT64:
+        raise BadField(field, f"out of range: {(digits or str(value))[:40]} is not a 64-bit integer")
+    return value
 
 
 def strings(obj: Mapping[str, Any], field: str) -> tuple[str, ...]:

@@ -68,8 +68,9 @@ def parse(obj: dict[str, Any]) -> list[Paper]:
     paper_id = arxiv_id(text(obj, "paper_id", required=True))
     if paper_id is None:
         raise BadField("paper_id", f"not an arXiv id: {obj['paper_id']!r}"[:200])
+    meta = _mapping(obj, "metadata")
     with _within("metadata"):
-        metadata = _metadata(_mapping(obj, "metadata"))
+        metadata = _metadata(meta)
     discipline = text(obj, "discipline")
     bib = _bibliography(obj)
     references = [Reference(cited, n_contexts=0) for cited in bib.values()]

@@ -18,6 +18,10 @@ partition leaves the graph a fresh ingest of the final state would build.
 The property maps come from the graph model (:mod:`citegraph.graph.model`), read at each
 write; the statements set them with ``SET n += row.props``, so a property added to the
 model needs no change here nor in the Cypher.
+
+A batch is bounded by records (the caller's batch size) and by bytes: one whose
+statements would exceed the server's message limit is split in halves until each fits
+(long abstracts or many contexts), the ``extra`` statements going with the last half.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..graph import GraphStore, Write, model
+from ..graph import GraphStore, MessageTooLarge, Write, model
 from .records import (
     CONTEXT_MARKER,
     AcmConcept,
@@ -71,7 +75,19 @@ class GraphWriter:
         self.store = store
 
     def write(self, records: Sequence[Record], extra: Sequence[Write] = ()) -> WriteStats:
-        """Write ``records`` (and the ``extra`` statements) in one transaction."""
+        """Write ``records`` (and the ``extra`` statements) in one transaction, or in as
+        many as it takes to stay under the server's message limit."""
+        try:
+            return self._write(records, extra)
+        except MessageTooLarge:
+            if len(records) < 2:
+                raise
+        half = len(records) // 2
+        stats = self.write(records[:half])
+        stats.add(self.write(records[half:], extra))
+        return stats
+
+    def _write(self, records: Sequence[Record], extra: Sequence[Write]) -> WriteStats:
         stats = WriteStats(records=Counter(record_type(r).__name__ for r in records))
         graph = model.GRAPH
         paper, author, category, concept = map(graph.node, ("Paper", "Author", "ArxivCategory", "AcmConcept"))

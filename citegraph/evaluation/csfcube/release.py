@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import CitegraphError, InputError, Location, Problem
-from ...ingest.source import BadField, integer, json_objects, table, text
+from ...ingest.source import BadField, integer, json_error, json_objects, table, text
 from ...retrieval.base import Document
 
 FACETS = ("background", "method", "result")
@@ -220,7 +220,7 @@ def _load_json(path: Path) -> tuple[Any, str]:
     try:
         value = json.loads(content)
     except json.JSONDecodeError as exc:
-        raise _fail(path, exc.lineno, None, f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+        raise _fail(path, exc.lineno, None, f"malformed JSON: {json_error(exc)}") from None
     if not isinstance(value, dict):
         raise _fail(path, 1, None, f"expected a JSON object, got {type(value).__name__}")
     return value, content
