@@ -14,18 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import shared
 
 from citegraph.errors import CitegraphError, InputError
+from citegraph.graph import ArcadeDBBackend, model
 from citegraph.graph.arcadedb import DATABASE, HOST, USER
 from citegraph.ingest import IngestOptions, formats, ingest
-from citegraph.ingest.formats import Format
-from citegraph.ingest.records import Item, Paper
-from citegraph.graph import ArcadeDBBackend, model
 from citegraph.ingest.bulk import bulk_ingest
+from citegraph.ingest.formats import Format
 from citegraph.ingest.neo4j_admin import ARRAY_DELIMITER, export_neo4j_admin
+from citegraph.ingest.records import Item, Paper
+from citegraph.ingest.selection import Selection
 from citegraph.synth import SynthSpec, generate
-
-from conftest import shared
 
 ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
 TAXONOMY = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "taxonomy"
@@ -259,12 +259,12 @@ def test_neo4j_admin_files_parse_back(tmp_path):
     export = export_neo4j_admin(formats.get("jsonl"), [path], tmp_path / "out", database="citations")
     headers = {labels: read_csv(header) for labels, header, _ in export.nodes}
     assert headers["Paper"] == [["id:ID(Paper)", "title", "abstract", "year:long", "venue", "doi", "arxiv_id",
-                                 "retracted:boolean", "full_text", "citation_count:long"]]
+                                 "retracted:boolean", "full_text", "keywords:string[]", "citation_count:long"]]
     assert headers["Paper:External"] == [["id:ID(Paper)", "citation_count:long"]]
     files = {labels: read_csv(data) for labels, _, data in export.nodes}
     papers = {row[0]: row for row in files["Paper"]}
     assert papers["P,1"][1:4] == ['He said "quoted", then\nleft; twice', "multi\r\nline, with \\ backslash", "1999"]
-    assert papers["P2"][1] == "日本語のタイトル" and papers["P2"][3] == "" and papers["P2"][9] == "1"
+    assert papers["P2"][1] == "日本語のタイトル" and papers["P2"][3] == "" and papers["P2"][10] == "1"
     assert files["Paper:External"] == [["ghost", "1"]]
     assert sorted(files["Author"]) == [['A"1', 'Quote "Q" Person'], ["name:zoë ölmez", "Zoë Ölmez"]]
     relationships = {(kind, read_csv(header)[0][-1]): read_csv(data) for kind, header, data in export.relationships}
@@ -313,9 +313,9 @@ class PaperWithLanguage(Paper):
 class JsonlWithLanguage(Format):
     """citegraph's generic JSONL, with each paper's 'language' carried into its record."""
 
-    def read(self, file: Path):
+    def read(self, file: Path, selection: Selection = Selection()):
         languages = [json.loads(line).get("language") for line in file.open(encoding="utf-8")]
-        for item in super().read(file):
+        for item in super().read(file, selection):
             if isinstance(item.record, Paper):
                 record = PaperWithLanguage(**{f: getattr(item.record, f) for f in Paper.__dataclass_fields__},
                                            language=languages[item.where.line - 1])
@@ -347,8 +347,7 @@ def test_a_property_added_to_the_model_arrives_through_every_write_path(arcade_s
 
     export = export_neo4j_admin(fmt, [path], tmp_path / "csv")
     [(header, rows)] = [(read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes if labels == "Paper"]
-    assert header == ["id:ID(Paper)", "title", "abstract", "year:long", "venue", "doi", "arxiv_id",
-                      "citation_count:long", "language"]
+    assert header[-1] == "language" and header == model.GRAPH.node("Paper").columns()
     assert {row[0]: row[-1] or None for row in rows} == expected
     [(stub_header, stubs)] = [(read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes
                               if labels == "Paper:External"]
