@@ -23,7 +23,7 @@ from ..contextualise import benchmark as contextualise_benchmark  # noqa: F401  
 from ..evaluation.benchmark import Benchmark, Option, Registered, WithDocuments, registered
 from ..local import benchmark as local_benchmark  # noqa: F401  (registers)
 from .app import corpus_documents, indexes_dir, main, open_graph
-from .options import CommaList, RetrieverList, retrievers_option, run_files, run_option
+from .options import CommaList, RetrieverList, retrievers_option
 from .output import print_table, print_tables
 
 
@@ -129,11 +129,13 @@ for _entry in registered().values():
               help="The first retriever's top N per topic, re-ranked by each of the others; a dense encoder "
                    "encodes only those candidates (cached: a second run encodes only the topics).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
-@run_option
+@click.option("--run", "runs", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Also score a TREC run file of another tool (qid Q0 doc rank score tag).")
 @click.pass_obj
 def evaluate_trec(config: Config, topics, qrels, field, retrievers, k, depth, rerank_depth, out, runs):
     """Any TREC-style collection in the graph: R@k, nDCG@k, MAP, MRR, paired tests against the first retriever."""
     from ..evaluation.pools import read_qrels
+    from ..evaluation.scorers import RunFile
     from ..evaluation.trec import evaluate_collection, read_topics
     from ..retrieval.rerank import open_for_rerank
 
@@ -143,7 +145,7 @@ def evaluate_trec(config: Config, topics, qrels, field, retrievers, k, depth, re
     for spec in retrievers[1:]:
         opened.append(open_for_rerank(spec, indexes, Path(config.data_dir) / "embeddings",
                                       lambda ids: corpus_documents(config, ids)) if rerank_depth else spec.open(indexes))
-    scores = evaluate_collection(found, judged, [*opened, *run_files(runs)], out, k, depth, rerank_depth,
+    scores = evaluate_collection(found, judged, [*opened, *(RunFile(path) for path in runs)], out, k, depth, rerank_depth,
                                  log=lambda message: click.echo(message, err=True))
     print_tables(scores.tables)
     if scores.unjudged:

@@ -358,8 +358,9 @@ class CLSciSumm:
         if gold is not None:
             report_unread_gold(gold, {t.id for t in [*topics, *test_topics]}, repairs)
         if repairs.made:
-            log(f"{len(repairs.made)} defects of the input repaired: " +
-                ", ".join(f"{n} × {kind}" for kind, n in repairs.counts().items()) + " (all in results.json)")
+            log(f"{len(repairs.made)} defects of the input repaired (all in results.json):")
+            for kind, n in repairs.counts().items():
+                log(f"  {n} × {kind}, first at {next(r.where for r in repairs.made if r.kind == kind)}")
         both = sorted({t.id for t in topics} & {t.id for t in test_topics})
         if both:
             raise CitegraphError(f"topics both in {data_dir} and {test_dir}: {', '.join(both)}")
