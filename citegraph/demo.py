@@ -22,7 +22,8 @@ from importlib import resources
 from pathlib import Path
 
 from .evaluation import mdcr
-from .evaluation.mdcr_eval import evaluate_mdcr, read_benchmark
+from .evaluation.benchmark import run as run_benchmark
+from .evaluation.mdcr_eval import MDCR
 from .evaluation.pools import ALL_FIELDS
 from .evaluation.report import Table
 from .graph import GraphStore
@@ -65,9 +66,9 @@ def run(store: GraphStore, work: Path, indexes: Path, progress: Callable[[], Pro
 
     eligibility = prefilter(store, TITLES_ONLY)
     mdcr.build(store, work / "mdcr", fields=[ALL_FIELDS], n_queries=queries, seed=0)
-    _, docs = read_benchmark(work / "mdcr", "test")
-    scorers = [BM25().build(list(docs.values()), work / "indexes"), CoCitationScorer(store)]
-    tables = evaluate_mdcr(work / "mdcr", scorers, work / "evaluation")
+    benchmark = MDCR(work / "mdcr")
+    scorers = [BM25().build(benchmark.documents(), work / "indexes"), CoCitationScorer(store)]
+    tables = run_benchmark(benchmark, scorers, work / "evaluation").tables
 
     bm25 = BM25().build(documents(store), indexes)
     with Recommender(store, [bm25]) as recommender:

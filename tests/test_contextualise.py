@@ -20,10 +20,11 @@ from citegraph.contextualise import graph, lm
 from citegraph.contextualise.annotation import Repairs
 from citegraph.contextualise.clscisumm import clean, read_topic, read_topics
 from citegraph.contextualise.embeddings import WordVectors, centred, noise_threshold, phi, relatedness
-from citegraph.contextualise.evaluation import char_scores, evaluate_clscisumm
+from citegraph.contextualise.evaluation import CLSciSumm, char_scores
 from citegraph.contextualise.models import get, query_terms, ranking, strip_citations
 from citegraph.contextualise.ontology import Ontology, bundled_ccs, read_ontology
 from citegraph.errors import CitegraphError, InputError
+from citegraph.evaluation.benchmark import run
 from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
 
@@ -198,7 +199,7 @@ def test_character_offset_scores_by_hand():
 
 def test_evaluation_on_a_tiny_gold_set_with_known_scores(tmp_path):
     data = tiny_gold_set(tmp_path / "data")
-    tables, _ = evaluate_clscisumm(data, tmp_path / "out", ["bm25", "lmd"], folds=2, ontologies=[], acronyms=False)
+    tables = run(CLSciSumm(data, ("bm25", "lmd"), folds=2, ontologies=(), acronyms=False), [], tmp_path / "out").tables
     a, b = sum(map(len, A)), sum(map(len, B))
     expected = {  # A1 and B1 perfect at n = 1 (what both folds choose), A2 wrong with its gold ranked 6th
         "c-P": 2 / 3, "c-R": 2 / 3, "c-F": 2 / 3, "c-P@1": 2 / 3, "Rg-1": 2 / 3, "Rg-2": 2 / 3,
@@ -219,7 +220,7 @@ def test_evaluation_on_a_tiny_gold_set_with_known_scores(tmp_path):
 def test_evaluation_needs_two_topics(tmp_path):
     _topic(tmp_path, "A00-0001", A, [("Smith (2000) used beam search.", "['1']")])
     with pytest.raises(CitegraphError, match="at least 2 topics"):
-        evaluate_clscisumm(tmp_path, tmp_path / "out", ["lmd"])
+        run(CLSciSumm(tmp_path, ("lmd",)), [], tmp_path / "out")
 
 
 def test_evaluate_contextualise_cli(tmp_path):

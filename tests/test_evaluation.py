@@ -10,8 +10,9 @@ import shutil
 import pytest
 
 from citegraph.evaluation import mdcr, pools
-from citegraph.evaluation.large_scale import evaluate_pools
-from citegraph.evaluation.mdcr_eval import PUBLISHED_SCINCL_TEST, evaluate_mdcr, read_benchmark
+from citegraph.evaluation.benchmark import run
+from citegraph.evaluation.large_scale import LargeScale
+from citegraph.evaluation.mdcr_eval import MDCR, PUBLISHED_SCINCL_TEST, read_benchmark
 from citegraph.evaluation.report import draw, load_tables
 from citegraph.evaluation.scorers import RunFile, write_run
 from citegraph.ingest import formats, ingest
@@ -43,7 +44,7 @@ def test_large_scale_tables_files_and_external_runs(corpus, tmp_path):
     write_run(tmp_path / "bm25.run", {d.id: [h for h in r if h.id != d.id] for d, r in zip(docs, rankings)}, "bm25")
     external = RunFile(tmp_path / "bm25.run", "bm25-file")
 
-    tables = evaluate_pools(tmp_path / "pools", [bm25, external], tmp_path / "out")
+    tables = run(LargeScale(tmp_path / "pools"), [bm25, external], tmp_path / "out").tables
     assert [t.title.split(":")[0] for t in tables] == ["MAP", "nDCG", "R@30"]
     map_table = tables[0]
     assert map_table.columns == ["300", "900"]
@@ -64,7 +65,7 @@ def test_mdcr_tables_ours_and_official(corpus, tmp_path):
     benchmark, docs = read_benchmark(tmp_path / "mdcr", "test")
     assert set(benchmark) == {f for f, n in manifest.graph["queries_per_field"].items() if n} and len(benchmark) >= 2
     bm25 = BM25().build(list(docs.values()), tmp_path / "work")
-    tables = evaluate_mdcr(tmp_path / "mdcr", [bm25], tmp_path / "out")
+    tables = run(MDCR(tmp_path / "mdcr"), [bm25], tmp_path / "out").tables
     map_fields, _, r5, per_type = tables
     fields = list(benchmark)
     assert map_fields.columns == [*fields, "AVG"]
@@ -82,7 +83,7 @@ def test_mdcr_tables_ours_and_official(corpus, tmp_path):
     official.mkdir()
     for name in ("mdcr_test.json", "mdcr_test_data.jsonl"):
         shutil.copy(tmp_path / "mdcr" / name, official / name)
-    tables = evaluate_mdcr(official, [bm25], tmp_path / "out-official")
+    tables = run(MDCR(official), [bm25], tmp_path / "out-official").tables
     assert tables[0].rows["SciNCL (published)"]["AVG"][0] == PUBLISHED_SCINCL_TEST["MAP"]
     assert tables[0].rows["bm25"] == map_fields.rows["bm25"]
 
@@ -91,7 +92,7 @@ def test_golden_run(corpus, tmp_path):
     """Pinned numbers: a change in the synthetic corpus, pools, BM25 or metrics shows here."""
     store, bm25 = corpus
     pools.dataset_level(store, tmp_path / "pools", n_queries=20, sizes=(500,), repeats=1, seed=11)
-    tables = evaluate_pools(tmp_path / "pools", [bm25], tmp_path / "out")
+    tables = run(LargeScale(tmp_path / "pools"), [bm25], tmp_path / "out").tables
     values = {t.title.split(":")[0]: round(t.rows["bm25"]["500"][0], 4) for t in tables}
     assert values == GOLDEN
 

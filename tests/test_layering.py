@@ -18,13 +18,17 @@ PACKAGE = Path(__file__).resolve().parents[1] / "citegraph"
 FLOORS = [
     # __version__ (the root's lazy re-export: ALLOWED), error types, the domain's vocabulary, batching
     {"__init__", "errors", "vocabulary", "batches"},
-    {"config", "heavy"},  # flags > environment > TOML file; heavy libraries imported on first use
+    {"config", "heavy", "serve_limits"},  # flags > environment > TOML file; heavy libraries imported on first use;
+    # HTTP limits (ASGI middleware, no citegraph import)
     {"graph"},  # Bolt, the embedded ArcadeDB server, named Cypher queries
-    {"ingest", "retrieval"},  # readers and writers into the graph; text scorers over what it hands out
+    {"ingest", "retrieval", "library"},  # readers and writers into the graph; text scorers over what it hands
+    # out; a user's reference library read and matched to graph papers
     {"evaluation", "synth"},  # the benchmark harness (pools, MDCR, metrics, reports); synthetic corpora
     {"local", "contextualise"},  # citation-context recommendation and contextualisation, scored by the harness
     {"recommend"},  # the recommender: text scorers + graph signals
-    {"demo", "serve", "repro"},  # what people run: the demo, the HTTP service, the reproduction matrix
+    # what people run: the demo, the HTTP service, the MCP server, the reproduction matrix, and the
+    # recommender's benchmark (registered here: the harness never imports the recommender)
+    {"demo", "serve", "agents", "repro", "recommend_benchmark"},
     {"cli"},
 ]
 FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}

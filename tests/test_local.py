@@ -18,7 +18,10 @@ from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
 from citegraph.local.data import export_contexts, held_out_papers, read_contexts, time_split
 from citegraph.local.enrich import HeldOutView, enrich_all
-from citegraph.local.evaluate import evaluate_local
+from citegraph.local.config import LocalConfig, PrefetchConfig, SplitConfig
+from citegraph.local.evaluate import enrich, evaluate_local, load_corpus, prefetch, query_set, split, tables
+from citegraph.local.rerank import RerankerConfig
+from citegraph.retrieval.base import Hit
 from citegraph.local.geometry import distance, mobius_add, to_manifold
 from citegraph.synth import SynthSpec, generate
 from conftest import shared
@@ -125,6 +128,56 @@ def test_bad_query_sets_name_file_line_and_field(tmp_path):
     path.write_text('{"citing_id": "a", "cited_ids": ["b"], "context": "x", "year": "2020"}\n')
     with pytest.raises(CitegraphError, match=r"bad.jsonl:1: 'year' must be an integer"):
         read_contexts(path)
+
+
+# -- the stages of the experiment, each alone -------------------------------------------------------
+def test_configuration_checks_and_the_one_reranker_config():
+    with pytest.raises(CitegraphError, match="unknown ablation.*choose from -enrichment"):
+        LocalConfig(ablations=("-enrichments",))
+    with pytest.raises(CitegraphError, match="lm_mode must be one of"):
+        LocalConfig(lm_mode="tuned")
+    with pytest.raises(CitegraphError, match="textless must be skip or keep"):
+        SplitConfig(textless="drop")
+    assert LocalConfig(enrich=False).ablations == ("-taxonomy", "euclidean", "spherical", "graph-appnp")
+    base = LocalConfig(lms=("a", "b"), lm_mode="frozen", max_steps=7, seed=3,
+                       reranker=RerankerConfig(proj_dim=8, max_steps=99)).base
+    assert (base.lm, base.max_steps, base.finetune, base.seed, base.proj_dim) == ("a", 7, False, 3, 8)
+
+
+def test_query_set_corpus_split_prefetch_and_enrich_alone(tiny_graph, tmp_path):
+    corpus = load_corpus(tiny_graph)
+    assert len(corpus.documents) == 8 and corpus.years["G"] == 2021 and corpus.candidates["F"].categories == (
+        "cs.CL", "cs.LG")
+    data = query_set(tiny_graph, None, tmp_path)
+    assert data == tmp_path / "contexts.jsonl" and len(read_contexts(data)) == 13
+    assert query_set(tiny_graph, data, tmp_path / "elsewhere") == data and not (tmp_path / "elsewhere").exists()
+
+    queries = split(tiny_graph, corpus, read_contexts(data), SplitConfig(test_share=0.25, max_train=4), seed=12)
+    assert {c.citing for c in queries.test} == {"G", "H"} and len(queries.test) == 4 and len(queries.train) == 4
+    assert queries.info["train"] == 9 and queries.info["train_used"] == 4 and queries.view.held_out == ("G", "H")
+
+    lists = prefetch(corpus, queries.test, PrefetchConfig("bm25:bm25s", depth=3), tmp_path / "index")
+    for context, ids in zip(queries.test, lists):
+        assert 0 < len(ids) <= 3 and context.citing not in ids
+        assert all(corpus.years[i] <= context.year for i in ids)
+    enriched = enrich(queries.view, queries.test, lists, LocalConfig(size=5))
+    for ids, before in zip(enriched, lists):
+        assert ids[:len(before)] == before and len(ids) <= 5
+        assert set(ids[len(before):]) <= {cited for _, cited in queries.view.edges(before)}  # the view's edges only
+    assert enrich(queries.view, queries.test, lists, LocalConfig(enrich=False)) == lists
+
+
+def test_tables_score_runs_alone(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps({"citing_id": f"p{i}", "cited_ids": [cited], "context": "x [CIT]",
+                                        "year": 2020}) + "\n" for i, cited in enumerate(["a", "f"])))
+    test = read_contexts(path)
+    ranked = {c.id: [Hit(d, 10.0 - r) for r, d in enumerate("abcdef")] for c in test}  # a first, f sixth
+    [table], per_query = tables(LocalConfig(max_steps=5), test, {"mine": ranked}, ["mine"], ["mine"])
+    assert table.rows["mine"]["R@5"][0] == 0.5 and table.rows["mine"]["R@10"][0] == 1.0
+    assert table.rows["mine"]["MRR"][0] == pytest.approx((1 + 1 / 6) / 2)
+    assert "2 test contexts, prefetch bm25 top 100, enriched to 300" in table.title and "5 steps" in table.title
+    assert per_query["mine"]["MRR"] == {test[0].id: 1.0, test[1].id: pytest.approx(1 / 6)}
 
 
 # -- separations ------------------------------------------------------------------------------
@@ -252,9 +305,10 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
     assert config["pairs_encoded"][f"{lm} (fine-tuned)"] > 0  # the ablations read the full model's LM
 
     # the same query set without the Enricher: no enrichment row, candidates are the prefetched lists
-    [table] = evaluate_local(store, tmp_path / "plain", data=out / "contexts.jsonl", encoder=lm, enrich=False,
-                             ablations=["-enrichment", "-taxonomy"], lm_mode="frozen", max_steps=1, max_train=12,
-                             max_test=6, prefetch="bm25:bm25s")
+    config = LocalConfig(data=out / "contexts.jsonl", lms=(lm,), enrich=False, ablations=("-enrichment", "-taxonomy"),
+                         lm_mode="frozen", max_steps=1, split=SplitConfig(max_train=12, max_test=6),
+                         prefetch=PrefetchConfig("bm25:bm25s"))
+    [table] = evaluate_local(store, tmp_path / "plain", config).tables
     assert list(table.rows) == ["prefetch (bm25:bm25s)", "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
     plain = json.loads((tmp_path / "plain" / "results.json").read_text())["config"]["data_info"]
     assert plain["candidates_enriched"] == plain["candidates_prefetched"] == 100

@@ -93,3 +93,20 @@ def test_recommend_from_the_cli(acl, server_env):
     ranks = [i for i, line in enumerate(lines) if line.lstrip().startswith(("1. ", "2. ", "3. ", "4. ", "5. "))]
     assert [lines[i].split()[1] for i in ranks] == [r["id"] for r in rows]
     assert lines[ranks[0] + 1].strip() == "· " + rows[0]["explanation"][0]
+
+
+def test_evaluate_recommend_is_the_registered_benchmark(acl, server_env, tmp_path):
+    out = tmp_path / "held-out"
+    result = subprocess.run([sys.executable, "-m", "citegraph.cli", "evaluate", "recommend", "--papers", "40",
+                             "--seed", "3", "--skip", "80", "--out", str(out)],
+                            capture_output=True, text=True, env=server_env, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "held-out citations (40 papers, text: bm25)" in result.stdout
+    saved = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert saved["config"]["retrievers"] == ["bm25"] and list(saved["tables"][0]["rows"]) == [
+        "text only", "fusion (default weights)"]
+    examples = held_out_citations(acl.store, 40, seed=3, skip=80)
+    expected = evaluate_held_out(acl, examples, {"text only": {"text": 1.0}, "fusion (default weights)": DEFAULT_WEIGHTS})
+    for name, evaluation in expected.items():
+        for measure, value in evaluation.mean.items():
+            assert saved["tables"][0]["rows"][name][measure][0] == pytest.approx(value), (name, measure)

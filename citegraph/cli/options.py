@@ -113,16 +113,6 @@ learned_weights = click.option("--model", type=click.Path(exists=True, dir_okay=
                                 help="Learned weights (citegraph recommend-train).")
 
 
-def run_files(paths: tuple[Path, ...]):
-    from ..evaluation.scorers import RunFile
-
-    return [RunFile(p) for p in paths]
-
-
-run_option = click.option("--run", "runs", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                           help="Also score a TREC run file of another tool (qid Q0 doc rank score tag).")
-
-
 def prefilter_options(command):
     """--min-abstract and --min-citations, given to the command as one ``prefilter`` argument."""
 

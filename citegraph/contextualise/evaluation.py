@@ -52,13 +52,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import CitegraphError
-from ..evaluation.report import Table, write_results
+from ..evaluation.benchmark import Log, Scores, quiet, run
+from ..evaluation.report import Table
+from ..retrieval.base import Retriever
 from ..retrieval.bm25 import analyze
 from . import lm
 from .annotation import Repairs
@@ -312,14 +314,11 @@ def build_resources(topics: Sequence[Topic], analysed: dict[str, list[list[str]]
     return resources, info
 
 
-def evaluate_clscisumm(data_dir: Path, out: Path, models: Sequence[str] = DEFAULT_MODELS, folds: int = FOLDS,
-                       seed: int = 0, ontologies: Sequence[Path] | None = None, acronyms: bool = True,
-                       corpus: Sequence[Path] = (), vectors: Path | None = None,
-                       log: Callable[[str], None] = lambda message: None, corpus_share: float = 1.0, *,
-                       test_dir: Path | None = None, gold: Path | None = None, repairs: Repairs | None = None,
-                       ) -> tuple[list[Table], dict]:
+@dataclass(frozen=True)
+class CLSciSumm:
     """Table 1 of Cohan & Goharian (2017) on a CL-SciSumm folder: k-fold CV over its topics,
-    or, given ``test_dir``, tuned on ``data_dir`` (the training topics) and scored on the test topics.
+    or, given ``test_dir``, tuned on ``data_dir`` (the training topics) and scored once on the
+    test topics (the shared task's protocol).
 
     ``gold``: a folder of gold files for topics that do not carry their own (see
     :mod:`~citegraph.contextualise.clscisumm`); ``repairs`` collects the input's repaired
@@ -328,80 +327,110 @@ def evaluate_clscisumm(data_dir: Path, out: Path, models: Sequence[str] = DEFAUL
     from the texts. ``corpus``: extra text for the word vectors (see :mod:`.corpus`), of
     which ``corpus_share`` of the documents are used; ``vectors``: a folder of trained
     vectors to use instead of training. ``seed`` shuffles the topics into folds and seeds
-    Word2Vec. Writes results.json/.csv/.md to ``out``; returns the tables and the
-    per-citance values.
+    Word2Vec. The models rank sentences themselves: no retrievers.
     """
-    started = time.perf_counter()
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    chosen_models = [get(m) for m in models]
-    repairs = repairs if repairs is not None else Repairs()
-    topics = read_topics(data_dir, gold, repairs)
-    test_topics = read_topics(test_dir, gold, repairs) if test_dir is not None else []
-    if gold is not None:
-        report_unread_gold(gold, {t.id for t in [*topics, *test_topics]}, repairs)
-    if repairs.made:
-        log(f"{len(repairs.made)} defects of the input repaired: " +
-            ", ".join(f"{n} × {kind}" for kind, n in repairs.counts().items()) + " (all in results.json)")
-    both = sorted({t.id for t in topics} & {t.id for t in test_topics})
-    if both:
-        raise CitegraphError(f"topics both in {data_dir} and {test_dir}: {', '.join(both)}")
-    if test_dir is None and (len(topics) < 2 or folds < 2):
-        raise CitegraphError(f"{data_dir}: cross-validation over topics needs at least 2 topics and 2 folds "
-                             f"(found {len(topics)} topics, asked for {folds} folds)")
-    folds = min(folds, len(topics))
-    cases, analysed = make_cases([*topics, *test_topics])
-    ontologies = [bundled_ccs()] if ontologies is None else list(ontologies)
-    resources, info = build_resources([*topics, *test_topics], analysed, chosen_models, out, ontologies, acronyms,
-                                      corpus, vectors, log, seed, corpus_share)
-    if test_dir is None:
-        fold_of = folds_of([t.id for t in topics], folds, seed)
-        fold, predict = [fold_of[c.citance.topic] for c in cases], None
-        scored = cases
-        title = f"CL-SciSumm ({len(topics)} topics, {len(cases)} citances, {folds}-fold CV over topics)"
-        protocol = {"data": str(data_dir), "folds": folds, "seed": seed}
-    else:
-        test_ids = {t.id for t in test_topics}
-        fold, predict = [0 if c.citance.topic in test_ids else 1 for c in cases], [0]
-        scored = [c for c in cases if c.citance.topic in test_ids]
-        title = (f"CL-SciSumm test ({len(test_topics)} topics, {len(scored)} citances; tuned on "
-                 f"{len(topics)} training topics, {len(cases) - len(scored)} citances)")
-        protocol = {"train": str(data_dir), "test": str(test_dir), "train_topics": len(topics),
-                    "train_citances": len(cases) - len(scored), "seed": seed}
-    log(f"{title}")
-    rouge = _rouge()
-    table = Table(f"Citation contextualisation, {title}", COLUMNS, name="contextualise")
-    sentence_table = Table("Sentence-level P / R / F1 of the selected sentences; F1 micro / macro over gold sets "
-                           "as the official script (same runs)", SENTENCE_COLUMNS, name="contextualise_sentences")
-    per_query: dict[str, dict[str, dict[str, float]]] = {}
-    config = {**protocol, "gold": str(gold) if gold else None, "topics": len(topics) + len(test_topics),
-              "citances": len(scored), "n_grid": list(N_GRID),
-              "selection": "top n sentences, n tuned with the parameters", "tuned_for": "c-F",
-              "repairs": repairs.summary(), **info, "chosen": {}, "seconds": {}}
-    for model in chosen_models:
-        model_started = time.perf_counter()
-        log(f"{model.label}: {len(model.grid())} settings × {len(N_GRID)} n")
-        predictions, chosen = cross_validate(model, cases, resources, fold, predict=predict)
-        predictions = [p for p in predictions if p is not None]  # the scored cases', in order
-        values: dict[str, dict[str, float]] = {}
-        for case, prediction in zip(scored, predictions):
-            for measure, value in citance_scores(case, prediction.order, prediction.n, rouge).items():
-                values.setdefault(measure, {})[case.citance.id] = value
-        values["nDCG"] = ndcg(scored, [p.order for p in predictions])
-        per_query[model.label] = values
-        for column in COLUMNS:
-            table.set(model.label, column, float(np.mean(list(values[column].values()))))
-        for column, value in official_f1(scored, predictions).items():
-            sentence_table.set(model.label, column, value)
-        for column in SENTENCE_COLUMNS[:3]:
-            sentence_table.set(model.label, column, float(np.mean(list(values[column].values()))))
-        config["chosen"][model.label] = chosen
-        config["seconds"][model.label] = round(time.perf_counter() - model_started, 1)
-    config["significance"] = significance(per_query, [m.label for m in chosen_models])
-    config["seconds"]["total"] = round(time.perf_counter() - started, 1)
-    tables = [table, sentence_table]
-    write_results(out, config, tables, per_query)
-    return tables, per_query
+
+    data_dir: Path
+    models: tuple[str, ...] = DEFAULT_MODELS
+    folds: int = FOLDS
+    seed: int = 0
+    ontologies: tuple[Path, ...] | None = None
+    acronyms: bool = True
+    corpus: tuple[Path, ...] = ()
+    vectors: Path | None = None
+    corpus_share: float = 1.0
+    test_dir: Path | None = None
+    gold: Path | None = None
+    repairs: Repairs = field(default_factory=Repairs, compare=False)
+    name: str = "contextualise"
+
+    def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
+        if retrievers:
+            raise CitegraphError("CL-SciSumm contextualisation ranks sentences with its own models, not retrievers")
+        data_dir, test_dir, gold, repairs, seed = self.data_dir, self.test_dir, self.gold, self.repairs, self.seed
+        folds = self.folds
+        started = time.perf_counter()
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        chosen_models = [get(m) for m in self.models]
+        topics = read_topics(data_dir, gold, repairs)
+        test_topics = read_topics(test_dir, gold, repairs) if test_dir is not None else []
+        if gold is not None:
+            report_unread_gold(gold, {t.id for t in [*topics, *test_topics]}, repairs)
+        if repairs.made:
+            log(f"{len(repairs.made)} defects of the input repaired (all in results.json):")
+            for kind, n in repairs.counts().items():
+                log(f"  {n} × {kind}, first at {next(r.where for r in repairs.made if r.kind == kind)}")
+        both = sorted({t.id for t in topics} & {t.id for t in test_topics})
+        if both:
+            raise CitegraphError(f"topics both in {data_dir} and {test_dir}: {', '.join(both)}")
+        if test_dir is None and (len(topics) < 2 or folds < 2):
+            raise CitegraphError(f"{data_dir}: cross-validation over topics needs at least 2 topics and 2 folds "
+                                 f"(found {len(topics)} topics, asked for {folds} folds)")
+        folds = min(folds, len(topics))
+        cases, analysed = make_cases([*topics, *test_topics])
+        ontologies = [bundled_ccs()] if self.ontologies is None else list(self.ontologies)
+        resources, info = build_resources([*topics, *test_topics], analysed, chosen_models, out, ontologies,
+                                          self.acronyms, self.corpus, self.vectors, log, seed, self.corpus_share)
+        if test_dir is None:
+            fold_of = folds_of([t.id for t in topics], folds, seed)
+            fold, predict = [fold_of[c.citance.topic] for c in cases], None
+            scored = cases
+            title = f"CL-SciSumm ({len(topics)} topics, {len(cases)} citances, {folds}-fold CV over topics)"
+            protocol = {"data": str(data_dir), "folds": folds, "seed": seed}
+        else:
+            test_ids = {t.id for t in test_topics}
+            fold, predict = [0 if c.citance.topic in test_ids else 1 for c in cases], [0]
+            scored = [c for c in cases if c.citance.topic in test_ids]
+            title = (f"CL-SciSumm test ({len(test_topics)} topics, {len(scored)} citances; tuned on "
+                     f"{len(topics)} training topics, {len(cases) - len(scored)} citances)")
+            protocol = {"train": str(data_dir), "test": str(test_dir), "train_topics": len(topics),
+                        "train_citances": len(cases) - len(scored), "seed": seed}
+        log(f"{title}")
+        rouge = _rouge()
+        table = Table(f"Citation contextualisation, {title}", COLUMNS, name="contextualise")
+        sentence_table = Table("Sentence-level P / R / F1 of the selected sentences; F1 micro / macro over gold sets "
+                               "as the official script (same runs)", SENTENCE_COLUMNS, name="contextualise_sentences")
+        per_query: dict[str, dict[str, dict[str, float]]] = {}
+        config = {**protocol, "gold": str(gold) if gold else None, "topics": len(topics) + len(test_topics),
+                  "citances": len(scored), "n_grid": list(N_GRID),
+                  "selection": "top n sentences, n tuned with the parameters", "tuned_for": "c-F",
+                  "repairs": repairs.summary(), **info, "chosen": {}, "seconds": {}}
+        for model in chosen_models:
+            model_started = time.perf_counter()
+            log(f"{model.label}: {len(model.grid())} settings × {len(N_GRID)} n")
+            predictions, chosen = cross_validate(model, cases, resources, fold, predict=predict)
+            predictions = [p for p in predictions if p is not None]  # the scored cases', in order
+            values: dict[str, dict[str, float]] = {}
+            for case, prediction in zip(scored, predictions):
+                for measure, value in citance_scores(case, prediction.order, prediction.n, rouge).items():
+                    values.setdefault(measure, {})[case.citance.id] = value
+            values["nDCG"] = ndcg(scored, [p.order for p in predictions])
+            per_query[model.label] = values
+            for column in COLUMNS:
+                table.set(model.label, column, float(np.mean(list(values[column].values()))))
+            for column, value in official_f1(scored, predictions).items():
+                sentence_table.set(model.label, column, value)
+            for column in SENTENCE_COLUMNS[:3]:
+                sentence_table.set(model.label, column, float(np.mean(list(values[column].values()))))
+            config["chosen"][model.label] = chosen
+            config["seconds"][model.label] = round(time.perf_counter() - model_started, 1)
+        config["significance"] = significance(per_query, [m.label for m in chosen_models])
+        config["seconds"]["total"] = round(time.perf_counter() - started, 1)
+        return Scores([table, sentence_table], config, per_query)
+
+
+def evaluate_clscisumm(data_dir: Path, out: Path, models: Sequence[str] = DEFAULT_MODELS, folds: int = FOLDS,
+                       seed: int = 0, ontologies: Sequence[Path] | None = None, acronyms: bool = True,
+                       corpus: Sequence[Path] = (), vectors: Path | None = None, log: Log = quiet,
+                       corpus_share: float = 1.0, *, test_dir: Path | None = None, gold: Path | None = None,
+                       repairs: Repairs | None = None) -> tuple[list[Table], dict]:
+    """:class:`CLSciSumm` through the harness (one run of a series): the tables and per-citance values."""
+    benchmark = CLSciSumm(Path(data_dir), tuple(models), folds, seed, None if ontologies is None else tuple(ontologies),
+                          acronyms, tuple(corpus), vectors, corpus_share, test_dir, gold,
+                          repairs if repairs is not None else Repairs())
+    results = run(benchmark, [], out, log=log)
+    return results.tables, results.per_query
 
 
 BASELINES = ("BM25", "LMD")

@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..evaluation.report import Table, write_results
+from ..errors import CitegraphError
+from ..evaluation.benchmark import Log, Scores, quiet
+from ..evaluation.report import Table
+from ..retrieval.base import Retriever
 from .evaluation import COLUMNS, significance, evaluate_clscisumm
 from .models import get
 
@@ -53,9 +57,8 @@ def _finished(run_dir: Path, data_dir: Path, labels: Sequence[str], folds: int, 
     return tables, {label: results["per_query"][label] for label in labels}
 
 
-def evaluate_repeats(data_dir: Path, out: Path, models: Sequence[str], folds: int, seeds: Sequence[int],
-                     shares: Sequence[float], log: Callable[[str], None] = lambda message: None,
-                     **options) -> list[Table]:
+def repeat(data_dir: Path, out: Path, models: Sequence[str], folds: int, seeds: Sequence[int],
+           shares: Sequence[float], log: Callable[[str], None] = lambda message: None, **options) -> Scores:
     """Run every (share, seed); ``options`` are passed on to ``evaluate_clscisumm``."""
     out = Path(out)
     shares = sorted(set(shares))
@@ -102,8 +105,24 @@ def evaluate_repeats(data_dir: Path, out: Path, models: Sequence[str], folds: in
             test.set(label, "Δ c-F", 100 * (found["mean"] - found["baseline"]))
             test.set(label, "t-test p", found["t_test_p"])
             test.set(label, "randomisation p", found["randomisation_p"])
-    tables = [top, curve, test]
-    write_results(out, {"data": str(data_dir), "seeds": list(seeds), "shares": shares, "folds": folds,
-                        "runs": {f"{s:g}": means[s] for s in shares}, "pooled_significance": versus},
-                  tables, pooled)
-    return tables
+    return Scores([top, curve, test], {"data": str(data_dir), "seeds": list(seeds), "shares": shares, "folds": folds,
+                                       "runs": {f"{s:g}": means[s] for s in shares}, "pooled_significance": versus},
+                  pooled)
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """CL-SciSumm over several seeds and corpus shares as a benchmark (one run per pair)."""
+
+    data_dir: Path
+    models: tuple[str, ...]
+    folds: int
+    seeds: tuple[int, ...]
+    shares: tuple[float, ...]
+    options: dict = field(default_factory=dict)  # passed on to evaluate_clscisumm
+    name: str = "contextualise"
+
+    def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
+        if retrievers:
+            raise CitegraphError("CL-SciSumm contextualisation ranks sentences with its own models, not retrievers")
+        return repeat(self.data_dir, out, self.models, self.folds, self.seeds, self.shares, log, **self.options)

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CitegraphError
 from ..retrieval.base import Document, Retriever
-from .metrics import evaluate
+from .benchmark import Log, Scores, Topics, quiet, score_topics
 from .mdcr import TRUE
-from .report import Table, draw, write_results
+from .report import Table
 
 MEASURES = ("MAP", "nDCG", "R@5")
 PUBLISHED_SCINCL_TEST = {"MAP": 0.3257, "nDCG": 0.5893, "R@5": 0.2727}  # Medić & Šnajder 2022, Table 3
@@ -48,49 +49,62 @@ def read_benchmark(directory: Path, split: str) -> tuple[dict, dict[str, Documen
     return benchmark, docs
 
 
-def evaluate_mdcr(directory: Path, retrievers: Sequence[Retriever], out: Path, split: str = "test") -> list[Table]:
-    """Tables 3 and 4 for ``retrievers``; writes results and figures to ``out``."""
-    benchmark, docs = read_benchmark(directory, split)
-    official = not (Path(directory) / "manifest.json").exists()
-    fields = [name for name, queries in benchmark.items() if queries]
-    types = sorted({t for f in benchmark.values() for ts in f.values() for t in ts if t != TRUE})
-    per_field = {m: Table(f"{m}: MDCR {split} per field (Table 3)", [*fields, "AVG"], figure="bar",
-                          name=f"mdcr-{split}-{m.replace('@', '_at_')}-per-field") for m in MEASURES}
-    per_type = Table(f"MAP: MDCR {split}, positives with one candidate type (Table 4)", types, figure="heatmap",
-                     name=f"mdcr-{split}-map-per-type")
-    per_query: dict = {}
-    for retriever in retrievers:
-        per_query[retriever.name] = {}
-        for name in fields:
-            queries = benchmark[name]
-            qrels = {q: {c: int(t == TRUE) for t, ids in ts.items() for c in ids} for q, ts in queries.items()}
-            result = _score(retriever, docs, queries, qrels, lambda ts: {c for ids in ts.values() for c in ids})
-            per_query[retriever.name][name] = result.per_query
-            for measure in MEASURES:
-                per_field[measure].set(retriever.name, name, result.mean[measure])
-        for measure, table in per_field.items():
-            table.set(retriever.name, "AVG", sum(table.rows[retriever.name][f][0] for f in fields) / len(fields))
-        for kind in types:
-            values = []
-            for queries in (benchmark[name] for name in fields):
-                qrels = {q: {c: int(t == TRUE) for t in (TRUE, kind) for c in ts.get(t, [])} for q, ts in queries.items()}
-                result = _score(retriever, docs, queries, qrels, lambda ts, kind=kind: {*ts[TRUE], *ts.get(kind, [])})
-                values += [result.per_query["MAP"][q] for q in result.queries]
-            per_type.set(retriever.name, kind, sum(values) / len(values) if values else 0.0)
-    if official:
-        for measure, value in PUBLISHED_SCINCL_TEST.items():
-            if split == "test":
+@dataclass(frozen=True)
+class MDCR:
+    """One split of an MDCR folder as a benchmark: Tables 3 and 4."""
+
+    directory: Path
+    split: str = "test"
+    name: str = "mdcr"
+
+    def read(self) -> tuple[dict, dict[str, Document]]:
+        return read_benchmark(self.directory, self.split)
+
+    def documents(self) -> list[Document]:
+        """The documents retrievers are indexed over."""
+        return list(self.read()[1].values())
+
+    def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
+        directory, split = Path(self.directory), self.split
+        benchmark, docs = self.read()
+        official = not (directory / "manifest.json").exists()
+        fields = [name for name, queries in benchmark.items() if queries]
+        types = sorted({t for f in benchmark.values() for ts in f.values() for t in ts if t != TRUE})
+        per_field = {m: Table(f"{m}: MDCR {split} per field (Table 3)", [*fields, "AVG"], figure="bar",
+                              name=f"mdcr-{split}-{m.replace('@', '_at_')}-per-field") for m in MEASURES}
+        per_type = Table(f"MAP: MDCR {split}, positives with one candidate type (Table 4)", types, figure="heatmap",
+                         name=f"mdcr-{split}-map-per-type")
+        per_query: dict = {}
+        for retriever in retrievers:
+            per_query[retriever.name] = {}
+            for name in fields:
+                queries = benchmark[name]
+                qrels = {q: {c: int(t == TRUE) for t, ids in ts.items() for c in ids} for q, ts in queries.items()}
+                result = _score(retriever, docs, queries, qrels, lambda ts: {c for ids in ts.values() for c in ids})
+                per_query[retriever.name][name] = result.per_query
+                for measure in MEASURES:
+                    per_field[measure].set(retriever.name, name, result.mean[measure])
+            for measure, table in per_field.items():
+                table.set(retriever.name, "AVG", sum(table.rows[retriever.name][f][0] for f in fields) / len(fields))
+            for kind in types:
+                values = []
+                for queries in (benchmark[name] for name in fields):
+                    qrels = {q: {c: int(t == TRUE) for t in (TRUE, kind) for c in ts.get(t, [])}
+                             for q, ts in queries.items()}
+                    result = _score(retriever, docs, queries, qrels,
+                                    lambda ts, kind=kind: {*ts[TRUE], *ts.get(kind, [])})
+                    values += [result.per_query["MAP"][q] for q in result.queries]
+                per_type.set(retriever.name, kind, sum(values) / len(values) if values else 0.0)
+        if official and split == "test":
+            for measure, value in PUBLISHED_SCINCL_TEST.items():
                 per_field[measure].set("SciNCL (published)", "AVG", value)
-    tables = [*per_field.values(), per_type]
-    config = {"benchmark": str(directory), "split": split, "official_release": official,
-              "models": [r.name for r in retrievers], "measures": list(MEASURES)}
-    write_results(Path(out), config, tables, per_query)
-    draw(tables, Path(out))
-    return tables
+        config = {"benchmark": str(directory), "split": split, "official_release": official,
+                  "models": [r.name for r in retrievers], "measures": list(MEASURES)}
+        return Scores([*per_field.values(), per_type], config, per_query)
 
 
 def _score(retriever: Retriever, docs: dict[str, Document], queries: dict, qrels: dict, pool_of):
-    ids = list(queries)
-    pools = [pool_of(queries[q]) for q in ids]
-    rankings = retriever.search([docs[q] for q in ids], max(len(p) for p in pools), pools)
-    return evaluate(qrels, dict(zip(ids, rankings)), MEASURES)
+    """The queries of one field, each ranking its candidates (the largest candidate set asked for)."""
+    pools = [pool_of(ts) for ts in queries.values()]
+    topics = Topics({q: docs[q] for q in queries}, qrels, pools)
+    return score_topics(retriever, topics, MEASURES, max(len(p) for p in pools))

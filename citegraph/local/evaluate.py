@@ -1,28 +1,32 @@
-"""The SymTax pipeline end to end, its evaluation and ablations (SymTax's Tables 3 and 4).
+"""The SymTax experiment as a typed configuration and one function per stage (SymTax's Tables 3 and 4).
 
-:func:`evaluate_local`:
+:class:`LocalConfig` holds every choice of a run; :class:`LocalRecommendation` is the
+benchmark the harness (:func:`citegraph.evaluation.benchmark.run`) scores, a short
+composition of the stages, each callable and testable alone:
 
-1. reads the query set (``data``, or the graph's contexts exported to ``out/contexts.jsonl``);
-2. keeps the answerable contexts (``textless="skip"``: the cited paper must have a title or
-   abstract, as text rerankers need; ``"keep"``: every cited paper, textless ones included,
-   reachable only through enrichment and read as empty text) and counts what it dropped;
-3. splits them by time (:func:`.data.time_split`) and opens the held-out view hiding the
-   citations of every test citing paper and everything newer than the cut;
-4. prefetches the top ``depth`` (100) candidates (:mod:`.prefetch`) for a sample of train
-   (``max_train``) and test (``max_test``) contexts, and enriches them in the view to
-   ``size`` (300) — unless ``enrich=False``, which sends no enrichment query at all: training
-   negatives and test candidates are then the prefetched lists;
-5. trains one reranker per variant (bounded by ``max_steps``; its LM fine-tuned, shared or
-   frozen as ``lm_mode`` says) on the train contexts and ranks each test context's
+1. :func:`query_set` — the query set (``data``, or the graph's contexts exported to
+   ``out/contexts.jsonl``); :func:`load_corpus` — the graph's papers as the reranker and
+   the prefetcher read them;
+2. :func:`split` — keeps the answerable contexts (``textless="skip"``: the cited paper must
+   have a title or abstract, as text rerankers need; ``"keep"``: every cited paper,
+   textless ones included, reachable only through enrichment and read as empty text),
+   splits them by time (:func:`.data.time_split`), opens the held-out view hiding the
+   citations of every test citing paper and everything newer than the cut, and samples
+   ``max_train`` train and ``max_test`` test contexts;
+3. :func:`prefetch` — the top ``depth`` (100) candidates of each context (:mod:`.prefetch`);
+4. :func:`enrich` — each list enriched in the view to ``size`` (300), unless
+   ``enrich=False``, which sends no enrichment query at all: training negatives and test
+   candidates are then the prefetched lists;
+5. :class:`Variants` — trains one reranker per variant (bounded by ``max_steps``; its LM
+   fine-tuned, shared or frozen as ``lm_mode`` says) and ranks each test context's
    candidates with it;
-6. scores every run with the evaluation harness — Recall@5/10/20/50, nDCG@10, MRR — and
-   writes ``results.json/.csv/.md`` (:func:`citegraph.evaluation.report.write_results`).
+6. :func:`tables` — every run scored (Recall@5/10/20/50, nDCG@10, MRR) into the tables.
 
 Rows of the ablation table: the prefetcher alone, prefetch + enrichment (enriched order),
 SymTax (LM, vector fusion, hyperbolic), − enrichment (the same model over the prefetched
 candidates only: the Enricher is an inference stage), − taxonomy, hyperbolic → Euclidean,
 hyperbolic → spherical (the positive curvature of SymTax's release). The LM × fusion table
-crosses every LM of ``encoder`` with vector and graph fusion (APPNP or GAT). With
+crosses every LM of ``lms`` with vector and graph fusion (APPNP or GAT). With
 ``enrich=False`` the enrichment rows are left out and every model ranks prefetched lists.
 
 Cost (``lm_mode``, :mod:`.ablations`): a frozen or shared LM runs once over every (query,
@@ -35,176 +39,200 @@ with 300 candidates costs about 10 s per LM pass: bound ``max_test`` and ``max_s
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, replace
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import CitegraphError
+from ..evaluation.benchmark import Log, Results, Scores, quiet, run
 from ..evaluation.metrics import evaluate
-from ..evaluation.report import Table, write_results
-from ..retrieval.base import Document, Ranking
-from ..retrieval.spec import Spec, parse_spec
-from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES
+from ..evaluation.report import Table
+from ..retrieval.base import Document, Hit, Ranking, Retriever
+from . import prefetch as prefetching
+from .ablations import ABLATIONS
+from .config import LocalConfig, PrefetchConfig, SplitConfig, Textless
 from .data import Context, export_contexts, held_out_papers, read_contexts, time_split, write_contexts
-from .enrich import SIZE, HeldOutView, enrich_all
-from .prefetch import DEPTH, build_prefetcher
-from .prefetch import prefetch as prefetch_
+from .enrich import HeldOutView, enrich_all
 from .rerank import Candidate, Example, PairCache, PairEncoder, Reranker, RerankerConfig
-from .taxonomy import load_taxonomy
-
-MEASURES = ("R@5", "R@10", "R@20", "R@50", "nDCG@10", "MRR")
-Textless = Literal["skip", "keep"]
-_LM_SHOWN = {"finetune": "LM fine-tuned per variant", "shared": "LM fine-tuned once, shared",
-             "frozen": "frozen LM"}
+from .taxonomy import TaxonomyGraph, load_taxonomy
 
 if TYPE_CHECKING:
     from ..graph import GraphStore
 
+MEASURES = ("R@5", "R@10", "R@20", "R@50", "nDCG@10", "MRR")
+_LM_SHOWN = {"finetune": "LM fine-tuned per variant", "shared": "LM fine-tuned once, shared",
+             "frozen": "frozen LM"}
 
-def evaluate_local(store: GraphStore, out: str | Path, *, data: str | Path | None = None,
-                   prefetch: str | Spec = "bm25", encoder: str | Sequence[str] = "minilm", max_steps: int = 200,
-                   ablations: Sequence[str] = DEFAULT_ABLATIONS, enrich: bool = True, lm_mode: str = "finetune",
-                   textless: Textless = "skip", test_share: float = 0.2,
-                   whole_years: bool = False, max_train: int | None = 2000, max_test: int | None = 500,
-                   depth: int = DEPTH, size: int = SIZE, reranker: RerankerConfig | None = None,
-                   seed: int = 12, log: Callable[[str], None] | None = None) -> list[Table]:
-    """Run the pipeline and its ablations; see the module docstring. Returns the result tables."""
-    log = log or (lambda message: None)
-    started = time.perf_counter()
-    timings: dict[str, float] = {}
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    lms = [e for e in (encoder.split(",") if isinstance(encoder, str) else encoder) if e]
-    unknown = sorted(set(ablations) - set(ABLATIONS))
-    if unknown or not lms:
-        raise CitegraphError(f"unknown ablation(s) {', '.join(unknown)}; choose from {', '.join(ABLATIONS)}"
-                             if unknown else "name at least one LM (encoder)")
-    if lm_mode not in LM_MODES:
-        raise CitegraphError(f"lm_mode must be one of {', '.join(LM_MODES)}, not {lm_mode!r}")
-    prefetch = str(parse_spec(prefetch))  # canonical: it names the prefetch rows
-    if textless not in ("skip", "keep"):
-        raise CitegraphError(f"textless must be skip or keep, not {textless!r}")
-    base = replace(reranker or RerankerConfig(), lm=lms[0], max_steps=max_steps, finetune=lm_mode != "frozen",
-                   seed=seed)
 
-    # 1–2. queries and the corpus
+# -- 1. the query set and the corpus ------------------------------------------------------------
+@dataclass(frozen=True)
+class Corpus:
+    """The graph's papers as the stages read them."""
+
+    papers: list[dict[str, Any]]  # local/papers rows
+    candidates: dict[str, Candidate]  # what the reranker reads of each paper
+    years: dict[str, int | None]  # papers with text: what the prefetcher may return
+    documents: list[Document]  # papers with text, as the prefetcher indexes them
+
+
+def load_corpus(store: GraphStore) -> Corpus:
     papers = store.run("local/papers")
-    corpus = {p["id"]: Candidate(_text(p), tuple(sorted(p["categories"] or ()))) for p in papers}
-    years = {p["id"]: p["year"] for p in papers if corpus[p["id"]].text}
-    if data is None:
-        data = out / "contexts.jsonl"
-        export = export_contexts(store, data)
-        log(f"exported {export['contexts']} contexts of {export['citing_papers']} citing papers to {data}")
-    contexts = read_contexts(data)
-    kept, info = _answerable(contexts, corpus, textless)
-    log(f"{len(kept)} of {len(contexts)} contexts answerable ({textless} textless cited papers)")
+    texts = {p["id"]: ((p["title"] or "").strip(), (p["abstract"] or "").strip()) for p in papers}
+    candidates = {p["id"]: Candidate(" ".join(t for t in texts[p["id"]] if t), tuple(sorted(p["categories"] or ())))
+                  for p in papers}
+    with_text = [p for p in papers if candidates[p["id"]].text]
+    return Corpus(papers, candidates, {p["id"]: p["year"] for p in with_text},
+                  [Document(p["id"], *texts[p["id"]]) for p in with_text])
+
+
+def query_set(store: GraphStore, data: Path | None, out: Path, log: Log = quiet) -> Path:
+    """``data``, or the graph's contexts exported to ``out/contexts.jsonl``."""
+    if data is not None:
+        return Path(data)
+    path = Path(out) / "contexts.jsonl"
+    export = export_contexts(store, path)
+    log(f"exported {export['contexts']} contexts of {export['citing_papers']} citing papers to {path}")
+    return path
+
+
+# -- 2. the split ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Queries:
+    train: list[Context]
+    test: list[Context]
+    view: HeldOutView | None  # the graph without the held-out citations (None: nothing answerable)
+    info: dict[str, Any]
+
+
+def split(store: GraphStore, corpus: Corpus, contexts: Sequence[Context], config: SplitConfig, seed: int,
+          log: Log = quiet) -> Queries:
+    """Answerable contexts, split by time, sampled; the held-out view (see the module docstring)."""
+    kept, info = _answerable(contexts, corpus.candidates, config.textless)
+    log(f"{len(kept)} of {len(contexts)} contexts answerable ({config.textless} textless cited papers)")
     if not kept:
-        return _empty(out, info, "no context cites a paper with text; try textless='keep'")
-
-    # 3. time-ordered split and the held-out view
-    split = time_split(kept, test_share, whole_years=whole_years)
-    hidden = held_out_papers(split, ((p["id"], p["year"], p["arxiv_id"]) for p in papers))
-    view = HeldOutView.hiding(store, hidden)
+        return Queries([], [], None, info)
+    parts = time_split(kept, config.test_share, whole_years=config.whole_years)
+    hidden = held_out_papers(parts, ((p["id"], p["year"], p["arxiv_id"]) for p in corpus.papers))
     rng = np.random.default_rng(seed)
-    train, test = _sample(split.train, max_train, rng), _sample(split.test, max_test, rng)
-    write_contexts(test, out / "test_contexts.jsonl")
-    info.update(split.info, hidden_citing_papers=len(hidden), train_used=len(train), test_used=len(test))
-    log(f"split: {split.info}; using {len(train)} train and {len(test)} test contexts; "
+    train, test = _sample(parts.train, config.max_train, rng), _sample(parts.test, config.max_test, rng)
+    info.update(parts.info, hidden_citing_papers=len(hidden), train_used=len(train), test_used=len(test))
+    log(f"split: {parts.info}; using {len(train)} train and {len(test)} test contexts; "
         f"the view hides the citations of {len(hidden)} papers")
+    return Queries(train, test, HeldOutView.hiding(store, hidden), info)
 
-    # 4. prefetch and enrich
-    t = time.perf_counter()
-    docs = [Document(p["id"], *_title_abstract(p)) for p in papers if corpus[p["id"]].text]
-    retriever = build_prefetcher(prefetch, docs, out / "index")
-    queries = [*train, *test]
-    prefetched = prefetch_(retriever, queries, years, depth)
-    timings["prefetch"] = time.perf_counter() - t
-    t = time.perf_counter()
-    enriched = [e.ids for e in enrich_all(view, queries, prefetched, size=size, enabled=enrich,
-                                          with_text=textless == "skip")]
-    timings["enrich"] = time.perf_counter() - t
-    n = len(train)
-    test_prefetched, test_enriched = prefetched[n:], enriched[n:]
-    info.update(_coverage(test, test_prefetched, test_enriched, corpus), documents=len(docs))
-    log(f"prefetch ({prefetch}) {timings['prefetch']:.1f} s, enrichment {timings['enrich']:.1f} s; "
-        f"test candidates: {info['candidates_prefetched']:.0f} prefetched, {info['candidates_enriched']:.0f} "
-        f"enriched (mean), the cited paper among them for {info['positive_in_prefetched']:.1%} / "
-        f"{info['positive_in_enriched']:.1%}")
 
-    runs: dict[str, dict[str, Ranking]] = {f"prefetch ({prefetch})": _ordered(test, test_prefetched)}
-    if enrich:
-        runs[f"prefetch ({prefetch}) + enrichment"] = _ordered(test, test_enriched)
-    else:
-        ablations = [a for a in ablations if a != "-enrichment"]  # nothing to take away
+# -- 3–4. prefetch and enrichment -------------------------------------------------------------------
+def prefetch(corpus: Corpus, contexts: Sequence[Context], config: PrefetchConfig, work: Path) -> list[list[str]]:
+    """The top ``depth`` candidates of each context from a prefetcher indexed under ``work``."""
+    retriever: Retriever = prefetching.build_prefetcher(config.spec, corpus.documents, work)
+    return prefetching.prefetch(retriever, contexts, corpus.years, config.depth)
 
-    # 5. rerankers
-    taxonomy = load_taxonomy(store, sorted({c for p in corpus.values() for c in p.categories}
-                                           | {c for q in queries for c in q.categories}))
-    examples = [Example(c, tuple(e)) for c, e in zip(train, enriched[:n])]
-    trained: dict[str, dict[str, Any]] = {}
-    encoders: dict[str, PairEncoder] = {}
-    caches: dict[str, PairCache] = {}
-    tuned: dict[str, Reranker] = {}  # lm_mode "shared": the reranker whose fine-tuned LM the others use
 
-    def run(name: str, config: RerankerConfig, enriched_lists: bool = True, model: Reranker | None = None) -> Reranker:
-        t0 = time.perf_counter()
+def enrich(view: HeldOutView, contexts: Sequence[Context], prefetched: Sequence[Sequence[str]],
+           config: LocalConfig) -> list[list[str]]:
+    """Each prefetched list enriched in the held-out view (or kept, with ``enrich=False``)."""
+    return [e.ids for e in enrich_all(view, contexts, prefetched, size=config.size, enabled=config.enrich,
+                                      with_text=config.split.textless == "skip")]
+
+
+# -- 5. the rerankers -------------------------------------------------------------------------------
+class Variants:
+    """Trains reranker variants on the same examples, sharing LMs as ``lm_mode`` says, and
+    ranks the test contexts with each; ``runs`` and ``trained`` collect what they did."""
+
+    def __init__(self, config: LocalConfig, corpus: Corpus, taxonomy: TaxonomyGraph, examples: Sequence[Example],
+                 log: Log = quiet):
+        self.config, self.corpus, self.taxonomy, self.examples, self.log = config, corpus, taxonomy, examples, log
+        self.encoders: dict[str, PairEncoder] = {}
+        self.caches: dict[str, PairCache] = {}
+        self.tuned: dict[str, Reranker] = {}  # lm_mode "shared": the reranker whose fine-tuned LM the others use
+        self.runs: dict[str, dict[str, Ranking]] = {}
+        self.trained: dict[str, dict[str, Any]] = {}
+
+    def train(self, name: str, config: RerankerConfig) -> Reranker:
+        """A reranker trained on the examples; its LM shared when another variant tuned it."""
+        if config.lm in self.tuned:
+            owner = self.tuned[config.lm]
+            model = Reranker(replace(config, finetune=False), owner.encoder, self.corpus.candidates, self.taxonomy,
+                             owner.cache)
+        else:
+            if config.lm not in self.encoders:
+                self.encoders[config.lm] = PairEncoder(config.lm, config.max_length, config.device)
+                self.caches[config.lm] = PairCache(self.encoders[config.lm], config.batch_size)
+            model = Reranker(config, self.encoders[config.lm], self.corpus.candidates, self.taxonomy,
+                             self.caches[config.lm])
+        model.train(self.examples, log=lambda m: self.log(f"  {name}: {m}"))
+        if self.config.lm_mode == "shared" and config.lm not in self.tuned:
+            self.caches[f"{config.lm} (fine-tuned)"] = model.freeze()
+            self.tuned[config.lm] = model
+        return model
+
+    def add(self, name: str, config: RerankerConfig, test: Sequence[Context], candidates: Sequence[Sequence[str]],
+            model: Reranker | None = None, enriched: bool = True) -> Reranker:
+        """The variant ``name``: ``model`` (or one trained with ``config``) ranking ``candidates``."""
+        started = time.perf_counter()
         if model is None:
-            if config.lm in tuned:
-                owner = tuned[config.lm]
-                model = Reranker(replace(config, finetune=False), owner.encoder, corpus, taxonomy, owner.cache)
-            else:
-                if config.lm not in encoders:
-                    encoders[config.lm] = PairEncoder(config.lm, config.max_length, config.device)
-                    caches[config.lm] = PairCache(encoders[config.lm], config.batch_size)
-                model = Reranker(config, encoders[config.lm], corpus, taxonomy, caches[config.lm])
-            model.train(examples, log=lambda m: log(f"  {name}: {m}"))
-            if lm_mode == "shared" and config.lm not in tuned:
-                caches[f"{config.lm} (fine-tuned)"] = model.freeze()
-                tuned[config.lm] = model
+            model = self.train(name, config)
         every = max(1, len(test) // 5)
 
         def progress(done: int, total: int) -> None:
             if done % every == 0 and done < total:
-                log(f"  {name}: ranked {done}/{total} test contexts")
+                self.log(f"  {name}: ranked {done}/{total} test contexts")
 
-        ranked = model.rank(test, test_enriched if enriched_lists else test_prefetched, progress=progress)
-        runs[name] = dict(zip((c.id for c in test), ranked))
-        trained[name] = {**model.describe(), "lm_mode": lm_mode, "enrichment": enrich and enriched_lists,
-                         "seconds": round(time.perf_counter() - t0, 1)}
-        log(f"{name}: {trained[name]['seconds']} s")
+        self.runs[name] = dict(zip((c.id for c in test), model.rank(test, candidates, progress=progress)))
+        self.trained[name] = {**model.describe(), "lm_mode": self.config.lm_mode,
+                              "enrichment": self.config.enrich and enriched,
+                              "seconds": round(time.perf_counter() - started, 1)}
+        self.log(f"{name}: {self.trained[name]['seconds']} s")
         return model
 
-    main = f"SymTax ({_short(lms[0])}, vector, hyperbolic)"
-    full = run(main, base)
-    ablation_rows = {*runs, main}
-    if "-enrichment" in ablations:
-        run(ABLATIONS["-enrichment"], base, enriched_lists=False, model=full)
-    if "-taxonomy" in ablations:
-        run(ABLATIONS["-taxonomy"], replace(base, taxonomy="none"))
+    def alias(self, name: str, of: str) -> None:
+        self.runs[name], self.trained[name] = self.runs[of], self.trained[of]
+
+    @property
+    def pairs_encoded(self) -> dict[str, int]:
+        return {lm: cache.encoded for lm, cache in self.caches.items()}
+
+
+def rerank(variants: Variants, test: Sequence[Context], prefetched: Sequence[Sequence[str]],
+           enriched: Sequence[Sequence[str]]) -> tuple[list[str], list[str]]:
+    """SymTax, its ablations and the LM × fusion grid; the rows of the two tables."""
+    config, base = variants.config, variants.config.base
+    main = f"SymTax ({_short(config.lms[0])}, vector, hyperbolic)"
+    full = variants.add(main, base, test, enriched)
+    if "-enrichment" in config.ablations:
+        variants.add(ABLATIONS["-enrichment"], base, test, prefetched, model=full, enriched=False)
+    if "-taxonomy" in config.ablations:
+        variants.add(ABLATIONS["-taxonomy"], replace(base, taxonomy="none"), test, enriched)
     for geometry in ("euclidean", "spherical"):
-        if geometry in ablations:
-            run(ABLATIONS[geometry], replace(base, geometry=geometry))
-    ablation_rows |= {ABLATIONS[a] for a in ablations if not a.startswith("graph-")}
+        if geometry in config.ablations:
+            variants.add(ABLATIONS[geometry], replace(base, geometry=geometry), test, enriched)
+    ablation_rows = [main, *(ABLATIONS[a] for a in config.ablations if not a.startswith("graph-"))]
     fusion_rows = []
-    gnns = [a.split("-")[1] for a in ablations if a.startswith("graph-")]
-    for lm in lms:
+    gnns = [a.split("-")[1] for a in config.ablations if a.startswith("graph-")]
+    for lm in config.lms:
         for fusion, gnn in [("vector", base.gnn), *(("graph", g) for g in gnns)]:
             row = f"{_short(lm)}_{fusion}" + (f" ({gnn.upper()})" if fusion == "graph" else "")
-            if lm == lms[0] and fusion == "vector":
-                runs[row], trained[row] = runs[main], trained[main]
+            if lm == config.lms[0] and fusion == "vector":
+                variants.alias(row, main)
             else:
-                run(row, replace(base, lm=lm, taxonomy=fusion, gnn=gnn))
+                variants.add(row, replace(base, lm=lm, taxonomy=fusion, gnn=gnn), test, enriched)
             fusion_rows.append(row)
+    return ablation_rows, fusion_rows
 
-    # 6. scores and tables
+
+# -- 6. the tables ------------------------------------------------------------------------------------
+def tables(config: LocalConfig, test: Sequence[Context], runs: dict[str, dict[str, Ranking]],
+           ablation_rows: Sequence[str], fusion_rows: Sequence[str]) -> tuple[list[Table], dict[str, Any]]:
+    """The ablation table (and the LM × fusion table when it has more than one row), per-query values."""
     qrels = {c.id: dict.fromkeys(c.cited, 1) for c in test}
     results = {name: evaluate(qrels, ranking, MEASURES) for name, ranking in runs.items()}
-    title = (f"{len(test)} test contexts, prefetch {prefetch} top {depth}, "
-             f"{f'enriched to {size}' if enrich else 'no enrichment'}, {_LM_SHOWN[lm_mode]}, "
-             f"{max_steps} steps")
+    title = (f"{len(test)} test contexts, prefetch {config.prefetch.spec} top {config.prefetch.depth}, "
+             f"{f'enriched to {config.size}' if config.enrich else 'no enrichment'}, {_LM_SHOWN[config.lm_mode]}, "
+             f"{config.max_steps} steps")
     ablation = Table(f"Local citation recommendation: ablations (SymTax Table 3) — {title}", list(MEASURES))
     lm_fusion = Table(f"LM × taxonomy fusion (SymTax Table 4) — {title}", list(MEASURES))
     for name, result in results.items():
@@ -212,17 +240,75 @@ def evaluate_local(store: GraphStore, out: str | Path, *, data: str | Path | Non
             if name in rows:
                 for measure, value in result.mean.items():
                     table.set(name, measure, value)
-    tables = [ablation] + ([lm_fusion] if len(fusion_rows) > 1 else [])
-    timings["total"] = time.perf_counter() - started
-    config = {"data": str(data), "prefetch": prefetch, "encoders": lms,
-              "ablations": list(ablations), "enrich": enrich, "lm_mode": lm_mode, "textless": textless,
-              "depth": depth, "size": size,
-              "test_share": test_share, "whole_years": whole_years, "seed": seed,
-              "reranker": asdict(base), "variants": trained, "data_info": info,
-              "pairs_encoded": {lm: c.encoded for lm, c in caches.items()},
-              "seconds": {k: round(v, 1) for k, v in timings.items()}}
-    write_results(out, config, tables, {name: r.per_query for name, r in results.items()})
-    return tables
+    return [ablation] + ([lm_fusion] if len(fusion_rows) > 1 else []), {n: r.per_query for n, r in results.items()}
+
+
+# -- the composition ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LocalRecommendation:
+    """Local citation recommendation on the graph behind ``store`` as a benchmark."""
+
+    store: GraphStore
+    config: LocalConfig = field(default_factory=LocalConfig)
+    name: str = "local"
+
+    def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
+        if retrievers:
+            raise CitegraphError("local recommendation prefetches with its own prefetcher (PrefetchConfig)")
+        config, started, seconds = self.config, time.perf_counter(), {}
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        log(f"reranker LM mode: {config.lm_mode}, at most {config.max_steps} training steps per reranker")
+        corpus = load_corpus(self.store)
+        data = query_set(self.store, config.data, out, log)
+        queries = split(self.store, corpus, read_contexts(data), config.split, config.seed, log)
+        if queries.view is None:
+            reason = "no context cites a paper with text; try textless='keep'"
+            table = Table(f"Local citation recommendation: nothing to evaluate ({reason})", list(MEASURES))
+            return Scores([table], {"data_info": queries.info, "reason": reason}, {})
+        train, test, info = queries.train, queries.test, queries.info
+        write_contexts(test, out / "test_contexts.jsonl")
+
+        t = time.perf_counter()
+        prefetched = prefetch(corpus, [*train, *test], config.prefetch, out / "index")
+        seconds["prefetch"], t = time.perf_counter() - t, time.perf_counter()
+        enriched = enrich(queries.view, [*train, *test], prefetched, config)
+        seconds["enrich"] = time.perf_counter() - t
+        n = len(train)
+        info.update(_coverage(test, prefetched[n:], enriched[n:], corpus.candidates), documents=len(corpus.documents))
+        log(f"prefetch ({config.prefetch.spec}) {seconds['prefetch']:.1f} s, enrichment {seconds['enrich']:.1f} s; "
+            f"test candidates: {info['candidates_prefetched']:.0f} prefetched, {info['candidates_enriched']:.0f} "
+            f"enriched (mean), the cited paper among them for {info['positive_in_prefetched']:.1%} / "
+            f"{info['positive_in_enriched']:.1%}")
+
+        first_stage = f"prefetch ({config.prefetch.spec})"
+        baselines = {first_stage: _ordered(test, prefetched[n:])}
+        if config.enrich:
+            baselines[f"{first_stage} + enrichment"] = _ordered(test, enriched[n:])
+        taxonomy = load_taxonomy(self.store, sorted({c for p in corpus.candidates.values() for c in p.categories}
+                                                    | {c for q in [*train, *test] for c in q.categories}))
+        variants = Variants(config, corpus, taxonomy, [Example(c, tuple(e)) for c, e in zip(train, enriched[:n])], log)
+        variants.runs.update(baselines)
+        ablation_rows, fusion_rows = rerank(variants, test, prefetched[n:], enriched[n:])
+        result_tables, per_query = tables(config, test, variants.runs, [*baselines, *ablation_rows], fusion_rows)
+        seconds["total"] = time.perf_counter() - started
+        return Scores(result_tables, self.describe(data, variants, info, seconds), per_query)
+
+    def describe(self, data: Path, variants: Variants, info: dict[str, Any], seconds: dict[str, float]) -> dict:
+        """The configuration as results.json records it."""
+        c = self.config
+        return {"data": str(data), "prefetch": c.prefetch.spec,
+                "encoders": list(c.lms), "ablations": list(c.ablations), "enrich": c.enrich, "lm_mode": c.lm_mode,
+                "textless": c.split.textless, "depth": c.prefetch.depth, "size": c.size,
+                "test_share": c.split.test_share, "whole_years": c.split.whole_years, "seed": c.seed,
+                "reranker": asdict(c.base), "variants": variants.trained, "data_info": info,
+                "pairs_encoded": variants.pairs_encoded, "seconds": {k: round(v, 1) for k, v in seconds.items()}}
+
+
+def evaluate_local(store: GraphStore, out: str | Path, config: LocalConfig = LocalConfig(),
+                   log: Log = quiet) -> Results:
+    """Run the experiment and write its results to ``out`` (the harness's files)."""
+    return run(LocalRecommendation(store, config), [], out, log=log)
 
 
 def _short(lm: str) -> str:
@@ -230,21 +316,13 @@ def _short(lm: str) -> str:
     return Path(lm.removeprefix("hf:")).name if lm.startswith("hf:") else lm
 
 
-def _text(paper: dict[str, Any]) -> str:
-    return " ".join(t.strip() for t in _title_abstract(paper) if t.strip())
-
-
-def _title_abstract(paper: dict[str, Any]) -> tuple[str, str]:
-    return (paper["title"] or "").strip(), (paper["abstract"] or "").strip()
-
-
-def _answerable(contexts: Sequence[Context], corpus: dict[str, Candidate],
+def _answerable(contexts: Sequence[Context], candidates: dict[str, Candidate],
                 textless: Textless) -> tuple[list[Context], dict[str, Any]]:
     """The contexts a reranker can answer, with their positives restricted accordingly; counts."""
     kept, dropped = [], 0
     cited_textless = 0
     for c in contexts:
-        with_text = tuple(p for p in c.cited if corpus.get(p, Candidate("")).text)
+        with_text = tuple(p for p in c.cited if candidates.get(p, Candidate("")).text)
         cited_textless += len(c.cited) - len(with_text)
         if textless == "keep":
             kept.append(c)
@@ -264,23 +342,15 @@ def _sample(contexts: list[Context], limit: int | None, rng: np.random.Generator
 
 def _ordered(contexts: Sequence[Context], lists: Sequence[Sequence[str]]) -> dict[str, Ranking]:
     """A candidate list as a ranking in its own order."""
-    from ..retrieval.base import Hit
-
     return {c.id: [Hit(p, float(len(ids) - i)) for i, p in enumerate(ids)] for c, ids in zip(contexts, lists)}
 
 
-def _coverage(test: Sequence[Context], prefetched, enriched, corpus) -> dict[str, float]:
+def _coverage(test: Sequence[Context], prefetched, enriched, candidates) -> dict[str, float]:
     def found(lists) -> float:
         return float(np.mean([any(p in set(ids) for p in c.cited) for c, ids in zip(test, lists)])) if test else 0.0
 
-    textless = [sum(1 for i in ids if not corpus.get(i, Candidate("")).text) for ids in enriched]
+    textless = [sum(1 for i in ids if not candidates.get(i, Candidate("")).text) for ids in enriched]
     return {"candidates_prefetched": float(np.mean([len(x) for x in prefetched])) if test else 0.0,
             "candidates_enriched": float(np.mean([len(x) for x in enriched])) if test else 0.0,
             "candidates_without_text": float(np.mean(textless)) if test else 0.0,
             "positive_in_prefetched": found(prefetched), "positive_in_enriched": found(enriched)}
-
-
-def _empty(out: Path, info: dict[str, Any], reason: str) -> list[Table]:
-    table = Table(f"Local citation recommendation: nothing to evaluate ({reason})", list(MEASURES))
-    write_results(out, {"data_info": info, "reason": reason}, [table], {})
-    return [table]

@@ -14,9 +14,10 @@ from .measures import (
            official,
 )
 from .release import PAPERS, Release, read_release
-from .run import parse_system, run_csfcube
+from .run import CSFCube, parse_system, run_csfcube
 
 __all__ = [
+           "CSFCube",
            "FOLDS",
            "MEASURES",
            "OFFICIAL",

@@ -6,7 +6,7 @@ each query of the release (:mod:`.release`) to a ranker and scores the rankings 
 official protocol (:mod:`.measures`), so our numbers compare with the paper's Table 3.
 
 **Systems.** A system is a retriever spec (:mod:`citegraph.retrieval.spec`) built over
-every candidate of the release (under ``work``, a temporary folder unless given), and how
+every candidate of the release (under ``work``, by default ``<out>/indexes``), and how
 the query is put to it; candidates are whole papers (title and every sentence):
 
 * ``bm25`` (``bm25:bm25s`` …): the facet sentences against whole candidates, the paper's
@@ -34,9 +34,7 @@ Each evaluation writes ``results.json`` (configuration, tables, every per-query 
 
 from __future__ import annotations
 
-import contextlib
 import re
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +42,8 @@ from pathlib import Path
 from ...errors import CitegraphError
 from ...retrieval.base import Document, Query, Ranking, Retriever
 from ...retrieval.spec import Dense, Fusion, Spec, parse_spec
-from ..report import Table, write_results
+from ..benchmark import Log, Scores, quiet, run
+from ..report import Table
 from ..scorers import RunFile, write_run
 from .measures import (
     MEASURES,
@@ -164,35 +163,50 @@ def summarise(release: Release, scored: Scored) -> dict[str, dict[str, dict[str,
 
 
 # -- the evaluation ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class CSFCube:
+    """The release in ``data_dir`` as a benchmark: ``models`` (system names, see the module
+    docstring), a TREC ``run_file``, and any retrievers handed to the harness (whole query
+    paper against whole candidates). Indexes and embedding caches go to ``work`` (default
+    ``<out>/indexes``); the rankings to ``<out>/runs``. ``details["summary"]``: system →
+    convention → facet → measure."""
+
+    data_dir: Path
+    models: tuple[str | Spec, ...] = ("bm25",)
+    run_file: Path | None = None
+    run_facet: str | None = None
+    work: Path | None = None
+    name: str = "csfcube"
+
+    def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
+        release = read_release(self.data_dir)
+        models, run_file, run_facet = list(self.models), self.run_file, self.run_facet
+        if not models and run_file is None and not retrievers:
+            raise CitegraphError("nothing to evaluate: name models, a run file, or both")
+        if run_facet is not None and run_file is None:
+            raise CitegraphError("a run facet needs a run file")
+        named = {system_name(spec, facet_text): (spec, facet_text) for spec, facet_text in map(parse_system, models)}
+        given = [System(r.name, r, release.whole_paper, f"{r.name}: whole query paper vs whole candidates")
+                 for r in retrievers]
+        run = [] if run_file is None else [run_system(release, run_file, run_facet)]  # checked before any encoding
+        _check_names([*(system_name(*parse_system(m)) for m in models), *(s.name for s in [*given, *run])])
+        folder = Path(self.work or Path(out) / "indexes")
+        systems = [*build_systems(release, list(named.values()), folder), *given, *run]
+        scored = [score_system(release, s) for s in systems]
+        summaries = {s.system.name: summarise(release, s) for s in scored}
+        per_query = {s.system.name: {**s.per_query, "unranked": s.unranked} for s in scored}
+        _write_runs(Path(out) / "runs", scored)
+        return Scores(_tables(summaries), _config(release, list(named), run_file, run_facet, systems), per_query,
+                      {"summary": summaries})
+
+
 def run_csfcube(data_dir: Path, models: Sequence[str | Spec], out: Path, *, run_file: Path | None = None,
                 run_facet: str | None = None, work: Path | None = None) -> dict:
-    """Evaluate ``models`` (system names, see the module docstring) and a TREC ``run_file`` on ``data_dir``.
-
-    Writes ``results.json``, ``results.csv``, ``results.md`` and ``runs/`` to ``out``;
-    indexes and embedding caches go to ``work`` (a temporary folder when None). Returns
-    the configuration, the summaries (system → convention → facet → measure), the
-    per-query values and the tables.
-    """
-    release = read_release(data_dir)
-    if not models and run_file is None:
-        raise CitegraphError("nothing to evaluate: name models, a run file, or both")
-    if run_facet is not None and run_file is None:
-        raise CitegraphError("a run facet needs a run file")
-    named = {system_name(spec, facet_text): (spec, facet_text) for spec, facet_text in map(parse_system, models)}
-    run = [] if run_file is None else [run_system(release, run_file, run_facet)]  # checked before any encoding
-    _check_names([*(system_name(*parse_system(m)) for m in models), *(s.name for s in run)])
-    with contextlib.ExitStack() as stack:
-        folder = Path(work) if work else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="csfcube-")))
-        systems = [*build_systems(release, list(named.values()), folder), *run]
-        scored = [score_system(release, s) for s in systems]
-    summaries = {s.system.name: summarise(release, s) for s in scored}
-    tables = _tables(summaries)
-    per_query = {s.system.name: {**s.per_query, "unranked": s.unranked} for s in scored}
-    config = _config(release, list(named), run_file, run_facet, systems)
-    out = Path(out)
-    write_results(out, config, tables, per_query)
-    _write_runs(out / "runs", scored)
-    return {"config": config, "summary": summaries, "per_query": per_query, "tables": tables}
+    """:class:`CSFCube` through the harness: the configuration, the summaries (system →
+    convention → facet → measure), the per-query values and the tables."""
+    results = run(CSFCube(Path(data_dir), tuple(models), run_file, run_facet, work), [], out)
+    return {"config": results.config, "summary": results.details["summary"], "per_query": results.per_query,
+            "tables": results.tables}
 
 
 def _check_names(names: Sequence[str]) -> None:

@@ -1,0 +1,103 @@
+"""The benchmark harness: one run() for every benchmark, the registry by name, and
+`citegraph evaluate <benchmark>` generated from it — on the CSFCube fixture release and a
+TREC run file, real data and real retrievers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from citegraph.cli import main
+from citegraph.errors import CitegraphError
+from citegraph.evaluation import benchmark
+from citegraph.evaluation.benchmark import Topics, registered, run, score_topics
+from citegraph.evaluation.csfcube import CSFCube, official, read_release
+from citegraph.evaluation.scorers import RunFile
+
+FIXTURE = Path(__file__).parent / "fixtures" / "csfcube"
+BENCHMARKS = {"large-scale", "mdcr", "csfcube", "contextualise", "local", "recommend"}
+
+
+def test_every_benchmark_is_registered_and_is_a_command():
+    assert set(registered()) == BENCHMARKS  # the CLI imported the higher layers' registrations
+    listed = CliRunner().invoke(main, ["evaluate", "--help"])
+    assert listed.exit_code == 0
+    for name, entry in registered().items():
+        assert f"  {name} " in listed.output
+        shown = CliRunner().invoke(main, ["evaluate", name, "--help"])
+        assert shown.exit_code == 0, shown.output
+        flags = [o.flag.split("/")[0] for o in entry.options] + ["--out"]
+        flags += [entry.retrievers.flag] if entry.retrievers else []
+        assert all(flag in shown.output for flag in flags), name
+
+
+def test_declared_option_types_are_enforced():
+    bad = CliRunner().invoke(main, ["evaluate", "local", "--out", "unused", "--test-share", "1.5"])
+    assert bad.exit_code == 2 and "--test-share" in bad.output
+    bad = CliRunner().invoke(main, ["evaluate", "csfcube", "--data", str(FIXTURE), "--out", "unused",
+                                    "--run-facet", "methods"])
+    assert bad.exit_code == 2 and "'methods' is not one of" in bad.output
+    with pytest.raises(CitegraphError, match="unknown benchmark 'nope'; choose from large-scale"):
+        benchmark.get("nope")
+
+
+def test_csfcube_end_to_end_through_the_registry_and_the_cli(tmp_path):
+    out = tmp_path / "cli"
+    result = CliRunner().invoke(main, ["evaluate", "csfcube", "--data", str(FIXTURE), "--with", "bm25:bm25s",
+                                       "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "CSFCube all, official measures" in result.output and f"results in {out}" in result.output
+    for name in ("results.json", "results.csv", "results.md", "runs/bm25_bm25s.run", "indexes"):
+        assert (out / name).exists(), name
+    saved = json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+    # the same benchmark built by name from Python, with the run the CLI wrote as a retriever:
+    # a retriever handed to the harness ranks the whole query paper — ids are the queries' own
+    again = run(benchmark.build("csfcube", data_dir=FIXTURE, models=["bm25:bm25s"]), [], tmp_path / "py")
+    assert again.per_query == saved["per_query"] and again.config == saved["config"]
+    assert [t.rows for t in again.tables] == [t["rows"] for t in saved["tables"]]
+    assert again.details["summary"]["bm25:bm25s"]["official"]["all"]["R@20"] == 1.0
+    assert again.out == tmp_path / "py" and again.figures == []  # CSFCube's tables have no figure
+
+
+def test_a_retriever_handed_to_csfcube_ranks_whole_papers(tmp_path):
+    results = run(CSFCube(FIXTURE, models=()), [RunFile(_run_file(tmp_path), "mine")], tmp_path / "out")
+    assert results.config["systems"]["mine"] == "mine: whole query paper vs whole candidates"
+    release = read_release(FIXTURE)
+    for qid, pool in release.pools.items():  # every pool ranked in id order, scored as the official script
+        expected = official([pool.qrels[c] for c in sorted(pool.candidates)])
+        assert {m: results.per_query["mine"]["official"][m][qid] for m in expected} == pytest.approx(expected)
+
+
+def _run_file(folder: Path) -> Path:
+    """A TREC run of whole query papers (qid: the pid), each pool's candidates in id order."""
+    release = read_release(FIXTURE)
+    path = folder / "mine.run"
+    candidates: dict[str, set[str]] = {}
+    for qid, pool in release.pools.items():
+        candidates.setdefault(qid.split("_")[0], set()).update(pool.candidates)
+    with open(path, "w", encoding="utf-8") as f:
+        for pid, docs in candidates.items():
+            for rank, doc in enumerate(sorted(docs), start=1):
+                f.write(f"{pid} Q0 {doc} {rank} {1000 - rank} mine\n")
+    return path
+
+
+def test_topics_rank_within_pools_and_leave_the_query_out(tmp_path):
+    from citegraph.retrieval.base import Document
+
+    path = tmp_path / "r.run"
+    path.write_text("q1 Q0 q1 1 9 t\nq1 Q0 a 2 8 t\nq1 Q0 b 3 7 t\nq1 Q0 c 4 6 t\n"
+                    "q2 Q0 c 1 9 t\nq2 Q0 a 2 8 t\n")
+    retriever = RunFile(path, "r")
+    queries = {"q1": Document("q1", ""), "q2": Document("q2", "")}
+    qrels = {"q1": {"b": 1}, "q2": {"a": 1}}
+    pooled = Topics(queries, qrels, [{"q1", "a", "b"}, {"a", "c"}], leave_out_query=True)
+    assert {q: [h.id for h in r] for q, r in pooled.rank(retriever, 10).items()} == {"q1": ["a", "b"], "q2": ["c", "a"]}
+    assert score_topics(retriever, pooled, ["MAP"], 10).mean["MAP"] == pytest.approx(0.5)  # b and a second
+    kept = Topics(queries, qrels, [{"q1", "a", "b"}, {"a", "c"}])
+    assert [h.id for h in kept.rank(retriever, 10)["q1"]] == ["q1", "a", "b"]
+    assert score_topics(retriever, kept, ["MAP"], 10).mean["MAP"] == pytest.approx((1 / 3 + 1 / 2) / 2)
