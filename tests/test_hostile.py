@@ -106,6 +106,12 @@ def _folder(fmt: str, files: dict[str, str], tmp_path: Path) -> Path:
                 stale.unlink(missing_ok=True)
             (folder / name).write_text(content, encoding="utf-8")
         return folder
+    if fmt == "scisummnet":
+        folder = tmp_path / fmt
+        shutil.copytree(Path(__file__).parent / "fixtures" / "scisummnet" / "W98-0705", folder / "W98-0705")
+        for name, content in files.items():
+            (folder / name).write_text(content, encoding="utf-8")
+        return folder
     [(name, content)] = files.items()
     if fmt == "s2ag":  # a release: the dataset is named by the shard's folder
         (tmp_path / "release" / "papers").mkdir(parents=True)
@@ -115,7 +121,18 @@ def _folder(fmt: str, files: dict[str, str], tmp_path: Path) -> Path:
     return tmp_path / name
 
 
-NOT_YET = {"scisummnet"}  # landed on main at this branch's deadline: its cases are still to be written
+_CITANCE = '{"citance_No": %s, "citing_paper_id": "W00-1102", "raw_text": "x (Gonzalo et al., 1998) y.", ' \
+           '"clean_text": %s}'
+HOSTILE += [  # a ScisummNet folder: the real W98-0705 with one file replaced
+    ("scisummnet-deep", "scisummnet", {"W98-0705/citing_sentences.json": "[\n" + _CITANCE % (1, DEEP) + "\n]\n"},
+     "citing_sentences.json", 2, None, "nested too deeply"),
+    ("scisummnet-huge-citance", "scisummnet",
+     {"W98-0705/citing_sentences.json": "[\n" + _CITANCE % (HUGE, '"x"') + "\n]\n"},
+     "citing_sentences.json", 2, "citance_No", "out of range"),
+    ("scisummnet-xml", "scisummnet", {"W98-0705/Reference_XML/W98-0705.xml": "<PAPER>\n<S sid=\"0\">t</S>\n"},
+     "W98-0705.xml", 3, None, "malformed XML"),
+]
+NOT_YET: set[str] = set()
 
 
 def test_the_corpus_covers_every_reader():
