@@ -19,8 +19,19 @@ import numpy as np
 import pytest
 
 from citegraph.errors import CitegraphError, InputError
-from citegraph.evaluation.csfcube import (FOLDS, MEASURES, OFFICIAL, PAPERS, TREC, TREC_MEASURES, fold_mean, official,
-                                          parse_system, read_release, run_csfcube)
+from citegraph.evaluation.csfcube import (
+    FOLDS,
+    MEASURES,
+    OFFICIAL,
+    PAPERS,
+    TREC,
+    TREC_MEASURES,
+    fold_mean,
+    official,
+    parse_system,
+    read_release,
+    run_csfcube,
+)
 from citegraph.evaluation.metrics import evaluate
 from citegraph.retrieval.base import Document, Hit
 
@@ -360,19 +371,50 @@ def test_run_files_naming_no_query_are_refused(tmp_path):
         run_csfcube(FIXTURE, [], tmp_path / "out", run_file=run, run_facet="result")
 
 
-def test_a_partial_run_is_completed_and_absent_queries_score_zero(tmp_path):
+def test_a_partial_run_is_scored_as_the_official_script_and_absent_queries_score_zero(tmp_path):
+    """The official script scores the ranked pool members only; citegraph's own policy
+    (``unranked="append"``) appends the others in id order. An id outside the pool is ignored."""
     run = tmp_path / "partial.run"
     run.write_text("1198002_method Q0 11000105 1 2.5 mine\n1198002_method Q0 99 2 2.0 mine\n")  # 99: not in the pool
-    result = run_csfcube(FIXTURE, [], tmp_path / "out", run_file=run)
+    warned = []
+    result = run_csfcube(FIXTURE, [], tmp_path / "out", run_file=run, log=warned.append)
     values, unranked = result["per_query"]["partial"][OFFICIAL], result["per_query"]["partial"]["unranked"]
-    # 11000105 first, the other seven candidates after it in id order: grades 3, 0, 1, 1, 0, 0, 0, 0
-    expected = reference([3, 0, 1, 1, 0, 0, 0, 0])
-    assert expected["NDCG"] == pytest.approx((3 + 1 / math.log2(3) + 1 / 2) / (3 + 1 + 1 / math.log2(3)))
-    assert {m: values[m]["1198002_method"] for m in MEASURES} == pytest.approx(expected)
+    assert {m: values[m]["1198002_method"] for m in MEASURES} == pytest.approx(reference([3]))
     assert unranked["1198002_method"] == 7 and unranked["5308004_method"] == 8
+    assert any("partial leaves pool members unranked" in w and "1198002_method (7)" in w for w in warned)
     for measure in MEASURES:
         assert all(v == 0.0 for q, v in values[measure].items() if q != "1198002_method")
         assert all(v == 0.0 for q, v in result["per_query"]["partial"][TREC][measure].items() if q != "1198002_method")
+    appended = run_csfcube(FIXTURE, [], tmp_path / "out2", run_file=run, unranked="append")
+    # 11000105 first, the other seven candidates after it in id order: grades 3, 0, 1, 1, 0, 0, 0, 0
+    expected = reference([3, 0, 1, 1, 0, 0, 0, 0])
+    assert expected["NDCG"] == pytest.approx((3 + 1 / math.log2(3) + 1 / 2) / (3 + 1 + 1 / math.log2(3)))
+    assert {m: appended["per_query"]["partial"][OFFICIAL][m]["1198002_method"] for m in MEASURES} == \
+        pytest.approx(expected)
+
+
+def test_a_query_in_its_own_pool_is_not_counted_when_the_run_leaves_it_out(tmp_path):
+    """Real CSFCube pools list some queries as their own candidates; the authors' runs leave
+    the query out and their script never sees it (nor any other candidate a run leaves out).
+    A release with such a pool, a run that leaves out the query and one candidate, and
+    ranking_eval's computation written out (``reference``)."""
+    release = tmp_path / "release"
+    shutil.copytree(FIXTURE, release)
+    anns = release / "test-pid2anns-csfcube-method.json"
+    pools = json.loads(anns.read_text())
+    pools["1198002"]["cands"].insert(0, "1198002")  # the query first in its own pool, graded 0
+    pools["1198002"]["relevance_adju"].insert(0, 0)
+    anns.write_text(json.dumps(pools))
+    ranked = ["11000105", "11000107", "11000104", "11000110", "11000112", "11000114", "11000108"]  # not 11000106 (1)
+    run = tmp_path / "mine.run"
+    run.write_text("".join(f"1198002_method Q0 {c} {r} {10 - r} mine\n" for r, c in enumerate(ranked, start=1)))
+    grades = dict(zip(pools["1198002"]["cands"], pools["1198002"]["relevance_adju"]))
+    official = run_csfcube(release, [], tmp_path / "out", run_file=run)["per_query"]["mine"][OFFICIAL]
+    assert {m: official[m]["1198002_method"] for m in MEASURES} == pytest.approx(reference([grades[c] for c in ranked]))
+    appended = run_csfcube(release, [], tmp_path / "out2", run_file=run, unranked="append")["per_query"]["mine"]
+    assert {m: appended[OFFICIAL][m]["1198002_method"] for m in MEASURES} == \
+        pytest.approx(reference([grades[c] for c in ranked] + [1, 0]))  # 11000106, then the query: id order
+    assert appended[OFFICIAL]["NDCG"]["1198002_method"] < official["NDCG"]["1198002_method"]
 
 
 def test_model_names():
@@ -409,3 +451,21 @@ def test_the_command_names_systems_by_spec(tiny_bert, tmp_path):
     assert saved["config"]["models"] == ["bm25:bm25s", f"{model}:maxsim", f"{model}:facet"]
     bad = CliRunner().invoke(main, [*args, "--with", "bm25:bm25s", "--facet-text", "bm25"])
     assert bad.exit_code == 1 and "'bm25:facet': :facet puts the facet sentences as one text" in bad.output
+
+
+def test_a_year_the_release_writes_as_none_is_read_as_none(tmp_path):
+    """Real rows carry "year": "None"; scoring never reads the year, so it must not stop the reader."""
+    release = tmp_path / "release"
+    shutil.copytree(FIXTURE, release)
+    papers = release / "abstracts-csfcube-preds.jsonl"
+    rows = [json.loads(line) for line in papers.read_text().splitlines()]
+    rows[0]["year"] = "None"
+    papers.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    queries = release / "queries-release.csv"
+    lines = queries.read_text().splitlines()
+    header, first = lines[0].split(","), lines[1].split(",")
+    first[header.index("year")] = "None"
+    queries.write_text("\n".join([lines[0], ",".join(first), *lines[2:]]) + "\n")
+    read = read_release(release)
+    assert read.papers[rows[0]["paper_id"]].year is None
+    assert any(q.year is None for q in read.queries.values())

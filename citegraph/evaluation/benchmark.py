@@ -210,11 +210,11 @@ def _mdcr(directory: Path, split: str) -> Benchmark:
 
 
 def _csfcube(data_dir: Path, models: Sequence, facet_text: Sequence, run_file: Path | None, run_facet: str | None,
-             work: Path | None) -> Benchmark:
+             work: Path | None, unranked: str) -> Benchmark:
     from .csfcube import CSFCube
 
     systems = (*map(str, models), *(f"{spec}:facet" for spec in facet_text))
-    return CSFCube(Path(data_dir), systems, run_file, run_facet, work)
+    return CSFCube(Path(data_dir), systems, run_file, run_facet, work, unranked)
 
 
 register(Registered(
@@ -238,4 +238,6 @@ register(Registered(
      Option("run_file", "--run", "Also score a TREC run file (qid pid_facet, or pid with --run-facet).", Path,
             path="file"),
      Option("run_facet", "--run-facet", "The facet of a run file of bare pids.", ("background", "method", "result")),
-     Option("work", "--work", "Where indexes and embeddings are kept (default: OUT/indexes).", Path, path="out"))))
+     Option("work", "--work", "Where indexes and embeddings are kept (default: OUT/indexes).", Path, path="out"),
+     Option("unranked", "--unranked", "Pool members a ranking leaves out: not scored, as the official script "
+            "(official), or appended in id order (append: citegraph's policy).", ("official", "append"), "official"))))

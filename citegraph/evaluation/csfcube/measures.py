@@ -26,9 +26,14 @@ same with the splits' ``all`` lists. Every listed query counts, as in the script
 metrics.evaluate skips queries without any positive grade, which count 0 (what the official
 definitions give them). The dev splits serve tuning; nothing is tuned here.
 
-**Complete rankings.** A ranker that leaves candidates out (BM25 drops candidates sharing
-no term with the query) has them appended in id order (:func:`complete`), so both
-conventions score one complete ranking of the pool; a query without any ranking scores 0.
+**Pool members a ranking leaves out** (BM25 drops candidates sharing no term with the
+query; a run file may list a few): the official script scores the grades of the ranked
+candidates only (``read_facet_specific_relevances`` looks up each ranked pid; NDCG's ideal
+and R@20's relevant total come from that list), so a ranking that leaves out its
+non-relevant candidates loses nothing. That is the default here (``unranked="official"``);
+``"append"`` is citegraph's own policy: the left-out candidates follow the ranking in id
+order, so every system is scored on one complete ranking of the pool. Either way a ranked id
+outside the pool is ignored, and a query without any ranking scores 0.
 """
 
 from __future__ import annotations
@@ -76,11 +81,18 @@ def official(grades: Sequence[int]) -> dict[str, float]:
             "NDCG%20": _ndcg(grades, int(PERCENT / 100 * len(grades)))}
 
 
-def complete(ranking: Ranking, pool: Sequence[str]) -> list[str]:
-    """The ranked ids, then the pool's candidates the ranking left out, in id order."""
-    ranked = [hit.id for hit in ranking]
-    if not ranked:
-        return []  # no answer at all scores 0, as metrics.evaluate scores it
+#: What becomes of pool members a ranking leaves out: scored as the official script scores
+#: them (not at all), or appended in id order (citegraph's policy).
+UNRANKED = ("official", "append")
+
+
+def complete(ranking: Ranking, pool: Sequence[str], unranked: str = "official") -> list[str]:
+    """The ranked pool members; with ``unranked="append"`` then the pool's candidates the
+    ranking left out, in id order."""
+    members = set(pool)
+    ranked = [hit.id for hit in ranking if hit.id in members]
+    if not ranked or unranked == "official":
+        return ranked  # no answer at all scores 0, as metrics.evaluate scores it
     seen = set(ranked)
     return ranked + sorted(c for c in pool if c not in seen)
 

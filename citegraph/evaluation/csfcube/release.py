@@ -172,7 +172,7 @@ def _paper(row: Mapping[str, Any], where: Location) -> Paper:
     if labels and len(labels) != len(sentences):
         raise BadField("pred_labels", f"has {len(labels)} labels for {len(sentences)} sentences")
     return Paper(text(row, "paper_id", required=True), text(row, "title") or "",
-                 tuple(" ".join(s.split()) for s in sentences), labels, integer(row, "year"), where)
+                 tuple(" ".join(s.split()) for s in sentences), labels, _year(row), where)
 
 
 def _string_list(row: Mapping[str, Any], name: str, required: bool) -> tuple[str, ...]:
@@ -211,7 +211,16 @@ def _query(row: Mapping[str, str], papers: Mapping[str, Paper]) -> FacetQuery:
         raise BadField("facet", f"expected one of {', '.join(FACETS)}, got {facet!r}")
     if pid not in papers:
         raise BadField("pid", f"paper {pid} is not in {PAPERS}")
-    return FacetQuery(pid, facet, text(row, "title") or "", integer(row, "year"), text(row, "paper type") or "")
+    return FacetQuery(pid, facet, text(row, "title") or "", _year(row), text(row, "paper type") or "")
+
+
+def _year(row: Mapping[str, Any]) -> int | None:
+    """The year, kept for the record only (scoring never reads it): the release writes some
+    as the string "None", so whatever is not a year is read as none rather than refused."""
+    try:
+        return integer(row, "year")
+    except BadField:
+        return None
 
 
 def _load_json(path: Path) -> tuple[Any, str]:

@@ -51,6 +51,7 @@ from .measures import (
     SOURCE,
     TREC,
     TREC_MEASURES,
+    UNRANKED,
     complete,
     fold_mean,
     official_values,
@@ -142,14 +143,15 @@ class Scored:
     unranked: dict[str, int]  # qid → pool candidates the ranking left out
 
 
-def score_system(release: Release, system: System) -> Scored:
-    """Rank each query's pool with ``system`` and score it both ways."""
+def score_system(release: Release, system: System, unranked: str = "official") -> Scored:
+    """Rank each query's pool with ``system`` and score it both ways (``unranked``: see
+    :func:`~.measures.complete`)."""
     queries = release.facet_queries(system.facets)
     pools = [release.pools[q.qid].candidates for q in queries]
     found = system.retriever.search([system.ask(q) for q in queries], max(map(len, pools)),
                                     [frozenset(p) for p in pools])
     rankings = {q.qid: ranking for q, ranking in zip(queries, found)}
-    orders = {q.qid: complete(r, pool) for q, r, pool in zip(queries, found, pools)}
+    orders = {q.qid: complete(r, pool, unranked) for q, r, pool in zip(queries, found, pools)}
     unranked = {q.qid: len(pool) - len(r) for q, r, pool in zip(queries, found, pools) if len(r) < len(pool)}
     return Scored(system, rankings, {OFFICIAL: official_values(release, orders), TREC: trec_values(release, orders)}, unranked)
 
@@ -176,6 +178,7 @@ class CSFCube:
     run_file: Path | None = None
     run_facet: str | None = None
     work: Path | None = None
+    unranked: str = "official"
     name: str = "csfcube"
 
     def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
@@ -192,19 +195,31 @@ class CSFCube:
         _check_names([*(system_name(*parse_system(m)) for m in models), *(s.name for s in [*given, *run])])
         folder = Path(self.work or Path(out) / "indexes")
         systems = [*build_systems(release, list(named.values()), folder), *given, *run]
-        scored = [score_system(release, s) for s in systems]
+        if self.unranked not in UNRANKED:
+            raise CitegraphError(f"unranked pool members are scored {' or '.join(UNRANKED)}, not {self.unranked!r}")
+        scored = [score_system(release, s, self.unranked) for s in systems]
+        for s in scored:
+            if s.unranked:
+                shown = ", ".join(f"{q} ({n})" for q, n in sorted(s.unranked.items())[:5])
+                more = f" and {len(s.unranked) - 5} more" if len(s.unranked) > 5 else ""
+                how = ("scored over the ranked ones only, as the official script does (--unranked append: "
+                       "appended in id order)") if self.unranked == "official" else "appended in id order"
+                log(f"warning: {s.system.name} leaves pool members unranked for {len(s.unranked)} queries: "
+                    f"{shown}{more}; {how}")
         summaries = {s.system.name: summarise(release, s) for s in scored}
         per_query = {s.system.name: {**s.per_query, "unranked": s.unranked} for s in scored}
         _write_runs(Path(out) / "runs", scored)
-        return Scores(_tables(summaries), _config(release, list(named), run_file, run_facet, systems), per_query,
+        return Scores(_tables(summaries), _config(release, list(named), run_file, run_facet, systems, self.unranked),
+                      per_query,
                       {"summary": summaries})
 
 
 def run_csfcube(data_dir: Path, models: Sequence[str | Spec], out: Path, *, run_file: Path | None = None,
-                run_facet: str | None = None, work: Path | None = None) -> dict:
+                run_facet: str | None = None, work: Path | None = None, unranked: str = "official",
+                log: Log = quiet) -> dict:
     """:class:`CSFCube` through the harness: the configuration, the summaries (system →
     convention → facet → measure), the per-query values and the tables."""
-    results = run(CSFCube(Path(data_dir), tuple(models), run_file, run_facet, work), [], out)
+    results = run(CSFCube(Path(data_dir), tuple(models), run_file, run_facet, work, unranked), [], out, log=log)
     return {"config": results.config, "summary": results.details["summary"], "per_query": results.per_query,
             "tables": results.tables}
 
@@ -230,7 +245,7 @@ def _tables(summaries: Mapping[str, Mapping[str, Mapping[str, Mapping[str, float
 
 
 def _config(release: Release, models: Sequence[str], run_file: Path | None, run_facet: str | None,
-            systems: Sequence[System]) -> dict:
+            systems: Sequence[System], unranked: str) -> dict:
     return {
         "benchmark": "CSFCube", "data": str(release.directory), "models": list(models),
         "run_file": None if run_file is None else str(run_file), "run_facet": run_facet,
@@ -241,7 +256,10 @@ def _config(release: Release, models: Sequence[str], run_file: Path | None, run_
                                                "ideal from the pool; R-Prec = precision at the last relevant rank",
                                      TREC: "citegraph.evaluation.metrics.evaluate: "
                                            + ", ".join(TREC_MEASURES.values())},
-                     "unranked": "candidates a ranking leaves out follow it in id order; see per_query.*.unranked"},
+                     "unranked": ("pool members a ranking leaves out are not scored (the official script)"
+                                  if unranked == "official" else
+                                  "pool members a ranking leaves out follow it in id order (citegraph's policy)")
+                                 + "; see per_query.*.unranked"},
         "queries": {q.qid: {"facet": q.facet, "title": q.title, "year": q.year, "paper_type": q.paper_type,
                             "pool": len(release.pools[q.qid].candidates), "relevant": release.pools[q.qid].relevant}
                     for q in release.queries.values()},
