@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import CitegraphError, Location, Problem
 from .records import CONTEXT_MARKER, Citation, Item, Paper, Reference
-from .source import BadField, integer, json_error, json_objects, nfc, text
+from .source import BadField, integer, json_failure, json_objects, nfc, text
 
 XML_DIR, CITANCES = "Reference_XML", "citing_sentences.json"
 _OLD_ID = re.compile(r"^[A-Z]\d{2}-\d{4}$")  # P14-2043
@@ -183,15 +183,9 @@ def _located_objects(file: Path) -> Iterator[tuple[Location, dict[str, Any] | Pr
             return
         try:
             value, at = decoder.raw_decode(body, at)
-        except json.JSONDecodeError as exc:
-            yield Location(file, exc.lineno), Problem(Location(file, exc.lineno), None,
-                                                      f"malformed JSON: {json_error(exc)}")
-            return
-        except RecursionError:
-            yield where, Problem(where, None, "malformed JSON: nested too deeply")
-            return
-        except ValueError as exc:  # such as an integer of over 4300 digits
-            yield where, Problem(where, None, f"malformed JSON: {exc}"[:300])
+        except (ValueError, RecursionError) as exc:
+            at_line = Location(file, exc.lineno) if isinstance(exc, json.JSONDecodeError) else where
+            yield at_line, Problem(at_line, None, json_failure(exc))
             return
         yield where, value if isinstance(value, dict) else \
             Problem(where, None, f"expected a JSON object, got {type(value).__name__}")

@@ -69,6 +69,16 @@ def lines(path: Path) -> Iterator[tuple[Location, str | Problem]]:
             yield where, text
 
 
+def json_failure(exc: ValueError | RecursionError) -> str:
+    """Why a JSON text was refused, in words: a syntax error where it is, nesting past
+    Python's recursion limit, or a value ``json`` will not build (an integer of over 4,300 digits)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"malformed JSON: {json_error(exc)}"
+    if isinstance(exc, RecursionError):
+        return "malformed JSON: nested too deeply"
+    return f"malformed JSON: {exc}"[:300]
+
+
 def json_error(exc: json.JSONDecodeError) -> str:
     """The parser's message with its column ("Unterminated string starting at" ends in "at")."""
     return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
@@ -85,15 +95,10 @@ def json_objects(path: Path) -> Iterator[tuple[Location, dict[str, Any] | Proble
             continue
         try:
             value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            hint = " (the file may be truncated: its last line has no newline)" if unterminated else ""
-            yield where, Problem(where, None, f"malformed JSON: {json_error(exc)}{hint}")
-            continue
-        except RecursionError:
-            yield where, Problem(where, None, "malformed JSON: nested too deeply")
-            continue
-        except ValueError as exc:  # such as an integer of over 4300 digits
-            yield where, Problem(where, None, f"malformed JSON: {exc}"[:300])
+        except (ValueError, RecursionError) as exc:
+            truncated = unterminated and isinstance(exc, json.JSONDecodeError)
+            hint = " (the file may be truncated: its last line has no newline)" if truncated else ""
+            yield where, Problem(where, None, json_failure(exc) + hint)
             continue
         if not isinstance(value, dict):
             yield where, Problem(where, None, f"expected a JSON object, got {type(value).__name__}")
