@@ -11,7 +11,7 @@ from importlib import resources
 import pytest
 
 from citegraph.graph import load
-from citegraph.graph.model import GRAPH, Property, schema_statements
+from citegraph.graph.model import GRAPH, Property, schema_items
 
 
 def cypher(name: str) -> str:
@@ -24,16 +24,31 @@ def ingest_statements() -> dict[str, str]:
             if f.name.endswith(".cypher")}
 
 
-def test_the_schema_file_is_the_models():
+SCHEMA_LINE = re.compile(r"CREATE (CONSTRAINT|INDEX) (\w+) IF NOT EXISTS FOR \((\w+):(\w+)\) "
+                         r"(?:REQUIRE (\w+)\.(\w+) IS UNIQUE|ON \((\w+)\.(\w+)\));")
+
+
+def schema_file_items() -> list[tuple[str, str, str, str]]:
+    """The schema file's statements as (kind, name, label, property); a line of another shape fails."""
     text = (resources.files("citegraph") / "cypher" / "schema.cypher").read_text(encoding="utf-8")
-    statements = [line for line in text.splitlines() if line and not line.startswith("//")]
-    assert statements == schema_statements()
+    items = []
+    for line in (line for line in text.splitlines() if line and not line.startswith("//")):
+        match = SCHEMA_LINE.fullmatch(line)
+        assert match, f"schema.cypher: a statement of unexpected shape: {line}"
+        kind, name, var, label, *ends = match.groups()
+        owner, prop = ends[:2] if kind == "CONSTRAINT" else ends[2:]
+        assert owner == var, line
+        items.append((kind.lower(), name, label, prop))
+    return items
+
+
+def test_the_schema_file_is_the_models():
+    assert schema_file_items() == schema_items()
 
 
 def test_a_new_key_or_index_changes_the_expected_schema():
     indexed = GRAPH.with_property("Author", Property("orcid", indexed=True))
-    assert set(schema_statements(indexed)) - set(schema_statements()) == {
-        "CREATE INDEX author_orcid IF NOT EXISTS FOR (a:Author) ON (a.orcid);"}
+    assert set(schema_items(indexed)) - set(schema_items()) == {("index", "author_orcid", "Author", "orcid")}
 
 
 def _writers(pattern: str) -> list[tuple[str, str, str]]:

@@ -69,3 +69,11 @@ def test_pool_encoder_needs_pools(tiny, tmp_path):
     reranker = PoolEncoder(tiny, VectorCache(tmp_path, tiny), DocStore(tmp_path).get)
     with pytest.raises(CitegraphError, match="re-ranks candidates"):
         reranker.search(QUERIES, 2)
+
+
+def test_doc_store_looks_up_more_ids_than_sqlite_binds(tmp_path):
+    """An index's candidate lists can hold thousands of ids: one lookup, whatever their number."""
+    store = DocStore(tmp_path)
+    list(store.recording(Document(f"P{i}", f"title {i}") for i in range(2500)))
+    found = store.get([f"P{i}" for i in range(0, 3000, 2)])  # 1,500 asked, 250 of them never recorded
+    assert len(found) == 1250 and found["P2498"].title == "title 2498" and "P2500" not in found

@@ -9,7 +9,7 @@ Every write path reads it instead of listing properties of its own:
 * the neo4j-admin writer (:mod:`citegraph.ingest.neo4j_admin`) takes its CSV headers from
   :meth:`Node.columns` and :meth:`Relationship.columns`;
 * ``cypher/schema.cypher`` stays hand-written (Cypher lives in .cypher files only), and
-  ``tests/test_graph_model.py`` fails when it and :func:`schema_statements` disagree, as
+  ``tests/test_graph_model.py`` fails when it and :func:`schema_items` disagree, as
   it does when an ingest statement leaves out a property declared here.
 
 Adding a property of a record to the graph is one line here (plus the record field that
@@ -176,11 +176,14 @@ GRAPH = GraphModel(
 )
 
 
-def schema_statements(model: GraphModel = GRAPH) -> list[str]:
-    """The statements ``cypher/schema.cypher`` must hold: a uniqueness constraint per key
-    (which also indexes it, so MERGE on a key is a lookup), an index per indexed property."""
-    constraints = [f"CREATE CONSTRAINT {n.constraint} IF NOT EXISTS FOR ({n.label[0].lower()}:{n.label}) "
-                   f"REQUIRE {n.label[0].lower()}.{n.key.name} IS UNIQUE;" for n in model.nodes]
-    indexes = [f"CREATE INDEX {snake(n.label)}_{p.name} IF NOT EXISTS FOR ({n.label[0].lower()}:{n.label}) "
-               f"ON ({n.label[0].lower()}.{p.name});" for n in model.nodes for p in n.properties if p.indexed]
+#: One element of the schema: ("constraint" or "index", its name, the label, the property).
+SchemaItem = tuple[str, str, str, str]
+
+
+def schema_items(model: GraphModel = GRAPH) -> list[SchemaItem]:
+    """What ``cypher/schema.cypher`` must create: a uniqueness constraint per key (which also
+    indexes it, so MERGE on a key is a lookup), then an index per indexed property."""
+    constraints = [("constraint", n.constraint, n.label, n.key.name) for n in model.nodes]
+    indexes = [("index", f"{snake(n.label)}_{p.name}", n.label, p.name)
+               for n in model.nodes for p in n.properties if p.indexed]
     return constraints + indexes

@@ -10,6 +10,7 @@ a paper deleted from the graph keeps its row, which nothing ranks any more.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import closing
@@ -57,10 +58,8 @@ class DocStore:
         found: dict[str, Document] = {}
         if not wanted or not self.exists():
             return found
-        with closing(self._connect()) as db:
-            for start in range(0, len(wanted), 500):  # SQLite binds at most 999 parameters
-                part = wanted[start:start + 500]
-                rows = db.execute(f"SELECT id, title, abstract, keywords FROM doc WHERE id IN "
-                                  f"({','.join('?' * len(part))})", part)
-                found.update((row[0], Document(*row)) for row in rows)
+        with closing(self._connect()) as db:  # the ids as one JSON parameter: no limit on their number
+            rows = db.execute("SELECT id, title, abstract, keywords FROM doc WHERE id IN "
+                              "(SELECT value FROM json_each(?))", (json.dumps(wanted),))
+            found.update((row[0], Document(*row)) for row in rows)
         return found

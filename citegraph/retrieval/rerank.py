@@ -53,11 +53,9 @@ class VectorCache:
         keys = [_text_key(d) for d in docs]
         found: dict[str, np.ndarray] = {}
         with closing(self._connect()) as db:
-            unique = list(dict.fromkeys(keys))
-            for start in range(0, len(unique), 500):
-                part = unique[start:start + 500]
-                rows = db.execute(f"SELECT key, vector FROM vec WHERE key IN ({','.join('?' * len(part))})", part)
-                found.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
+            rows = db.execute("SELECT key, vector FROM vec WHERE key IN (SELECT value FROM json_each(?))",
+                              (json.dumps(list(dict.fromkeys(keys))),))
+            found.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
             missing = list({k: d for k, d in zip(keys, docs) if k not in found}.items())
             if missing:
                 encoded = self.encoder.encode([d for _, d in missing])
