@@ -203,3 +203,24 @@ def test_an_update_partition_leaves_the_graph_a_fresh_ingest_builds(arcade_serve
 
     bulk_ingest(ArcadeDBBackend(arcade_server), store, fmt, [tmp_path / "final" / "data"], IngestOptions())
     assert dump(store) == updated
+
+
+@pytest.mark.slow
+def test_the_bulk_paths_refuse_what_only_cypher_does(arcade_server, store, tmp_path):
+    """A work restated by a newer partition, and merged ids, need Cypher (edges removed or
+    moved): --bulk refuses the first before touching the database, the neo4j-admin export
+    the second, each saying how to load it instead."""
+    from citegraph.graph import ArcadeDBBackend
+    from citegraph.ingest.bulk import bulk_ingest
+    from citegraph.ingest.neo4j_admin import export_neo4j_admin
+
+    initial, changed, final = update_partition()
+    snapshot(tmp_path / "both", {"2024-01-15": initial, "2024-02-01": changed})
+    with pytest.raises(CitegraphError, match="W2963403868 is stated twice"):
+        bulk_ingest(ArcadeDBBackend(arcade_server), store, get("openalex"), [tmp_path / "both" / "data"])
+    assert store.run("stats/labels") == []
+    snapshot(tmp_path / "final", {"2024-02-01": final})
+    merges(tmp_path / "final")
+    with pytest.raises(CitegraphError, match="1 merged ids among the inputs"):
+        export_neo4j_admin(get("openalex"), [tmp_path / "final" / "data"], tmp_path / "csv")
+    assert not list((tmp_path / "csv").glob("*.csv"))

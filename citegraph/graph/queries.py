@@ -72,6 +72,7 @@ class CypherQuery:
     doc: str
     statements: tuple[str, ...]
     parameters: dict[str, Parameter]
+    counting: tuple[str, ...] = ()  # parameters that count rows (LIMIT/SKIP), found once when parsed
 
     @property
     def text(self) -> str:
@@ -83,7 +84,7 @@ class CypherQuery:
             raise CitegraphError(
                 f"query '{self.name}' needs parameter(s) {', '.join('$' + m for m in missing)}"
             )
-        for name in _COUNTING.findall(self.text):
+        for name in self.counting:
             value = params[name]
             if isinstance(value, int) and value not in ROW_COUNT:
                 raise CitegraphError(f"${name} counts rows: it must be between 0 and {ROW_COUNT.stop - 1:,}, "
@@ -123,7 +124,8 @@ def parse(name: str, text: str) -> CypherQuery:
     used = {p for s in statements for p in PARAMETER.findall(s)}
     if used != declared.keys():
         raise CitegraphError(f"query '{name}': the header declares {sorted(declared)} but the text uses {sorted(used)}")
-    return CypherQuery(name, "\n".join(header).strip(), statements, declared)
+    return CypherQuery(name, "\n".join(header).strip(), statements, declared,
+                       tuple(dict.fromkeys(_COUNTING.findall(";\n".join(statements)))))
 
 
 @cache

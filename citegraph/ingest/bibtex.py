@@ -32,6 +32,7 @@ from typing import Any
 from ..errors import CitegraphError, Location, Problem
 from .formats import files_in
 from .records import Author, Item, Paper, unique_strings
+from .source import BadField
 
 PATTERNS = ("*.bib", "*.bibtex")
 VENUE_FIELDS = ("journal", "journaltitle", "booktitle", "series", "publisher", "school", "institution")
@@ -129,30 +130,24 @@ def _paper(entry: Entry, paper_id: str, doi: str | None) -> Paper:
     try:
         year = _year(fields)
     except ValueError as bad:
-        raise _Bad("year", str(bad)) from None
+        raise BadField("year", str(bad)) from None
     venue = next((v for name in VENUE_FIELDS if (v := _string(fields, name))), None)
     return Paper(id=paper_id, title=_string(fields, "title"), abstract=_string(fields, "abstract"), year=year,
                  venue=venue, doi=doi, keywords=keywords_of(fields),
                  authors=tuple(Author.from_name(n) for n in _names(fields.get("author"))))
 
 
-class _Bad(Exception):
-    def __init__(self, field_name: str, reason: str):
-        super().__init__(reason)
-        self.field, self.reason = field_name, reason
-
-
 def _identify(entry: Entry, id_from: str, spellings: dict[str, str]) -> tuple[str, str | None]:
-    """The entry's paper id and DOI (first spelling, registered in ``spellings``); raises _Bad."""
+    """The entry's paper id and DOI (first spelling, registered in ``spellings``); raises BadField."""
     try:
         doi = doi_of(entry.fields)
     except ValueError as bad:
-        raise _Bad("doi", str(bad)) from None
+        raise BadField("doi", str(bad)) from None
     if doi is not None:
         doi = spellings.setdefault(doi.casefold(), doi)
     if id_from == "key" or doi is None:
         if not entry.key.strip():
-            raise _Bad(None, "an entry without a citation key or a DOI")
+            raise BadField(None, "an entry without a citation key or a DOI")
         return entry.key.strip(), doi
     return doi, doi
 
@@ -175,7 +170,7 @@ def read(file: Path, entry_types: Iterable[str] | None = None, id_from: str = "d
         try:
             paper_id, doi = _identify(entry, id_from, known)
             yield Item(entry.where, _paper(entry, paper_id, doi))
-        except _Bad as bad:
+        except BadField as bad:
             line = entry.lines.get(bad.field, entry.where.line) if bad.field else entry.where.line
             yield Item(entry.where, problem=Problem(Location(file, line), bad.field, bad.reason))
 
@@ -221,7 +216,7 @@ def survey(files: Sequence[Path], entry_types: Iterable[str] | None = None, id_f
                 continue
             try:
                 paper_id, doi = _identify(entry, id_from, result.spellings)
-            except _Bad:
+            except BadField:
                 continue  # the ingest's validation reports it
             result.without_doi += doi is None
             seen.setdefault(paper_id, []).append(str(entry.where))

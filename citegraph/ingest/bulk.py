@@ -30,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..batches import batched
 from ..errors import CitegraphError, ServerError
 from ..graph import ArcadeDBBackend, GraphStore, Write
 from ..graph.schema import apply_schema
@@ -94,9 +95,9 @@ def bulk_ingest(backend: ArcadeDBBackend, store: GraphStore, fmt: Format, paths:
     if loaded != expected:
         raise ServerError(f"the ArcadeDB bulk loader created {loaded} where the graph has {expected}: "
                           "recreate the database and report this")
-    merges = [MergedId(old, into) for old, into in graph.manifest["merges"]]
-    for start in range(0, len(merges), options.batch_size):  # Cypher moves citations; no loader does
-        GraphWriter(store).write(merges[start:start + options.batch_size])
+    merges = (MergedId(old, into) for old, into in graph.manifest["merges"])
+    for part in batched(merges, options.batch_size):  # Cypher moves citations; no loader does
+        GraphWriter(store).write(part)
     if options.external == "drop":
         summary.external_dropped = summary.write.external_created
     summary.eligibility = complete_import(store, options)

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import CitegraphError
 from ..graph import model
 from . import pipeline
 from .formats import Format
@@ -54,6 +55,7 @@ from .records import (
     Paper,
     Record,
     Reference,
+    SnapshotPaper,
     record_type,
 )
 from .selection import Selection
@@ -156,6 +158,9 @@ class Builder:
             self.paper_row[i] = self.rows
             self.rows += 1
             self._papers_out.write(encode({"id": paper.id, **self.paper.values(paper)}) + "\n")
+        elif isinstance(paper, SnapshotPaper):  # a restated work replaces its edges too: Cypher's work
+            raise CitegraphError(f"work {paper.id} is stated twice (a newer partition restates it): load the "
+                                 "older partitions with --bulk, then ingest the newer ones without it")
         else:  # papers.cypher: SET p += props, so a later record's non-null values win
             self.updates.setdefault(row, {}).update(self.paper.values(paper))
         for name in paper.fields:

@@ -82,6 +82,10 @@ def export_neo4j_admin(fmt: Format, paths: list[Path], out: Path, options: Inges
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bulk-", dir=out) as work:
         graph, _ = build(fmt, files, options, progress, summary, Path(work))
+        if graph.manifest["merges"]:  # neo4j-admin creates; moving citations is Cypher's
+            raise CitegraphError(f"{len(graph.manifest['merges']):,} merged ids among the inputs: export the works "
+                                 "without the merged_ids files, import them and run `citegraph complete-import`, "
+                                 "then `citegraph ingest openalex <the merged_ids folder>` against the database")
         progress.start("writing CSV", None)
         try:
             export = _write_csv(graph, out, summary, database)

@@ -242,7 +242,6 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
     summary = IngestSummary(format=fmt.name)
     files = [file for path in paths for file in fmt.files(Path(path))]
     summary.files = len(files)
-    refuse_inputs_as_rejects(options, files)
     apply_schema(store)
     keys = {file: checkpoint_key(fmt, file) for file in files}
     if options.restart:
