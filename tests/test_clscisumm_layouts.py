@@ -168,3 +168,12 @@ def test_evaluate_contextualise_cli_train_test(tmp_path):
     same = CliRunner().invoke(main, ["evaluate", "contextualise", "--train", str(TRAIN), "--test", str(TRAIN),
                                      "--models", "lmd", "--out", str(tmp_path / "out2")])
     assert same.exit_code != 0 and "topics both in" in same.output
+
+
+def test_repeated_cross_validation_refuses_the_shared_task_options(tmp_path):
+    """--seeds repeats CV over topics with their own gold: --gold/--strict would be ignored, so they are refused."""
+    args = ["evaluate", "contextualise", "--data", str(TRAIN), "--models", "lmd", "--seeds", "0,1",
+            "--out", str(tmp_path / "out")]
+    for extra in (["--gold", str(GOLD)], ["--strict"]):
+        result = CliRunner().invoke(main, [*args, *extra])
+        assert result.exit_code != 0 and "do not apply" in result.output and "Traceback" not in result.output

@@ -30,8 +30,9 @@ def build(data_dir: Path | None, train_dir: Path | None, test_dir: Path | None, 
     options = {"ontologies": tuple(ontologies) or None, "acronyms": acronyms, "corpus": tuple(corpus),
                "vectors": vectors}
     if seeds or len(shares) > 1:
-        if train_dir:
-            raise CitegraphError("--seeds and --corpus-shares repeat the cross-validation of --data")
+        if train_dir or gold or strict:
+            raise CitegraphError("--seeds and --corpus-shares repeat the cross-validation of --data over topics "
+                                 "that carry their own gold: --train/--test, --gold and --strict do not apply")
         return Repeats(Path(data_dir), tuple(models), folds, tuple(int(s) for s in seeds) or (seed,), tuple(shares),
                        options)
     return CLSciSumm(Path(data_dir or train_dir), tuple(models), folds, seed, corpus_share=shares[0],

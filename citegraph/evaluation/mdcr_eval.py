@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from ..errors import CitegraphError
@@ -57,16 +58,18 @@ class MDCR:
     split: str = "test"
     name: str = "mdcr"
 
-    def read(self) -> tuple[dict, dict[str, Document]]:
+    @cached_property
+    def release(self) -> tuple[dict, dict[str, Document]]:
+        """The split's queries and documents, read once (indexing and scoring both need them)."""
         return read_benchmark(self.directory, self.split)
 
     def documents(self) -> list[Document]:
         """The documents retrievers are indexed over."""
-        return list(self.read()[1].values())
+        return list(self.release[1].values())
 
     def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
         directory, split = Path(self.directory), self.split
-        benchmark, docs = self.read()
+        benchmark, docs = self.release
         official = not (directory / "manifest.json").exists()
         fields = [name for name, queries in benchmark.items() if queries]
         types = sorted({t for f in benchmark.values() for ts in f.values() for t in ts if t != TRUE})

@@ -1,5 +1,6 @@
 """Local citation recommendation (SymTax) registered as the benchmark ``local``: its options
-and how they make a :class:`~.config.LocalConfig`. Light to import (the CLI lists it)."""
+and how they make a :class:`~.config.LocalConfig`. Light to import (the CLI lists it): the
+configuration's modules import no torch until a reranker is built."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from typing import TYPE_CHECKING
 
 from ..evaluation.benchmark import Benchmark, Option, Registered, register
 from ..retrieval.encoders import HUB_PREFIX, encoder_choices
-from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES
+from .ablations import ABLATIONS, LM_MODES
+from .config import LocalConfig, PrefetchConfig, SplitConfig
+from .rerank import RerankerConfig
 
 if TYPE_CHECKING:
     from ..graph import GraphStore
@@ -25,9 +28,8 @@ def build(store: GraphStore, *, data: Path | None, encoder: list[str], prefetch,
           test_share: float, whole_years: bool, textless: str, depth: int, size: int, max_length: int,
           proj_dim: int, negatives: int, device: str | None, seed: int) -> Benchmark:
     """The benchmark from the command's options (``lm_mode`` None: chosen by the device)."""
-    from .config import LocalConfig, PrefetchConfig, SplitConfig, default_lm_mode
+    from .config import default_lm_mode
     from .evaluate import LocalRecommendation
-    from .rerank import RerankerConfig
 
     return LocalRecommendation(store, LocalConfig(
         data=data, split=SplitConfig(test_share, whole_years, max_train, max_test, textless),
@@ -38,37 +40,40 @@ def build(store: GraphStore, *, data: Path | None, encoder: list[str], prefetch,
         seed=seed))
 
 
+#: The defaults the options show are the configuration's own, so the CLI and Python agree.
+_RUN, _SPLIT, _PREFETCH, _HEAD = LocalConfig(), SplitConfig(), PrefetchConfig(), RerankerConfig()
+
 LOCAL = register(Registered(
     "local", "SymTax's Tables 3 and 4: prefetch → enrichment → taxonomy-aware reranker, and its ablations, "
     "trained on older citing papers and tested on newer ones, the test citations hidden from the graph.", build, (
         Option("data", "--data", "A query set (JSONL, see README; `citegraph contexts export` writes one). "
                "Default: every context in the graph, exported to OUT/contexts.jsonl.", Path, path="file"),
         Option("encoder", "--encoder", "The reranker's LM, or several comma-separated (they fill the LM × fusion "
-               f"table): {', '.join(encoder_choices())} or a model folder.", list, ["minilm"]),
+               f"table): {', '.join(encoder_choices())} or a model folder.", list, list(_RUN.lms)),
         Option("prefetch", "--prefetch", "First stage, indexed over the graph's papers, e.g. 'rrf(bm25,minilm)'. "
-               "Spelled as --with.", "spec", "bm25"),
+               "Spelled as --with.", "spec", _PREFETCH.spec),
         Option("ablations", "--ablations", f"Comma-separated, of: {', '.join(ABLATIONS)} ('' for the full model "
-               "only).", list, list(DEFAULT_ABLATIONS)),
+               "only).", list, list(_RUN.ablations)),
         Option("enrich", "--enrich/--no-enrich", "SymTax's Enricher; --no-enrich sends no enrichment query: models "
                "rank the prefetched lists.", bool, True),
         Option("lm_mode", "--lm-mode", "finetune: every variant fine-tunes its LM (SymTax); shared: the full model "
                "fine-tunes it, the ablations reuse it frozen; frozen: the pretrained LM as a cached feature "
                "extractor [default: finetune on a GPU, shared on CPU].", LM_MODES),
-        Option("max_steps", "--max-steps", "Training steps per reranker (the CPU bound).", int, 200, minimum=0),
+        Option("max_steps", "--max-steps", "Training steps per reranker (the CPU bound).", int, _RUN.max_steps, minimum=0),
         Option("max_train", "--max-train", "Training contexts: a random sample of the older citing papers' "
-               "contexts.", int, 2000, minimum=1),
+               "contexts.", int, _SPLIT.max_train, minimum=1),
         Option("max_test", "--max-test", "Test contexts: a random sample of the newer citing papers' contexts.",
-               int, 500, minimum=1),
+               int, _SPLIT.max_test, minimum=1),
         Option("test_share", "--test-share", "Share of the contexts, newest citing papers first, held out for "
-               "testing.", float, 0.2, minimum=0, maximum=1, open_bounds=True),
-        Option("whole_years", "--whole-years", "Cut the time-ordered split between years only.", bool, False),
+               "testing.", float, _SPLIT.test_share, minimum=0, maximum=1, open_bounds=True),
+        Option("whole_years", "--whole-years", "Cut the time-ordered split between years only.", bool, _SPLIT.whole_years),
         Option("textless", "--textless", "Contexts citing a paper without title and abstract: skip them, or keep "
-               "them (such papers are reachable only through enrichment).", ("skip", "keep"), "skip"),
-        Option("depth", "--depth", "Prefetched candidates per context.", int, 100),
-        Option("size", "--size", "Candidates after enrichment.", int, 300),
-        Option("max_length", "--max-length", "Tokens of a (query, candidate) pair.", int, 256),
-        Option("proj_dim", "--proj-dim", "Dimension of the taxonomy manifold.", int, 64),
-        Option("negatives", "--negatives", "Negatives per positive, from the candidate list.", int, 4),
+               "them (such papers are reachable only through enrichment).", ("skip", "keep"), _SPLIT.textless),
+        Option("depth", "--depth", "Prefetched candidates per context.", int, _PREFETCH.depth),
+        Option("size", "--size", "Candidates after enrichment.", int, _RUN.size),
+        Option("max_length", "--max-length", "Tokens of a (query, candidate) pair.", int, _HEAD.max_length),
+        Option("proj_dim", "--proj-dim", "Dimension of the taxonomy manifold.", int, _HEAD.proj_dim),
+        Option("negatives", "--negatives", "Negatives per positive, from the candidate list.", int, _HEAD.negatives),
         Option("device", "--device", "torch device [default: cuda when available, else cpu]."),
-        Option("seed", "--seed", "The seed of sampling and training.", int, 12),
+        Option("seed", "--seed", "The seed of sampling and training.", int, _RUN.seed),
     ), graph=True))
