@@ -22,6 +22,7 @@ from pydantic import Field
 from .errors import CitegraphError
 from .library.match import matched_ids
 from .recommend import Recommender, Seed, recommendation_dict
+from .vocabulary import canonical_id
 
 Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]], Field(max_length=2_000)]
 Id = Annotated[str, Field(min_length=1, max_length=200, description="A paper id in the graph")]
@@ -73,12 +74,12 @@ def create_server(recommender: Recommender, indexes: Path):
         """Papers by exact id or by words of their title, most cited first."""
         if not query.strip():
             raise CitegraphError("the query is blank")
-        return store.run("explore/search", id=query.strip(), words=query.lower().split()[:20], limit=limit)
+        return store.run("explore/search", id=canonical_id(query), words=query.lower().split()[:20], limit=limit)
 
     @tool
     def paper(id: Id) -> dict[str, Any]:
         """One paper: title, abstract, year, venue, authors, fields, categories, citation counts."""
-        rows = store.run("paper", id=id)
+        rows = store.run("paper", id=canonical_id(id))
         if not rows:
             raise CitegraphError(f"no paper with id {id!r} in the graph")
         return rows[0]
@@ -87,8 +88,7 @@ def create_server(recommender: Recommender, indexes: Path):
     def neighbours(id: Id, limit: Annotated[int, Field(ge=1, le=200, description="Papers of each kind")] = 25
                    ) -> list[dict[str, Any]]:
         """A paper's ego network: what it cites, what cites it, papers co-cited with it, its fields and categories."""
-        paper(id)
-        return store.run("explore/ego", id=id, limit=limit)
+        return store.run("explore/ego", id=paper(id)["id"], limit=limit)
 
     @tool
     def recommend(paper: Annotated[str | None, Field(max_length=200, description="A paper id in the graph")] = None,

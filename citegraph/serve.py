@@ -315,14 +315,15 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[s
             seed = recommender.seed(request.paper, title=request.title or "", abstract=request.abstract or "",
                                     references=request.references, year=request.year, field=request.field,
                                     category=request.category, negatives=matched_ids(unwanted), as_of=as_of)
-        known = {row["id"] for row in store.run("explore/known_ids", ids=list(seed.references))}
+        given = [canonical_id(r) for r in request.references]  # a paper's own and a library's are known
+        known = {row["id"] for row in store.run("explore/known_ids", ids=given)} if given else set()
         found = recommender.recommend_for(seed, request.k)
         out = []
         for r in found:
             row = recommendation_dict(r)
             out.append(row if request.explain else {k: row[k] for k in ("id", "title", "year", "score")})
         return {"seed": {"id": seed.id, "title": seed.title, "year": seed.year, "references": list(seed.references)},
-                "recommendations": out, "ignored_references": [r for r in seed.references if r not in known],
+                "recommendations": out, "ignored_references": [r for r in given if r not in known],
                 "matches": [m.as_dict() for m in [*mine, *unwanted]]}
 
     @app.post("/works", response_model=WorksResponse, responses={**_NOT_FOUND, **_BODY},

@@ -22,6 +22,11 @@ def loaded_after(*modules: str) -> set[str]:
     return set(done.stdout.split())
 
 
+def test_the_command_line_starts_without_the_graph_driver_or_models():
+    """`citegraph --help` imports every command module: none may pull in neo4j or a model library."""
+    assert loaded_after("citegraph.cli") == set()
+
+
 def test_bm25_needs_no_graph_driver():
     assert loaded_after("citegraph.retrieval.bm25", "citegraph.retrieval.corpus", "citegraph.contextualise.bm25") == set()
 

@@ -12,8 +12,10 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ..graph import GraphStore
+if TYPE_CHECKING:  # the driver loads with the first store, not with --help
+    from ..graph import GraphStore
 
 
 @dataclass(frozen=True, slots=True)

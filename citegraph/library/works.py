@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..graph import GraphStore
+if TYPE_CHECKING:  # the driver loads with the first store, not with --help
+    from ..graph import GraphStore
 
 
 @dataclass(frozen=True, slots=True)

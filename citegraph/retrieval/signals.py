@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import CitegraphError
-from ..graph import GraphStore
 from .base import Document, Query, Ranking, rank
+
+if TYPE_CHECKING:
+    from ..graph import GraphStore
 
 
 @dataclass(frozen=True, slots=True)
