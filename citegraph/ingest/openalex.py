@@ -20,7 +20,7 @@ named in OpenAlex's casing: "Computer science" → "Computer Science").
 https://docs.openalex.org/api-entities/topics/topic-object: ``id``, ``display_name``,
 ``score``, and its ``subfield``, ``field`` and ``domain`` as ``{id, display_name}``) become
 :class:`~citegraph.ingest.records.TopicLink` s, the tree OpenAlex's own (domain → field →
-subfield → topic, :mod:`citegraph.ingest.topics`): not the MAG fields, though 12 of the 26
+subfield → topic, :mod:`citegraph.ingest.topics`): not the MAG fields, though several
 topic fields share a MAG field's name (``Computer Science``, ``Medicine``…). The ids of
 the levels above a topic are numbers in the Topic object (``"field": {"id": 17}``) and URLs
 in works (``https://openalex.org/fields/17``); both read as ``fields/17``.
