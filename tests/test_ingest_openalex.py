@@ -218,6 +218,16 @@ def test_cli_selection(store, server_env, tmp_path):
 
 
 @pytest.mark.slow
+def test_cli_topic_selection(store, server_env, tmp_path):
+    works_dir = snapshot(tmp_path, {"2024-01-15": works()})
+    result = CliRunner().invoke(main, ["ingest", "openalex", str(works_dir), "--no-progress",
+                                       "--topic", "https://openalex.org/fields/27", "--topic", "T10320"])
+    assert result.exit_code == 0, result.output
+    full = [i for i in sorted(by_id()) if store.run("paper", id=i) and not store.run("paper", id=i)[0]["external"]]
+    assert full == ["W2130942839", "W3000000001"]  # the medical work and LSTM's topic; what they cite is stubs
+
+
+@pytest.mark.slow
 def test_bulk_builds_the_streamed_graph(arcade_server, store, tmp_path):
     from test_bulk import assert_same, stream_then_bulk
 

@@ -203,8 +203,9 @@ def _fields(work: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _tree_id(value: Any, level: str, field: str) -> str:
-    """A domain's, field's or subfield's id: ``17``, ``"17"`` or ``https://openalex.org/fields/17`` → ``fields/17``."""
-    match = _TREE_ID.match(str(value).strip()) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+    """A domain's, field's or subfield's id: ``17``, ``"17"``, ``https://openalex.org/fields/17`` → ``fields/17``."""
+    given = isinstance(value, (str, int)) and not isinstance(value, bool)
+    match = _TREE_ID.match(str(value).strip()) if given else None
     if not match or match.group(1) and match.group(1).lower() != f"{level}s":
         raise BadField(field, f"expected a {level} id like https://openalex.org/{level}s/17, got {value!r}"[:200])
     return f"{level}s/{int(match.group(2))}"
