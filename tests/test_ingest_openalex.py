@@ -201,7 +201,9 @@ def topics(store) -> tuple[dict, dict]:
     nodes, rels = dump(store)
     tree = {p["id"]: (p.get("name"), p["level"]) for labels, p in ((n[0], json.loads(n[1])) for n in nodes)
             if labels == ("Topic",)}
-    above = {s: t for kind, s, t, _ in rels if kind == "BROADER_TOPIC"}
+    edges = [(s, t) for kind, s, t, _ in rels if kind == "BROADER_TOPIC"]
+    above = dict(edges)
+    assert len(above) == len(edges), "a node of the tree has two parents"
     return ({i: (*node, above.get(i)) for i, node in tree.items()},
             {(s, t): json.loads(p) for kind, s, t, p in rels if kind == "IN_TOPIC"})
 
@@ -250,6 +252,23 @@ def test_topic_selection_streamed_and_bulk(arcade_server, store, tmp_path, topic
     assert_same(streamed, bulk, expected, got)
     full = sorted(json.loads(props)["id"] for labels, props in got["graph"][0] if labels == ("Paper",))
     assert full == (["W3000000001"] if topic == "Health Sciences" else ["W2130942839", "W2963403868", "W3000000002"])
+
+
+@pytest.mark.slow
+def test_a_topic_moved_to_another_subfield_keeps_one_parent(arcade_server, store, tmp_path):
+    """A later work naming a topic under another subfield moves it (OpenAlex reorganises its
+    tree): the streaming ingest, one work a transaction, and the bulk load agree."""
+    from test_bulk import assert_same, stream_then_bulk
+
+    rows = works()
+    moved = dict(rows[0]["topics"][1], subfield={"id": "https://openalex.org/subfields/1707",
+                                                  "display_name": "Computer Vision and Pattern Recognition"})
+    rows[2] = dict(rows[2], topics=[*rows[2]["topics"], moved])  # LSTM, a later line than Attention
+    works_dir = snapshot(tmp_path, {"2024-01-15": rows})
+    assert_same(*stream_then_bulk(arcade_server, store, "openalex", [works_dir], IngestOptions(batch_size=1)))
+    tree, _ = topics(store)
+    assert tree["T10028"] == ("Topic Modeling", "topic", "subfields/1707")
+    assert tree["T10181"][2] == "subfields/1702"
 
 
 def test_neo4j_admin_export_carries_the_topic_tree(tmp_path):
