@@ -294,7 +294,7 @@ def update_partition() -> tuple[list[dict], list[dict], list[dict]]:
     """(the initial works, those an update partition restates, the final state): the first
     work changes its title, drops its abstract, an author, two references (one to a stub)
     and a topic (the only one of its subfield), cites a new work and changes its primary
-    topic; one work is retracted; one is merged into another."""
+    topic; one work is retracted; one is merged into another (with the topic only it has)."""
     initial = works()
     initial[1]["referenced_works"].append("https://openalex.org/W3000000002")  # to be merged
     attention = json.loads(json.dumps(initial[0]))
@@ -305,7 +305,7 @@ def update_partition() -> tuple[list[dict], list[dict], list[dict]]:
     attention["primary_topic"] = attention["topics"][0]  # T10028 now; T11714 and its subfield only it had go
     retracted = dict(initial[3], is_retracted=True)
     new = dict(initial[4], id="https://openalex.org/W3000000003", title="A new work",
-               referenced_works=["https://openalex.org/W2130942839"])
+               referenced_works=["https://openalex.org/W2130942839"], primary_topic=initial[0]["topics"][0])
     changed = [attention, retracted, new]
     final = [attention, initial[1], initial[2], retracted, new]  # W3000000002 merged away
     return initial, changed, final
@@ -346,6 +346,7 @@ def test_an_update_partition_leaves_the_graph_a_fresh_ingest_builds(arcade_serve
     assert store.run("paper", id="W2130942839")[0]["citation_count"] == 2  # W1902237438 and the new work
     tree, links = topics(store)
     assert "T11714" not in tree and "subfields/1707" not in tree and "subfields/1702" in tree
+    assert "T11307" not in tree  # only the work merged away had it
     assert links[("W2963403868", "T10028")] == {"score": 0.99, "primary": True}
     assert links[("W2963403868", "T10181")] == {"score": 0.98, "primary": False}
 

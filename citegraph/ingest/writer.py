@@ -10,7 +10,7 @@ written unless all of it is:
    fields, categories, topics and authors;
 3. ``:External`` stubs for citation ends not in the graph, then the ``CITES`` edges,
    each new edge adding one to its cited paper's ``citation_count``;
-4. merged ids (their citations moved to the id they were merged into).
+4. merged ids (their citations moved to the id they were merged into; their topics go in 2).
 
 A :class:`~citegraph.ingest.records.SnapshotPaper` restates a work whole: its citations,
 fields, categories, topics and authorships that the new state lacks go first (2; topics no
@@ -121,8 +121,10 @@ class GraphWriter:
         add("restate_citations", "rows", [{"id": p.id, "references": [r.cited_id for r in p.references]}
                                           for p in restated])
         add("restate_links", "rows", [{"id": p.id} for p in restated])
-        add("restate_topics", "rows", [{"id": p.id} for p in restated])
-        if restated:
+        # a work merged away (4) takes the topics only it had with it, as a restated one does
+        unlinked = [{"id": p.id} for p in restated] + [{"id": m.old_id} for m in by_type.get(MergedId, [])]
+        add("restate_topics", "rows", unlinked)
+        if unlinked:
             steps.append(Write("ingest/prune_topics", {}))
             roles.append("")
         add("topics", "rows", topic_rows(papers))
