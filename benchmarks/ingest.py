@@ -83,7 +83,7 @@ def corpus(papers: int, folder: Path, layout: str = "s2orc") -> tuple[Path, floa
     unless already there."""
     from citegraph.synth import SynthSpec, generate, generate_openalex
 
-    path = folder / (f"synth-s2orc-{papers}.jsonl" if layout == "s2orc" else f"synth-openalex-{papers}")
+    path = folder / (f"synth-s2orc-{papers}.jsonl" if layout == "s2orc" else f"synth-openalex-topics-{papers}")
     if path.exists():
         return path, None
     folder.mkdir(parents=True, exist_ok=True)

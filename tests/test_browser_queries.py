@@ -46,14 +46,14 @@ def end(path: list):
 
 def test_every_saved_query_is_documented_with_an_example():
     names = [n for n in queries.names() if n.startswith("browser/")]
-    assert len(names) == 5
+    assert len(names) == 6
     for name in names:
         query = queries.load(name)
         assert query.doc.splitlines()[0] and "Returns:" in query.doc
         for parameter in query.parameters.values():
             assert re.search(r"e\.g\. \S", parameter.doc), (name, parameter)
     grass = (resources.files("citegraph") / "cypher" / "browser" / "citegraph.grass").read_text()
-    for label in ("Paper", "External", "Field", "ArxivCategory", "AcmConcept", "Author"):
+    for label in ("Paper", "External", "Field", "ArxivCategory", "AcmConcept", "Topic", "Author"):
         assert f"node.{label} {{" in grass
     assert grass.count("{") == grass.count("}")
 
@@ -89,6 +89,20 @@ def test_arxiv_acm_tree(graph):
         assert r["path"][1] == "MAPS_TO" and set(r["path"][3::2]) <= {"BROADER"}
         assert "." not in end(r["path"])  # up to a root of the ACM 1998 tree (I, H, …)
     assert not graph.run("browser/arxiv_acm_tree", archive="math")  # only cs.* categories map to ACM
+
+
+def test_openalex_topic_tree(store):
+    from test_ingest_openalex import FIXTURE, by_id
+
+    ingest(store, formats.get("openalex"), [FIXTURE])
+    rows = store.run("browser/openalex_topic_tree", id="fields/17")
+    primary = Counter(link.topic_id for paper in by_id().values() for link in paper.topics if link.primary)
+    under = {link.topic_id for paper in by_id().values() for link in paper.topics
+             if link.lineage[1].id == "fields/17"}
+    assert {r["path"][0]["id"]: r["works"] for r in rows} == {t: primary[t] for t in under}
+    assert len(under) == 5 and [r["works"] for r in rows] == sorted((primary[t] for t in under), reverse=True)
+    assert {end(r["path"]) for r in rows} == {"fields/17"} and {r["path"][1] for r in rows} == {"BROADER_TOPIC"}
+    assert store.run("browser/openalex_topic_tree", id="domains/4")[0]["path"][0]["id"] == "T13702"
 
 
 def test_most_cited_per_field(graph):

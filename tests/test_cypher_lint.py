@@ -126,9 +126,10 @@ def test_every_query_passes_neo4j_front_end(linter):
 
 def test_vocabulary_is_the_graphs():
     vocabulary = graph_vocabulary()
-    assert {"Paper", "External", "Author", "Field", "ArxivCategory", "AcmConcept",
+    assert {"Paper", "External", "Author", "Field", "ArxivCategory", "AcmConcept", "Topic",
             "IngestCheckpoint"} == set(vocabulary.labels)
-    assert {"CITES", "WROTE", "IN_FIELD", "IN_CATEGORY", "BROADER", "MAPS_TO"} == set(vocabulary.relationshipTypes)
+    assert {"CITES", "WROTE", "IN_FIELD", "IN_CATEGORY", "BROADER", "MAPS_TO", "BROADER_TOPIC",
+            "IN_TOPIC"} == set(vocabulary.relationshipTypes)
     assert {"id", "title", "abstract", "year", "citation_count", "eligible", "contexts", "n_contexts",
             "code", "alt_labels", "key", "position"} <= set(vocabulary.propertyKeys)
 

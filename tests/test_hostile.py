@@ -121,6 +121,22 @@ def _folder(fmt: str, files: dict[str, str], tmp_path: Path) -> Path:
     return tmp_path / name
 
 
+_TOPIC = {"id": "https://openalex.org/T10181", "display_name": "NLP", "score": 0.99,
+          "subfield": {"id": "https://openalex.org/subfields/1702", "display_name": "Artificial Intelligence"},
+          "field": {"id": "https://openalex.org/fields/17", "display_name": "Computer Science"},
+          "domain": {"id": "https://openalex.org/domains/3", "display_name": "Physical Sciences"}}
+_WORK = {"id": "https://openalex.org/W1", "title": "t", "topics": [_TOPIC], "primary_topic": _TOPIC}
+HOSTILE += [  # OpenAlex topics: the good works carry a topic tree, the bad one a broken topic
+    (f"openalex-topic-{case}", "openalex", _jsonl(_WORK, json.dumps(_WORK | {"id": "https://openalex.org/W2"} | bad)),
+     "in.jsonl", 2, field, reason)
+    for case, bad, field, reason in [
+        ("score", {"topics": [_TOPIC | {"score": "high"}]}, "topics[0].score", "expected a number"),
+        ("not-an-object", {"topics": [_TOPIC, "T10028"]}, "topics[1]", "expected an object"),
+        ("level-id", {"primary_topic": _TOPIC | {"field": {"id": "https://openalex.org/domains/3"}}},
+         "primary_topic.field.id", "expected a field id"),
+        ("topic-id", {"primary_topic": _TOPIC | {"id": None}}, "primary_topic.id", "expected a topic id"),
+        ("huge-score", {"topics": [_TOPIC | {"score": HUGE * 1e300}]}, "topics[0].score", "expected a number"),
+    ]]
 _CITANCE = '{"citance_No": %s, "citing_paper_id": "W00-1102", "raw_text": "x (Gonzalo et al., 1998) y.", ' \
            '"clean_text": %s}'
 HOSTILE += [  # a ScisummNet folder: the real W98-0705 with one file replaced

@@ -15,7 +15,7 @@ from citegraph.cli import main
 from citegraph.errors import CitegraphError
 from citegraph.ingest import IngestOptions, get, ingest
 from citegraph.ingest.openalex import abstract, files, parse
-from citegraph.ingest.selection import Selection
+from citegraph.ingest.selection import Selection, topic_key
 from citegraph.ingest.source import BadField
 
 FIXTURE = Path(__file__).parent / "fixtures" / "openalex" / "works.jsonl"
@@ -66,6 +66,62 @@ def test_awkward_works():
     assert lstm.fields == ("Computer Science", "Medicine")
     assert lstm.authors[1].id == "name:jürgen schmidhuber"  # an authorship without an author id
     assert papers["W3000000002"].arxiv_id == "2101.00001"  # from the arXiv DOI alone
+
+
+def test_topics_as_their_own_tree():
+    papers = by_id()
+    links = papers["W2963403868"].topics
+    assert [(t.topic_id, t.score, t.primary) for t in links] == [
+        ("T10181", 0.9987, True), ("T10028", 0.9712, False), ("T11714", 0.9523, False)]
+    assert [(n.id, n.name, n.level, n.broader) for n in links[0].lineage] == [
+        ("domains/3", "Physical Sciences", "domain", None),
+        ("fields/17", "Computer Science", "field", "domains/3"),
+        ("subfields/1702", "Artificial Intelligence", "subfield", "fields/17"),
+        ("T10181", "Natural Language Processing Techniques", "topic", "subfields/1702")]
+    # the Topic object's numeric ids read as a work's URLs do; a topic listed twice counts once
+    [lstm] = papers["W2130942839"].topics
+    assert [n.id for n in lstm.lineage] == ["domains/3", "fields/17", "subfields/1702", "T10320"]
+    assert (lstm.score, lstm.primary) == (0.9951, True)
+    assert papers["W1902237438"].topics == ()  # topics [] and primary_topic null
+    # topics, but primary_topic null: none is primary
+    assert [(t.topic_id, t.primary) for t in papers["W3000000001"].topics] == [("T13702", False)]
+    [preprint] = papers["W3000000002"].topics  # no topics list: the primary topic alone
+    assert (preprint.topic_id, preprint.primary) == ("T11307", True)
+    # OpenAlex's field "Medicine" is a topic tree node, apart from the MAG field of that name
+    assert papers["W3000000001"].fields == ("Medicine",)
+    assert papers["W3000000001"].topics[0].lineage[1].id == "fields/27"
+
+
+def test_topic_selection_by_id_or_name_at_any_level():
+    def kept(*topics):
+        selection = Selection(topics=frozenset(map(topic_key, topics)))
+        return sorted(p.id for w in works() for p in parse(w, selection))
+
+    computing = ["W2130942839", "W2963403868", "W3000000002"]
+    assert kept("computer  science") == kept("https://openalex.org/fields/17") == computing
+    assert kept("Physical Sciences") == kept("domains/3") == computing
+    assert kept("subfields/1707") == kept("Multimodal Machine Learning Applications") == ["W2963403868"]
+    assert kept("T10320", "Medicine") == ["W2130942839", "W3000000001"]  # any of them
+    assert kept("17") == [] and kept("Medicine (miscellaneous)") == ["W3000000001"]  # ids keep their level
+
+
+@pytest.mark.parametrize("change,field,reason", [
+    ({"topics": {"id": "T1"}}, "topics", "expected a list"),
+    ({"topics": ["T10181"]}, "topics[0]", "expected an object"),
+    ({"topics": [{"display_name": "No id"}]}, "topics[0].id", "expected a topic id"),
+    ({"primary_topic": {"id": "https://openalex.org/W1"}}, "primary_topic.id", "expected a topic id"),
+    ({"topics": [{"id": "T1", "score": "0.9"}]}, "topics[0].score", "expected a number"),
+    ({"topics": [{"id": "T1", "score": True}]}, "topics[0].score", "expected a number"),
+    ({"topics": [{"id": "T1", "field": "Computer Science"}]}, "topics[0].field", "expected an object"),
+    ({"topics": [{"id": "T1", "field": {"id": "https://openalex.org/subfields/17"}}]}, "topics[0].field.id",
+     "expected a field id"),
+    ({"primary_topic": {"id": "T1", "domain": {"id": 3, "display_name": {"en": "x"}}}},
+     "primary_topic.domain.display_name", "expected a string"),
+])
+def test_bad_topics_are_located(change, field, reason):
+    with pytest.raises(BadField, match=reason) as raised:
+        parse(works()[0] | change)
+    assert raised.value.field == field
 
 
 def test_abstract_gaps_and_bad_positions():
@@ -123,6 +179,33 @@ def test_snapshot_into_the_graph(store, tmp_path):
     [outside] = store.run("paper", id="W9999999991")  # referenced, not in the snapshot
     assert outside["external"] and outside["title"] is None
     assert store.run("paper", id="W2130942839")[0]["citation_count"] == 2
+    tree, links = topics(store)
+    assert tree["fields/17"] == ("Computer Science", "field", "domains/3")
+    assert tree["T10181"] == ("Natural Language Processing Techniques", "topic", "subfields/1702")
+    assert tree["domains/4"] == ("Health Sciences", "domain", None)
+    assert len(tree) == 2 + 2 + 3 + 6  # domains, fields, subfields, topics
+    assert links[("W2963403868", "T10028")] == {"score": 0.9712, "primary": False}
+    assert links[("W2963403868", "T10181")] == {"score": 0.9987, "primary": True}
+    assert not any(paper == "W1902237438" for paper, _ in links)
+    # the MAG field and OpenAlex's topic field of one name are two nodes of two labels
+    labels = {r["label"]: r["count"] for r in store.run("stats/labels")}
+    assert (labels["Field"], labels["Topic"]) == (2, len(tree))
+    assert store.run("stats/topics") == [{"level": "domain", "count": 2}, {"level": "field", "count": 2},
+                                         {"level": "subfield", "count": 3}, {"level": "topic", "count": 6}]
+
+
+def topics(store) -> tuple[dict, dict]:
+    """The topic tree (id → name, level, the node above) and the IN_TOPIC links ((paper, topic) → properties)."""
+    from test_bulk import dump
+
+    nodes, rels = dump(store)
+    tree = {p["id"]: (p.get("name"), p["level"]) for labels, p in ((n[0], json.loads(n[1])) for n in nodes)
+            if labels == ("Topic",)}
+    edges = [(s, t) for kind, s, t, _ in rels if kind == "BROADER_TOPIC"]
+    above = dict(edges)
+    assert len(above) == len(edges), "a node of the tree has two parents"
+    return ({i: (*node, above.get(i)) for i, node in tree.items()},
+            {(s, t): json.loads(p) for kind, s, t, p in rels if kind == "IN_TOPIC"})
 
 
 @pytest.mark.slow
@@ -137,27 +220,92 @@ def test_cli_selection(store, server_env, tmp_path):
 
 
 @pytest.mark.slow
+def test_cli_topic_selection(store, server_env, tmp_path):
+    works_dir = snapshot(tmp_path, {"2024-01-15": works()})
+    result = CliRunner().invoke(main, ["ingest", "openalex", str(works_dir), "--no-progress",
+                                       "--topic", "https://openalex.org/fields/27", "--topic", "T10320"])
+    assert result.exit_code == 0, result.output
+    full = [i for i in sorted(by_id()) if store.run("paper", id=i) and not store.run("paper", id=i)[0]["external"]]
+    assert full == ["W2130942839", "W3000000001"]  # the medical work and LSTM's topic; what they cite is stubs
+
+
+@pytest.mark.slow
 def test_bulk_builds_the_streamed_graph(arcade_server, store, tmp_path):
     from test_bulk import assert_same, stream_then_bulk
 
     works_dir = snapshot(tmp_path, {"2023-12-31": works()[:3], "2024-02-01": works()[3:]})
-    assert_same(*stream_then_bulk(arcade_server, store, "openalex", [works_dir],
-                                  papers=("W2963403868", "W2130942839", "W9999999991")))
+    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "openalex", [works_dir],
+                                                     papers=("W2963403868", "W2130942839", "W9999999991"))
+    assert_same(streamed, bulk, expected, got)
+    tree, links = topics(store)
+    assert len(tree) == 13 and len(links) == 6 and sum(link["primary"] for link in links.values()) == 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("topic", ["Health Sciences", "subfields/1702"])
+def test_topic_selection_streamed_and_bulk(arcade_server, store, tmp_path, topic):
+    from test_bulk import assert_same, stream_then_bulk
+
+    works_dir = snapshot(tmp_path, {"2024-01-15": works()})
+    options = IngestOptions(selection=Selection(topics=frozenset({topic_key(topic)})))
+    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "openalex", [works_dir], options)
+    assert_same(streamed, bulk, expected, got)
+    full = sorted(json.loads(props)["id"] for labels, props in got["graph"][0] if labels == ("Paper",))
+    assert full == (["W3000000001"] if topic == "Health Sciences" else ["W2130942839", "W2963403868", "W3000000002"])
+
+
+@pytest.mark.slow
+def test_a_topic_moved_to_another_subfield_keeps_one_parent(arcade_server, store, tmp_path):
+    """A later work naming a topic under another subfield moves it (OpenAlex reorganises its
+    tree): the streaming ingest, one work a transaction, and the bulk load agree."""
+    from test_bulk import assert_same, stream_then_bulk
+
+    rows = works()
+    moved = dict(rows[0]["topics"][1], subfield={"id": "https://openalex.org/subfields/1707",
+                                                  "display_name": "Computer Vision and Pattern Recognition"})
+    rows[2] = dict(rows[2], topics=[*rows[2]["topics"], moved])  # LSTM, a later line than Attention
+    works_dir = snapshot(tmp_path, {"2024-01-15": rows})
+    assert_same(*stream_then_bulk(arcade_server, store, "openalex", [works_dir], IngestOptions(batch_size=1)))
+    tree, _ = topics(store)
+    assert tree["T10028"] == ("Topic Modeling", "topic", "subfields/1707")
+    assert tree["T10181"][2] == "subfields/1702"
+
+
+def test_neo4j_admin_export_carries_the_topic_tree(tmp_path):
+    from test_bulk import read_csv
+
+    from citegraph.graph import model
+    from citegraph.ingest.neo4j_admin import export_neo4j_admin
+
+    export = export_neo4j_admin(get("openalex"), [FIXTURE], tmp_path / "csv")
+    [(header, rows)] = [(read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes if labels == "Topic"]
+    assert header == model.GRAPH.node("Topic").columns() == ["id:ID(Topic)", "name", "level"]
+    assert ["fields/17", "Computer Science", "field"] in rows and len(rows) == 13
+    relationships = {kind: (read_csv(h)[0], read_csv(d)) for kind, h, d in export.relationships}
+    header, rows = relationships["IN_TOPIC"]
+    assert header == [":START_ID(Paper)", ":END_ID(Topic)", "score:double", "primary:boolean"]
+    assert ["W2963403868", "T10181", "0.9987", "true"] in rows and ["W3000000001", "T13702", "0.8123", "false"] in rows
+    header, rows = relationships["BROADER_TOPIC"]
+    assert header == [":START_ID(Topic)", ":END_ID(Topic)"] and ["subfields/2701", "fields/27"] in rows
+    assert len(rows) == 11  # every node but the two domains
 
 
 def update_partition() -> tuple[list[dict], list[dict], list[dict]]:
     """(the initial works, those an update partition restates, the final state): the first
-    work changes its title, drops its abstract, an author and two references (one to a
-    stub) and cites a new work; one work is retracted; one is merged into another."""
+    work changes its title, drops its abstract, an author, two references (one to a stub)
+    and a topic (the only one of its subfield), cites a new work and changes its primary
+    topic; one work is retracted; one is merged into another (with the topic only it has)."""
     initial = works()
     initial[1]["referenced_works"].append("https://openalex.org/W3000000002")  # to be merged
     attention = json.loads(json.dumps(initial[0]))
     attention.update(title="Attention Is All You Need (revised)", abstract_inverted_index=None,
                      authorships=attention["authorships"][:2],
-                     referenced_works=["https://openalex.org/W1902237438", "https://openalex.org/W3000000003"])
+                     referenced_works=["https://openalex.org/W1902237438", "https://openalex.org/W3000000003"],
+                     topics=[dict(attention["topics"][1], score=0.99), dict(attention["topics"][0], score=0.98)])
+    attention["primary_topic"] = attention["topics"][0]  # T10028 now; T11714 and its subfield only it had go
     retracted = dict(initial[3], is_retracted=True)
     new = dict(initial[4], id="https://openalex.org/W3000000003", title="A new work",
-               referenced_works=["https://openalex.org/W2130942839"])
+               referenced_works=["https://openalex.org/W2130942839"], primary_topic=initial[0]["topics"][0])
     changed = [attention, retracted, new]
     final = [attention, initial[1], initial[2], retracted, new]  # W3000000002 merged away
     return initial, changed, final
@@ -196,6 +344,11 @@ def test_an_update_partition_leaves_the_graph_a_fresh_ingest_builds(arcade_serve
         "Attention Is All You Need (revised)", None, 2)
     assert store.run("paper", id="W3000000002") == [] and store.run("paper", id="W9999999991") == []
     assert store.run("paper", id="W2130942839")[0]["citation_count"] == 2  # W1902237438 and the new work
+    tree, links = topics(store)
+    assert "T11714" not in tree and "subfields/1707" not in tree and "subfields/1702" in tree
+    assert "T11307" not in tree  # only the work merged away had it
+    assert links[("W2963403868", "T10028")] == {"score": 0.99, "primary": True}
+    assert links[("W2963403868", "T10181")] == {"score": 0.98, "primary": False}
 
     arcade_server.recreate_database()  # the bulk path moves merged citations after its load
     from citegraph.graph import ArcadeDBBackend

@@ -55,6 +55,8 @@ def test_selection_decides_by_the_papers_dataset():
         ("13756489", "7961699"), ("7961699", "777")]  # 52 cites no more; 777 stays as a stub
     with pytest.raises(CitegraphError, match="no language"):
         records(Selection(languages=frozenset({"en"})))
+    with pytest.raises(CitegraphError, match="no OpenAlex topics: --topic applies to openalex"):
+        records(Selection(topics=frozenset({"computer science"})))
 
 
 def test_selection_needs_the_papers(tmp_path):

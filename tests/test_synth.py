@@ -252,3 +252,10 @@ def test_openalex_output_is_the_same_corpus(tmp_path):
             paper.title, paper.abstract, paper.year, paper.venue, paper.arxiv_id, paper.fields)
         assert [r.cited_id[1:] for r in work.references] == [r.cited_id[1:] for r in paper.references]
         assert [a.id for a in work.authors] == [a.id for a in paper.authors]
+    hidden = plan(spec).topic
+    for i, work in enumerate(works):  # the hidden topic as primary, under the work's MAG home field's name
+        primary, second = work.topics
+        assert (primary.topic_id, primary.primary, second.primary) == (f"T{10000 + hidden[i]}", True, False)
+        assert primary.lineage[1].name == work.fields[0] and primary.lineage[1].level == "field"
+    subfields = {link.lineage[2].id: link.lineage[1].id for work in works for link in work.topics}
+    assert all(sub.removeprefix("subfields/")[:2] == field.removeprefix("fields/") for sub, field in subfields.items())

@@ -129,15 +129,15 @@ def prefilter_options(command):
 
 
 def selection_options(command):
-    """The works a snapshot reader loads (--field, --since, --until, --language, --type, ...),
+    """The works a snapshot reader loads (--field, --topic, --since, --until, --language, --type, ...),
     given to the command as one ``selection``."""
 
     @functools.wraps(command)
-    def with_selection(*args, fields, since, until, languages, types, min_cited_by, retracted, **kwargs):
-        from ..ingest.selection import Selection
+    def with_selection(*args, fields, topics, since, until, languages, types, min_cited_by, retracted, **kwargs):
+        from ..ingest.selection import Selection, topic_key
 
-        selection = Selection(fields=frozenset(fields), since=since, until=until,
-                              languages=frozenset(v.lower() for v in languages),
+        selection = Selection(fields=frozenset(fields), topics=frozenset(map(topic_key, topics)), since=since,
+                              until=until, languages=frozenset(v.lower() for v in languages),
                               types=frozenset(v.lower() for v in types), min_citations=min_cited_by,
                               retracted=retracted)
         return command(*args, selection=selection, **kwargs)
@@ -148,6 +148,10 @@ def selection_options(command):
         click.option("--field", "fields", multiple=True, type=click.Choice(MAG_FIELDS, case_sensitive=False),
                      metavar="FIELD", help="Only works of this MAG field, e.g. 'Computer Science' (repeatable: "
                                            "any of them)."),
+        click.option("--topic", "topics", multiple=True, metavar="TOPIC",
+                     help="Only works with an OpenAlex topic at or below TOPIC: a topic, subfield, field or domain, "
+                          "by id (T10181, subfields/1702, fields/17, domains/3) or name ('Computer Science'; "
+                          "any case). Repeatable: any of them. openalex only."),
         click.option("--since", type=int, help="Only works published in or after this year."),
         click.option("--until", type=int, help="Only works published in or before this year."),
         click.option("--language", "languages", multiple=True, help="Only works in this language (ISO 639-1; repeatable)."),

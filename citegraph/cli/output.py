@@ -170,3 +170,5 @@ def print_stats(result: dict[str, list[dict]], as_json: bool) -> None:
     if result["partitions"]:
         newest = result["partitions"][-1]["partition"]
         print_table(f"snapshot partitions ingested (snapshot of {newest})", result["partitions"])
+    if result["topics"]:
+        print_table("OpenAlex topic tree (nodes per level)", result["topics"])

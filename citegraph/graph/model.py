@@ -28,7 +28,7 @@ from typing import Any, Literal
 #: or the MDCR prefilter, which runs over the finished graph (bulk loads leave it out).
 SetBy = Literal["record", "ingest", "prefilter"]
 #: Property types as neo4j-admin names them ('long': what the driver writes for a Python int).
-PropertyType = Literal["string", "long", "boolean", "string[]"]
+PropertyType = Literal["string", "long", "double", "boolean", "string[]"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +158,9 @@ GRAPH = GraphModel(
         Node("ArxivCategory", Property("code"),
              (*_string("name", "archive", "group", "group_name"), Property("active", "boolean"))),
         Node("AcmConcept", Property("code"), (*_string("label", "scheme"), Property("alt_labels", "string[]"))),
+        # OpenAlex's topic tree, one label for its four levels (domain, field, subfield, topic), as
+        # AcmConcept holds both ACM schemes: ids "domains/3", "fields/17", "subfields/1702", "T10181".
+        Node("Topic", Property("id"), _string("name", "level")),
         Node("IngestCheckpoint", Property("key"),
              (Property("file", set_by="ingest"), Property("line", "long", set_by="ingest"),
               Property("done", "boolean", set_by="ingest")), data=False),
@@ -172,6 +175,8 @@ GRAPH = GraphModel(
         Relationship("IN_CATEGORY", "Paper", "ArxivCategory"),
         Relationship("BROADER", "AcmConcept", "AcmConcept"),
         Relationship("MAPS_TO", "ArxivCategory", "AcmConcept"),
+        Relationship("BROADER_TOPIC", "Topic", "Topic"),  # topic → subfield → field → domain
+        Relationship("IN_TOPIC", "Paper", "Topic", (Property("score", "double"), Property("primary", "boolean"))),
     ),
 )
 

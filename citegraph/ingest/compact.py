@@ -59,6 +59,7 @@ from .records import (
     record_type,
 )
 from .selection import Selection
+from .topics import TopicTree, in_topic_props
 from .writer import WriteStats
 
 encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
@@ -131,6 +132,7 @@ class Builder:
         self.in_category = array("q"), array("q")
         self.broader = array("q"), array("q")
         self.maps_to = array("q"), array("q")
+        self.topics = TopicTree()
         self.stats = WriteStats()
         self._papers_out = open(work / "papers.jsonl", "w", encoding="utf-8")
         self._authors_out = open(work / "authors.jsonl", "w", encoding="utf-8")
@@ -169,6 +171,7 @@ class Builder:
         for code in paper.categories:
             self.in_category[0].append(i)
             self.in_category[1].append(_index(self.categories, code))
+        self.topics.add(i, paper)
         for position, author in enumerate(paper.authors):
             a = self.authors.get(author.id)
             if a is None:  # paper_authors.cypher: ON CREATE SET name, so the first name stays
@@ -248,6 +251,7 @@ class Builder:
             "authors": len(self.authors), "fields": list(self.fields),
             "categories": [{"code": code, **self.category_props.get(i, {})} for code, i in self.categories.items()],
             "concepts": [{"code": code, **self.concept_props.get(i, {})} for code, i in self.concepts.items()],
+            "topics": self.topics.finish(new, self.work),
             "updates": {str(r): props for r, props in self.updates.items()},
             "merges": self.merges,
             "stats": {"records": dict(self.stats.records), "citations": self.stats.citations,
@@ -361,6 +365,7 @@ class CompactGraph:
             VertexGroup("Field", ("Field",), len(m["fields"]), (encode({"name": f}) for f in m["fields"])),
             VertexGroup("ArxivCategory", ("ArxivCategory",), len(m["categories"]), map(encode, m["categories"])),
             VertexGroup("AcmConcept", ("AcmConcept",), len(m["concepts"]), map(encode, m["concepts"])),
+            VertexGroup("Topic", ("Topic",), len(m["topics"]), map(encode, m["topics"])),
         ] if group.count]
 
     def _merged_cite_props(self) -> Iterator[dict]:
@@ -391,6 +396,8 @@ class CompactGraph:
             _edges("in_category", "IN_CATEGORY", self._array("in_category"), None),
             _edges("broader", "BROADER", self._array("broader"), None),
             _edges("maps_to", "MAPS_TO", self._array("maps_to"), None),
+            _edges("broader_topic", "BROADER_TOPIC", self._array("broader_topic"), None),
+            _edges("in_topic", "IN_TOPIC", self._array("in_topic"), in_topic_props(self.work)),
         ] if group.pairs.shape[1]]
 
     def write_stats(self) -> WriteStats:

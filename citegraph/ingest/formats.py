@@ -59,8 +59,8 @@ class Format:
             return self._load().read(Path(file), **settings)
         if not self.selects:
             choosers = ", ".join(f.name for f in FORMATS.values() if f.selects)
-            raise CitegraphError(f"format '{self.name}' reads every record; selecting works "
-                                 f"(--field, --since, --until, --language, --type, ...) applies to: {choosers}")
+            raise CitegraphError(f"format '{self.name}' reads every record; selecting works (--field, --topic, "
+                                 f"--since, --until, --language, --type, ...) applies to: {choosers}")
         return self._load().read(Path(file), selection, **settings)
 
     def surveyed(self, files: Sequence[Path]) -> tuple["Format", Any | None]:

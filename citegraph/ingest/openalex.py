@@ -16,6 +16,14 @@ positions: OpenAlex ships no plain text), ``referenced_works`` (→ CITES),
 ``primary_location.source.display_name`` (venue), arXiv ids from ``locations`` (arxiv.org
 landing pages or ``10.48550/arXiv.*`` DOIs), and level-0 ``concepts`` (the 19 MAG fields,
 named in OpenAlex's casing: "Computer science" → "Computer Science").
+``topics`` and ``primary_topic`` (the Topic object,
+https://docs.openalex.org/api-entities/topics/topic-object: ``id``, ``display_name``,
+``score``, and its ``subfield``, ``field`` and ``domain`` as ``{id, display_name}``) become
+:class:`~citegraph.ingest.records.TopicLink` s, the tree OpenAlex's own (domain → field →
+subfield → topic, :mod:`citegraph.ingest.topics`): not the MAG fields, though several
+topic fields share a MAG field's name (``Computer Science``, ``Medicine``…). The ids of
+the levels above a topic are numbers in the Topic object (``"field": {"id": 17}``) and URLs
+in works (``https://openalex.org/fields/17``); both read as ``fields/17``.
 ``is_retracted`` is kept as ``retracted``; ``type``, ``language`` and ``cited_by_count``
 serve the selection (:class:`citegraph.ingest.selection.Selection`) only.
 
@@ -31,15 +39,17 @@ checkpoints (``citegraph stats`` prints the newest ``updated_date``).
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..errors import CitegraphError
 from ..vocabulary import MAG_FIELDS
-from .records import Author, Item, MergedId, Reference, SnapshotPaper, unique_strings
-from .selection import Selection
+from .records import Author, Item, MergedId, Reference, SnapshotPaper, Topic, TopicLink, unique_strings
+from .selection import Selection, topic_key
 from .source import (
     BadField,
     integer,
@@ -57,6 +67,8 @@ _ENTITY = re.compile(r"^(?:https?://openalex\.org/)?([WASICTP]\d+)$", re.IGNOREC
 _DOI = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE)
 _ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf)/([^?#\s]+?)(?:v\d+)?(?:\.pdf)?$|^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
 _MAG_BY_CASEFOLD = {name.casefold(): name for name in MAG_FIELDS}
+_TREE_ID = re.compile(r"^(?:https?://openalex\.org/)?(?:(domains|fields|subfields)/)?(\d+)$", re.IGNORECASE)
+_ABOVE_TOPIC = ("domain", "field", "subfield")  # top first
 
 
 def files(path: Path) -> list[Path]:
@@ -190,6 +202,71 @@ def _fields(work: dict[str, Any]) -> tuple[str, ...]:
     return unique_strings(names)
 
 
+def _tree_id(value: Any, level: str, field: str) -> str:
+    """A domain's, field's or subfield's id: ``17``, ``"17"``, ``https://openalex.org/fields/17`` → ``fields/17``."""
+    given = isinstance(value, (str, int)) and not isinstance(value, bool)
+    match = _TREE_ID.match(str(value).strip()) if given else None
+    if not match or match.group(1) and match.group(1).lower() != f"{level}s":
+        raise BadField(field, f"expected a {level} id like https://openalex.org/{level}s/17, got {value!r}"[:200])
+    return f"{level}s/{int(match.group(2))}"
+
+
+def _name(node: dict[str, Any], field: str) -> str | None:
+    try:
+        return text(node, "display_name")
+    except BadField as bad:
+        raise BadField(f"{field}.display_name", bad.reason) from None
+
+
+def _score(topic: dict[str, Any], field: str) -> float | None:
+    value = topic.get("score")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise BadField(f"{field}.score", f"expected a number, got {value!r}"[:200])
+    return float(value)
+
+
+def _topic(topic: Any, field: str) -> TopicLink:
+    """One Topic object of a work (primary or not; ``primary`` is set by the caller)."""
+    if not isinstance(topic, dict):
+        raise BadField(field, "expected an object {id, display_name, score, subfield, field, domain}")
+    lineage: list[Topic] = []
+    for level in _ABOVE_TOPIC:
+        node = topic.get(level)
+        if node is None:  # a level left out: the one below hangs from the one above
+            continue
+        if not isinstance(node, dict):
+            raise BadField(f"{field}.{level}", "expected an object {id, display_name}")
+        where = f"{field}.{level}"
+        lineage.append(Topic(_tree_id(node.get("id"), level, f"{where}.id"), _name(node, where), level,
+                             lineage[-1].id if lineage else None))
+    given = topic.get("id")
+    topic_id = short_id(given, f"{field}.id") if isinstance(given, str) else None
+    if topic_id is None or not topic_id.startswith("T"):
+        raise BadField(f"{field}.id", f"expected a topic id like https://openalex.org/T10181, got {given!r}"[:200])
+    lineage.append(Topic(topic_id, _name(topic, field), "topic", lineage[-1].id if lineage else None))
+    return TopicLink(tuple(lineage), _score(topic, field), False)
+
+
+def _topics(work: dict[str, Any]) -> tuple[TopicLink, ...]:
+    """``topics`` (a topic listed twice counts once), with ``primary_topic`` marked; a primary
+    topic missing from ``topics`` is linked too."""
+    links: dict[str, TopicLink] = {}
+    for i, topic in enumerate(objects(work, "topics")):
+        link = _topic(topic, f"topics[{i}]")
+        links.setdefault(link.topic_id, link)
+    if work.get("primary_topic") is not None:
+        primary = _topic(work["primary_topic"], "primary_topic")
+        links[primary.topic_id] = replace(links.get(primary.topic_id, primary), primary=True)
+    return tuple(links.values())
+
+
+def _topic_keys(links: tuple[TopicLink, ...]) -> set[str]:
+    """What ``--topic`` matches a work by: the ids and names of every node on its topics' paths."""
+    return {topic_key(value) for link in links for node in link.lineage for value in (node.id, node.name) if value}
+
+
 def _venue(work: dict[str, Any]) -> str | None:
     location = work.get("primary_location")
     source = location.get("source") if isinstance(location, dict) else None
@@ -201,8 +278,10 @@ def parse(work: dict[str, Any], selection: Selection = Selection()) -> list[Snap
     paper_id = short_id(text(work, "id", required=True), "id")
     year = integer(work, "publication_year")
     fields = _fields(work)
+    topics = _topics(work)
     if not selection.admits(year=year, fields=fields, language=text(work, "language"), kind=text(work, "type"),
-                            retracted=work.get("is_retracted") is True, cited_by=integer(work, "cited_by_count")):
+                            retracted=work.get("is_retracted") is True, cited_by=integer(work, "cited_by_count"),
+                            topics=_topic_keys(topics) if selection.topics else ()):
         return []
     doi = _doi(text(work, "doi"))
     references = unique_strings(short_id(w, f"referenced_works[{i}]")
@@ -216,6 +295,7 @@ def parse(work: dict[str, Any], selection: Selection = Selection()) -> list[Snap
         doi=doi,
         arxiv_id=_arxiv_id(work, doi),
         fields=fields,
+        topics=topics,
         authors=_authors(work),
         references=tuple(Reference(cited) for cited in references if cited != paper_id),
         retracted=True if work.get("is_retracted") is True else None,

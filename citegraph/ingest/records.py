@@ -72,6 +72,35 @@ def unique_strings(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(values))
 
 
+#: The levels of OpenAlex's topic tree, top first.
+TopicLevel = Literal["domain", "field", "subfield", "topic"]
+TOPIC_LEVELS: tuple[TopicLevel, ...] = ("domain", "field", "subfield", "topic")
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """A node of OpenAlex's topic tree, and the id of the node above it (none for a domain)."""
+
+    id: str  # "domains/3", "fields/17", "subfields/1702", "T10181"
+    name: str | None
+    level: TopicLevel
+    broader: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TopicLink:
+    """A paper's OpenAlex topic: the path from its domain down to the topic, the topic's
+    score for the paper (OpenAlex's), and whether it is the paper's ``primary_topic``."""
+
+    lineage: tuple[Topic, ...]  # top first; the last is the topic itself
+    score: float | None
+    primary: bool
+
+    @property
+    def topic_id(self) -> str:
+        return self.lineage[-1].id
+
+
 @dataclass(frozen=True, slots=True)
 class Paper:
     id: str
@@ -88,13 +117,14 @@ class Paper:
     retracted: bool | None = None
     full_text: str | None = None  # the paper's sentences, one a line, where the source has them
     keywords: tuple[str, ...] = ()  # the source's own keywords (BibTeX); indexed with the text
+    topics: tuple[TopicLink, ...] = ()  # OpenAlex topics
 
 
 @dataclass(frozen=True, slots=True)
 class SnapshotPaper(Paper):
     """A paper as a snapshot states it, whole: a newer state replaces the older one in the
-    graph (properties it lacks, references, fields, categories and authors it no longer
-    lists are removed), as OpenAlex's ``updated_date`` partitions restate changed works."""
+    graph (properties it lacks, references, fields, categories, topics and authors it no
+    longer lists are removed), as OpenAlex's ``updated_date`` partitions restate changed works."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,6 +80,8 @@ def _dataset(file: Path) -> str:
 def read(file: Path, selection: Selection = Selection()) -> Iterator[Item]:
     if selection.languages:
         raise CitegraphError("S2AG papers carry no language: --language applies to openalex")
+    if selection.topics:
+        raise CitegraphError("S2AG papers carry no OpenAlex topics: --topic applies to openalex")
     dataset = _dataset(file)
     if dataset == "papers":
         return items(json_objects(file), lambda obj: _paper(obj, selection))

@@ -6,13 +6,15 @@ of a batch run in dependency order inside one transaction — nothing of a batch
 written unless all of it is:
 
 1. taxonomy nodes (fields, arXiv categories, ACM concepts, the arXiv→ACM map);
-2. papers, then their fields, categories and authors;
+2. papers' OpenAlex topic tree nodes (:mod:`citegraph.ingest.topics`), papers, then their
+   fields, categories, topics and authors;
 3. ``:External`` stubs for citation ends not in the graph, then the ``CITES`` edges,
    each new edge adding one to its cited paper's ``citation_count``;
-4. merged ids (their citations moved to the id they were merged into).
+4. merged ids (their citations moved to the id they were merged into; their topics go in 2).
 
 A :class:`~citegraph.ingest.records.SnapshotPaper` restates a work whole: its citations,
-fields, categories and authorships that the new state lacks go first (2), so an update
+fields, categories, topics and authorships that the new state lacks go first (2; topics no
+work is linked to any more go with them, then the tree nodes left without one below), so an update
 partition leaves the graph a fresh ingest of the final state would build.
 
 The property maps come from the graph model (:mod:`citegraph.graph.model`), read at each
@@ -44,6 +46,7 @@ from .records import (
     SnapshotPaper,
     record_type,
 )
+from .topics import paper_topic_rows, topic_rows
 
 
 @dataclass
@@ -118,9 +121,17 @@ class GraphWriter:
         add("restate_citations", "rows", [{"id": p.id, "references": [r.cited_id for r in p.references]}
                                           for p in restated])
         add("restate_links", "rows", [{"id": p.id} for p in restated])
+        # a work merged away (4) takes the topics only it had with it, as a restated one does
+        unlinked = [{"id": p.id} for p in restated] + [{"id": m.old_id} for m in by_type.get(MergedId, [])]
+        add("restate_topics", "rows", unlinked)
+        if unlinked:
+            steps.append(Write("ingest/prune_topics", {}))
+            roles.append("")
+        add("topics", "rows", topic_rows(papers))
         add("papers", "rows", [{"id": p.id, "props": paper.values(p)} for p in papers], "papers")
         add("paper_fields", "rows", [{"id": p.id, "names": list(p.fields)} for p in papers if p.fields])
         add("paper_categories", "rows", [{"id": p.id, "codes": list(p.categories)} for p in papers if p.categories])
+        add("paper_topics", "rows", paper_topic_rows(papers))
         add("paper_authors", "rows", [
             {"id": p.id, "authors": [{"id": a.id, "props": author.values(a), "position": i}
                                 for i, a in enumerate(p.authors)]}
