@@ -162,7 +162,7 @@ def test_search_by_id_and_title_words(http):
 def test_saved_queries_listed_and_run(http):
     listed = {q["name"]: q for q in http.get("/queries").json()}
     assert set(listed) == {"arxiv_acm_tree", "candidate_pool", "ego_network", "field_citation_flows",
-                           "most_cited_per_field"}
+                           "most_cited_per_field", "openalex_topic_tree"}
     assert [p["name"] for p in listed["candidate_pool"]["parameters"]] == ["id", "limit"]
     pool = http.post("/queries/candidate_pool", json={"id": "X1", "limit": 5}).json()
     assert pool["columns"] == ["type", "id", "title", "year", "links"] and not pool["truncated"]
