@@ -10,11 +10,15 @@ which is missing, otherwise.
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
+import httpx
 import pytest
 from http_service import acl_service
 
 from citegraph.graph import open_store
+from citegraph.library.entries import read_library
+from citegraph.library.match import PaperIndex, matched_ids
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the [dev] extra)")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -142,3 +146,60 @@ def test_an_unknown_paper_is_reported_not_drawn(page, service):
     page.wait_for_function("document.querySelector('#status').classList.contains('error')")
     assert "no paper with id 'nope'" in page.text_content("#status")
     assert drawn(page) == set()
+
+
+# -- the explorer's own routes (/explore/…), over HTTP --------------------------------------
+DEMO_BIB = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "demo" / "library.bib"
+
+
+def test_an_uploaded_library_is_matched_by_the_librarys_parsers(service, graph):
+    answer = httpx.post(f"{service.url}/explore/library", json={"name": "library.bib", "text": DEMO_BIB.read_text()})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    index = PaperIndex.load(graph)
+    expected = matched_ids([index.match(e) for e in read_library(DEMO_BIB)])
+    assert body["papers"] == expected and len(expected) >= 4
+    assert any(m["paper"] is None for m in body["matches"])  # the one paper not in ACL-200, named
+    assert all(m["entry"].startswith("library.bib:") for m in body["matches"])
+    pasted = httpx.post(f"{service.url}/explore/library", json={"text": "P12-1066\n\nD10-1120\nno-such-paper\n"})
+    assert pasted.json()["papers"] == ["P12-1066", "D10-1120"]
+    broken = httpx.post(f"{service.url}/explore/library", json={"name": "x.bib", "text": "@article{a, title={x},"
+                                                                                         " year={20x1}}"})
+    assert broken.status_code == 422 and "x.bib:1" in broken.json()["detail"] and "year" in broken.json()["detail"]
+
+
+def test_the_map_gives_roles_coordinates_and_citations_among_the_drawn(service, graph):
+    answer = httpx.post(f"{service.url}/explore/map", json={"seeds": ["P12-1066"], "roles": {"prior": ["W06-2920"]}})
+    assert answer.status_code == 200, answer.text
+    papers = {p["id"]: p for p in answer.json()}
+    assert papers["P12-1066"]["roles"][0] == "seed"
+    assert papers["P12-1066"]["similarity"] == max(p["similarity"] for p in papers.values()) > 0.9
+    references = set(graph.run("recommend/seed", id="P12-1066")[0]["references"])
+    assert {p for p, v in papers.items() if "reference" in v["roles"]} == references & set(papers)
+    assert len(references & set(papers)) == min(len(references), 12)
+    assert "prior" in papers["W06-2920"]["roles"]
+    assert set(papers["P12-1066"]["cites"]) == references & set(papers)  # the edges among the drawn
+    citing = [p for p, v in papers.items() if "citing" in v["roles"]]
+    assert citing and all("P12-1066" in papers[p]["cites"] for p in citing)
+    assert papers["P12-1066"]["citations"] == graph.run("paper", id="P12-1066")[0]["citation_count"]
+    assert all(0 < papers[p]["similarity"] <= 1 for p in references & set(papers))  # linked to the seed
+    assert papers["X1"]["author"] == "Ada Lovelace"
+    # As of 2012, the citing papers of 2013 on are not drawn and their citations are not counted.
+    early = {p["id"]: p for p in httpx.post(f"{service.url}/explore/map", json={"seeds": ["P12-1066"],
+                                                                               "as_of": "2012-06-30"}).json()}
+    assert "X1" not in early and all(p["year"] <= 2012 for p in early.values() if "citing" in p["roles"])
+    assert early["P12-1066"]["citations"] < papers["P12-1066"]["citations"]
+
+
+def test_export_writes_the_list_with_the_recommend_writers(service, tmp_path):
+    body = {"papers": ["P12-1066", "D10-1120"], "notes": {"D10-1120": "citegraph: cited by 1 of your papers"}}
+    for format_, suffix in (("bibtex", ".bib"), ("ris", ".ris")):
+        answer = httpx.post(f"{service.url}/explore/export", json={**body, "format": format_})
+        assert answer.status_code == 200, answer.text
+        assert f'filename="citegraph{suffix}"' in answer.headers["content-disposition"]
+        file = tmp_path / f"list{suffix}"
+        file.write_bytes(answer.content)
+        assert [e.id for e in read_library(file)] == body["papers"]  # read back by the library's parsers
+        assert "cited by 1 of your papers" in answer.text
+    assert httpx.post(f"{service.url}/explore/export", json={**body, "format": "docx"}).status_code == 422
+
