@@ -110,9 +110,11 @@ async function openSeeds(ids, ask) {
   const as_of = asOf();
   let found;
   try {
-    const [recommended, works] = await Promise.all([
-      api("/recommend", { ...ask, k: RECOMMEND, explain: true, as_of }),
-      api("/works", { papers: ids, k: WORKS, as_of })]);
+    const answers = await Promise.allSettled([api("/recommend", { ...ask, k: RECOMMEND, explain: true, as_of }),
+                                              api("/works", { papers: ids, k: WORKS, as_of })]);
+    const failed = answers.find((a) => a.status === "rejected");  // the recommender's reason first
+    if (failed) throw failed.reason;
+    const [recommended, works] = answers.map((a) => a.value);
     state.why = new Map();
     state.score = new Map();
     for (const r of recommended.recommendations) {
@@ -194,7 +196,7 @@ function layout() {
   const width = container.clientWidth;
   const height = container.clientHeight;
   const map = $("layout").value === "map";
-  $("axes").hidden = !map;
+  $("axes").style.display = map ? "" : "none";  // an <svg> has no hidden property
   cy.userPanningEnabled(!map);
   cy.userZoomingEnabled(!map);
   if (!cy.nodes().length) return labels();
@@ -511,6 +513,11 @@ cy.on("mouseover", "node", (event) => {
   labels();
 });
 cy.on("mouseout", "node", () => {
+  state.hover = null;
+  labels();
+});
+$("graph").addEventListener("mouseleave", () => {  // cytoscape sends no mouseout when the pointer leaves it
+  if (!state.hover) return;
   state.hover = null;
   labels();
 });

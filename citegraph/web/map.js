@@ -124,9 +124,12 @@ function placeLabels(cy, layer, ordered, labelOf, emphasised, bottom = 0) {
     const inside = (box) => box.x1 >= 0 && box.y1 >= 0 && box.x2 <= width && box.y2 <= height;
     const clear = (box) => !placed.some((other) => overlaps(box, other));
     // A hovered or selected paper's label is always shown (it may cover other papers, never a label).
+    const own = nodes.find((other) => other.id === key);
     const spot = boxes.find((box) => inside(box) && clear(box)
                             && !nodes.some((other) => other.id !== key && overlaps(box, other)))
-      ?? (emphasised.has(key) ? boxes.map((box) => clamped(box, width, height)).find(clear) : undefined);
+      ?? (emphasised.has(key) ? boxes.find((box) => inside(box) && clear(box))
+          ?? boxes.map((box) => clamped(box, width, height)).find((box) => clear(box) && !overlaps(box, own))
+          : undefined);
     if (!spot) {
       label.remove();
       continue;
