@@ -1,6 +1,8 @@
 """The graph explorer page in a real headless Chromium (Playwright), against `citegraph
-serve` on the ACL-200 graph: search a paper, open it, click a node of the drawn graph and
-see that paper's neighbours appear, ask for recommendations, run a saved query.
+serve` on the ACL-200 graph: a paper or a library (uploaded, pasted, as of a date) on the
+map by year with its roles; labels that never overlap and a selection shown in both the
+map and the list, at three window sizes and in both layouts; the year range filtering
+both; the list exported and read back. Then the explorer's own routes over HTTP.
 
 Needs Playwright (the [dev] extra) and a Chromium: Debian's (`apt-get install chromium`,
 /usr/bin/chromium) or one that `playwright install chromium` downloaded. Skipped, saying

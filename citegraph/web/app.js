@@ -283,7 +283,7 @@ async function select(id, fromGraph = false) {
       node.addClass("selected");
       const near = node.closedNeighborhood();
       near.edges().addClass("lit");
-      cy.elements().difference(near).addClass("faded");
+      cy.elements().difference(near).difference(cy.nodes(".seed")).addClass("faded");  // the seeds stay in view
     }
   });
   for (const item of $("list").querySelectorAll("li[data-paper]")) {
