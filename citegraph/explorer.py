@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter
 from fastapi.responses import Response
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the driver loads with the first store
     from .graph import GraphStore
 
 ROLES = ("seed", "recommended", "prior", "derivative", "reference", "citing")  # the first a paper has colours it
-AROUND = 12  # references and citing papers drawn per seed
+AROUND = 12  # references and citing papers drawn per seed (most cited first)
 AS_OF = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
 Id = Annotated[str, Field(min_length=1, max_length=200)]
 MEDIA = {"bibtex": ("application/x-bibtex", "bib"), "ris": ("application/x-research-info-systems", "ris")}
@@ -43,21 +43,28 @@ class LibraryText(BaseModel):
 
     name: str = Field("pasted.txt", min_length=1, max_length=200, description="The file's name: its extension "
                       "(.bib, .ris, .json; anything else: one id, DOI or arXiv id a line) says how to read it")
-    text: str = Field(min_length=1, max_length=900_000)
+    text: str = Field(min_length=1, description="The library (bounded by the 1 MiB body limit, answered 413)")
+
+
+class MatchOut(BaseModel):
+    entry: str
+    paper: str | None
+    how: str
 
 
 class LibraryMatches(BaseModel):
-    papers: list[str] = Field(description="The graph papers matched, in the library's order")
-    matches: list[dict] = Field(description="Each entry: where it is, the paper it matched (or null), how")
+    papers: list[str] = Field(description="The graph papers matched, in the library's order (maybe none)")
+    matches: list[MatchOut] = Field(description="Each entry: where it is, the paper it matched (or null), how")
 
 
 class MapRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     seeds: list[Id] = Field(min_length=1, max_length=500)
-    roles: dict[str, list[Id]] = Field({}, description="Papers by role: recommended, prior, derivative")
-    as_of: str | None = Field(None, pattern=AS_OF)
-    around: int = Field(AROUND, ge=0, le=50, description="References and citing papers drawn per seed")
+    recommended: list[Id] = Field([], max_length=200, description="From POST /recommend")
+    prior: list[Id] = Field([], max_length=200, description="From POST /works")
+    derivative: list[Id] = Field([], max_length=200, description="From POST /works")
+    as_of: str | None = Field(None, pattern=AS_OF, description="Only citations made by then (YYYY-MM-DD; by year)")
 
 
 class MapPaper(BaseModel):
@@ -75,13 +82,16 @@ class ExportRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     papers: list[Id] = Field(min_length=1, max_length=2_000)
-    notes: dict[str, str] = Field({}, description="A note per paper (why it is listed)")
-    format: str = Field(pattern="^(bibtex|ris)$")
+    notes: dict[str, Annotated[str, Field(max_length=5_000)]] = Field({}, max_length=2_000,
+                                                                     description="A note per paper (why it is listed)")
+    format: Literal["bibtex", "ris"]
 
 
-def explorer_routes(store: GraphStore, match: Callable[[Sequence[LibraryEntry]], list[Match]]) -> APIRouter:
-    """The routes over ``store``; ``match`` is the recommender's matcher (its paper index)."""
-    router = APIRouter(prefix="/explore", tags=["explorer"])
+def explorer_routes(store: GraphStore, match: Callable[[Sequence[LibraryEntry]], list[Match]],
+                    errors: dict[int | str, dict[str, Any]]) -> APIRouter:
+    """The routes over ``store``; ``match`` is the recommender's matcher (its paper index);
+    ``errors`` the service's error responses (its handlers answer them)."""
+    router = APIRouter(prefix="/explore", tags=["explorer"], responses=errors)
 
     @router.post("/library", response_model=LibraryMatches, summary="A pasted or uploaded library matched to the graph")
     def library(request: LibraryText) -> dict:
@@ -93,9 +103,9 @@ def explorer_routes(store: GraphStore, match: Callable[[Sequence[LibraryEntry]],
         as_of = int(request.as_of[:4]) if request.as_of else None
         roles: dict[str, list[str]] = {paper: ["seed"] for paper in request.seeds}
         for role in ROLES[1:4]:
-            for paper in request.roles.get(role, []):
+            for paper in getattr(request, role):
                 roles.setdefault(paper, []).append(role)
-        for row in store.run("explore/around", seeds=request.seeds, limit=request.around, as_of=as_of):
+        for row in store.run("explore/around", seeds=request.seeds, limit=AROUND, as_of=as_of):
             roles.setdefault(row["id"], []).append(row["role"])
         rows = store.run("explore/map", ids=list(roles), seeds=request.seeds, as_of=as_of)
         return [{**row, "similarity": round(row["similarity"], 4),

@@ -388,7 +388,7 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[s
             return JSONResponse({"status": "unavailable", "detail": reason}, status_code=503)
         return {"status": "ok", "detail": None}
 
-    app.include_router(explorer_routes(store, recommender.match))
+    app.include_router(explorer_routes(store, recommender.match, {**_ERRORS, **_BODY}))
 
     @app.get("/", include_in_schema=False)
     def explorer() -> FileResponse:

@@ -275,13 +275,17 @@ def test_an_uploaded_library_is_matched_by_the_librarys_parsers(service, graph):
     assert all(m["entry"].startswith("library.bib:") for m in body["matches"])
     pasted = httpx.post(f"{service.url}/explore/library", json={"text": "P12-1066\n\nD10-1120\nno-such-paper\n"})
     assert pasted.json()["papers"] == ["P12-1066", "D10-1120"]
+    assert pasted.json()["matches"][2] == {"entry": "pasted.txt:4", "paper": None,
+                                           "how": pasted.json()["matches"][2]["how"]}
+    blank = httpx.post(f"{service.url}/explore/library", json={"text": " \n\n"})
+    assert blank.status_code == 200 and blank.json() == {"papers": [], "matches": []}  # the page says so
     broken = httpx.post(f"{service.url}/explore/library", json={"name": "x.bib", "text": "@article{a, title={x},"
                                                                                          " year={20x1}}"})
     assert broken.status_code == 422 and "x.bib:1" in broken.json()["detail"] and "year" in broken.json()["detail"]
 
 
 def test_the_map_gives_roles_coordinates_and_citations_among_the_drawn(service, graph):
-    answer = httpx.post(f"{service.url}/explore/map", json={"seeds": ["P12-1066"], "roles": {"prior": ["W06-2920"]}})
+    answer = httpx.post(f"{service.url}/explore/map", json={"seeds": ["P12-1066"], "prior": ["W06-2920"]})
     assert answer.status_code == 200, answer.text
     papers = {p["id"]: p for p in answer.json()}
     assert papers["P12-1066"]["roles"][0] == "seed"

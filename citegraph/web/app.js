@@ -124,9 +124,9 @@ async function openSeeds(ids, ask) {
     const because = (id, line) => state.why.set(id, [...(state.why.get(id) ?? []), line]);
     for (const w of works.prior) because(w.id, `prior work: cited by ${w.links} papers around the seeds`);
     for (const w of works.derivative) because(w.id, `derivative work: cites ${w.links} papers around the seeds`);
-    const roles = { recommended: recommended.recommendations.map((r) => r.id), prior: works.prior.map((w) => w.id),
-                    derivative: works.derivative.map((w) => w.id) };
-    found = await api("/explore/map", { seeds: ids, roles, as_of });
+    found = await api("/explore/map", { seeds: ids, recommended: recommended.recommendations.map((r) => r.id),
+                                        prior: works.prior.map((w) => w.id),
+                                        derivative: works.derivative.map((w) => w.id), as_of });
   } catch (error) {
     status(error.message, true);
     return;
