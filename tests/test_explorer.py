@@ -186,6 +186,9 @@ def test_at_every_size_labels_never_overlap_and_selection_shows_in_both_views(pa
             assert labels >= 8, f"{name} {layout}: only {labels} labels"
             assert not overlapping_labels(page), f"{name} {layout}"
             assert page.is_hidden("#axes") == (layout == "force")
+            spread = page.evaluate("""(() => { const b = window.explorer.cy.nodes().renderedBoundingBox();
+                const g = document.getElementById('graph'); return [b.w / g.clientWidth, b.h / g.clientHeight]; })()""")
+            assert min(spread) > 0.4, f"{name} {layout}: the papers fill {spread} of the drawing"  # not a column
         page.select_option("#layout", "map")
         # Click a derivative work in the drawing: highlighted there and in the list.
         derivative = page.evaluate("window.explorer.cy.nodes('.derivative').filter(n => n.visible())[0].data('pid')")

@@ -207,7 +207,7 @@ function layout() {
                 animate: false }).run();
     drawAxes($("axes"), width, height, range(), axis, scale);
   } else {
-    visible().layout({ name: "cose", animate: false, randomize: false, nodeRepulsion: () => 12000,
+    cy.elements().not(".filtered").layout({ name: "cose", animate: false, randomize: false, nodeRepulsion: () => 12000,
                        idealEdgeLength: () => 80, numIter: 1500, fit: true, padding: 40 }).run();
   }
   labels();
