@@ -47,6 +47,8 @@ class LibraryText(BaseModel):
 
 
 class MatchOut(BaseModel):
+    """How a library entry matched (the service's /recommend and /works answer these too)."""
+
     entry: str
     paper: str | None
     how: str

@@ -59,7 +59,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from . import __version__
 from .errors import CitegraphError, NotFoundError, ServerError
-from .explorer import explorer_routes
+from .explorer import MatchOut, explorer_routes
 from .graph import queries
 from .library.match import matched_ids
 from .library.works import prior_and_derivative
@@ -169,12 +169,6 @@ class SeedOut(BaseModel):
     title: str
     year: int | None
     references: list[str]
-
-
-class MatchOut(BaseModel):
-    entry: str
-    paper: str | None
-    how: str
 
 
 class WorksRequest(BaseModel):
