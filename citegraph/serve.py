@@ -59,6 +59,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from . import __version__
 from .errors import CitegraphError, NotFoundError, ServerError
+from .explorer import MatchOut, explorer_routes
 from .graph import queries
 from .library.match import matched_ids
 from .library.works import prior_and_derivative
@@ -168,12 +169,6 @@ class SeedOut(BaseModel):
     title: str
     year: int | None
     references: list[str]
-
-
-class MatchOut(BaseModel):
-    entry: str
-    paper: str | None
-    how: str
 
 
 class WorksRequest(BaseModel):
@@ -386,6 +381,8 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[s
         if reason:
             return JSONResponse({"status": "unavailable", "detail": reason}, status_code=503)
         return {"status": "ok", "detail": None}
+
+    app.include_router(explorer_routes(store, recommender.match, {**_ERRORS, **_BODY}))
 
     @app.get("/", include_in_schema=False)
     def explorer() -> FileResponse:

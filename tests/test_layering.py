@@ -25,7 +25,8 @@ FLOORS = [
     # out; a user's reference library read and matched to graph papers
     {"evaluation", "synth"},  # the benchmark harness (pools, MDCR, metrics, reports); synthetic corpora
     {"local", "contextualise"},  # citation-context recommendation and contextualisation, scored by the harness
-    {"recommend"},  # the recommender: text scorers + graph signals
+    {"recommend", "explorer"},  # the recommender: text scorers + graph signals; the explorer's routes (given
+    # the store and the recommender's matcher)
     # what people run: the demo, the HTTP service, the MCP server, the reproduction matrix, and the
     # recommender's benchmark (registered here: the harness never imports the recommender)
     {"demo", "serve", "agents", "repro", "recommend_benchmark"},

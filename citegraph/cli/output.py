@@ -122,12 +122,12 @@ def print_matches(what: str, matches) -> None:
 
 def write_papers(store, found, format_: str) -> None:
     """Recommendations as a reference-manager file on stdout, their reasons in the note."""
-    from ..library.export import WRITERS, exported
+    from ..library.export import export
     from ..recommend import recommendation_dict
 
     notes = {r.id: "citegraph: " + "; ".join(r.explanation()) for r in found}
     extra = {r.id: {k: v for k, v in recommendation_dict(r).items() if k in ("score", "explanation")} for r in found}
-    click.echo(WRITERS[format_](exported(store, [r.id for r in found], notes, extra)), nl=False)
+    click.echo(export(store, format_, [r.id for r in found], notes, extra), nl=False)
 
 
 def print_tables(tables) -> None:

@@ -38,12 +38,18 @@ def read_library(path: Path) -> list[LibraryEntry]:
     path = Path(path)
     if not path.is_file():
         raise CitegraphError(f"{path}: no such library file")
-    text = path.read_text(encoding="utf-8-sig")
-    reader = {".bib": _bibtex, ".ris": _ris, ".json": _csl_json}.get(path.suffix.lower(), _plain)
-    entries = reader(path, text)
+    entries = parse_library(path.read_text(encoding="utf-8-sig"), path)
     if not entries:
         raise CitegraphError(f"{path}: no entries found")
     return entries
+
+
+def parse_library(text: str, name: str | Path) -> list[LibraryEntry]:
+    """The entries of a library's text (maybe none), read as its file ``name``'s extension
+    says (an upload or a paste has a name but no file)."""
+    path = Path(name)
+    reader = {".bib": _bibtex, ".ris": _ris, ".json": _csl_json}.get(path.suffix.lower(), _plain)
+    return reader(path, text)
 
 
 def entries_of(source: str) -> list[LibraryEntry]:

@@ -43,6 +43,12 @@ def exported(store: GraphStore, ids: Sequence[str], notes: dict[str, str] | None
             for i in ids if i in rows]
 
 
+def export(store: GraphStore, format_: str, ids: Sequence[str], notes: dict[str, str] | None = None,
+           extra: dict[str, dict] | None = None) -> str:
+    """The papers ``ids`` as a file of ``format_`` (a :data:`WRITERS` name), notes as given."""
+    return WRITERS[format_](exported(store, ids, notes, extra))
+
+
 def to_bibtex(papers: Sequence[Exported]) -> str:
     import bibtexparser
     from bibtexparser.model import Entry, Field

@@ -1,65 +1,38 @@
-// The citegraph explorer: search a paper, draw its ego network (GET /neighbours), expand
-// any paper by clicking it, ask for recommendations with their reasons (POST /recommend),
-// and run the saved exploration queries (GET /queries, POST /queries/{name}).
+// The citegraph explorer: start from a paper (search) or a library (pasted ids/DOIs, an
+// uploaded .bib/.ris/CSL-JSON: POST /explore/library), and see its papers on a map by year
+// (map.js): the seeds, their references and citing papers, the recommendations with their
+// reasons (POST /recommend), the prior and derivative works (POST /works). The side list and
+// the drawing select together; a year range filters both; the list exports as BibTeX or RIS
+// (POST /explore/export). The saved exploration queries run below (GET /queries).
 // Plain browser JavaScript over the JSON API; cytoscape.js is vendored under /static/vendor.
 "use strict";
 
-const COLOURS = { paper: "#4c8eda", focus: "#1b4f91", external: "#c0c4cc", recommended: "#8e44ad",
-                  field: "#f79767", category: "#57c7e3", acm: "#5db665" };
+const { ROLE_COLOURS, ROLE_NAMES, mapPositions, drawAxes, placeLabels } = window.citegraphMap;
 const KIND_TITLES = { cites: "Cites", cited_by: "Cited by", co_cited: "Co-cited with",
                       field: "Fields", category: "arXiv categories", acm: "ACM concepts" };
-const NEIGHBOURS = 15;  // papers of each kind drawn per expansion
+const RECOMMEND = 15;  // recommendations drawn
+const WORKS = 8;  // prior and derivative works drawn
 
 const $ = (id) => document.getElementById(id);
-const state = { focus: null, expanded: new Set() };
+const state = { seeds: [], focus: null, selected: null, hover: null, years: [0, 0], why: new Map(), score: new Map() };
 
 const cy = cytoscape({
   container: $("graph"),
+  minZoom: 0.2, maxZoom: 4,
   style: [
-    { selector: "node", style: { "label": "data(label)", "font-size": 8, "text-wrap": "ellipsis",
-      "text-max-width": 110, "text-valign": "bottom", "text-margin-y": 3, "width": 14, "height": 14,
-      "background-color": COLOURS.paper, "color": "#333" } },
-    { selector: "node.external", style: { "background-color": COLOURS.external } },
-    { selector: "node.expanded", style: { "width": 18, "height": 18, "border-width": 2, "border-color": COLOURS.focus } },
-    { selector: "node.recommended", style: { "background-color": COLOURS.recommended } },
-    { selector: "node.quiet", style: { "label": "" } },
-    { selector: "node.quiet.hover", style: { "label": "data(label)", "z-index": 10 } },
-    { selector: "node.focus", style: { "background-color": COLOURS.focus, "width": 26, "height": 26,
-      "font-size": 10, "font-weight": "bold", "text-max-width": 180 } },
-    { selector: "node.field", style: { "shape": "round-rectangle", "background-color": COLOURS.field,
-      "width": 22, "height": 14 } },
-    { selector: "node.category", style: { "shape": "diamond", "background-color": COLOURS.category,
-      "width": 18, "height": 18 } },
-    { selector: "node.acm", style: { "shape": "hexagon", "background-color": COLOURS.acm, "width": 16, "height": 16 } },
-    { selector: "edge", style: { "width": 1, "line-color": "#b9c3d3", "curve-style": "bezier" } },
-    { selector: "edge.cites", style: { "target-arrow-shape": "triangle", "target-arrow-color": "#8aa2c8",
-      "line-color": "#8aa2c8", "arrow-scale": 0.7 } },
-    { selector: "edge.co_cited", style: { "line-style": "dashed", "line-color": "#c9a0dc",
-      "width": "mapData(weight, 1, 20, 1, 5)" } },
-    { selector: "edge.recommended", style: { "line-style": "dotted", "line-color": COLOURS.recommended } },
-    { selector: "edge.field, edge.category, edge.acm", style: { "line-color": "#ddd" } },
+    { selector: "node", style: { "width": "data(size)", "height": "data(size)", "background-color": "data(colour)",
+      "border-width": 1, "border-color": "#fff", "label": "" } },
+    { selector: "node.selected", style: { "border-width": 4, "border-color": "#111", "underlay-color": "#ffd24d",
+      "underlay-padding": 6, "underlay-opacity": 0.9, "underlay-shape": "ellipse", "z-index": 20 } },
+    { selector: "node.faded", style: { "opacity": 0.3 } },
+    { selector: "node.filtered, edge.filtered", style: { "display": "none" } },
+    { selector: "edge", style: { "width": 1, "line-color": "#c3cad6", "opacity": 0.35, "curve-style": "straight",
+      "target-arrow-shape": "triangle", "target-arrow-color": "#c3cad6", "arrow-scale": 0.6 } },
+    { selector: "edge.lit", style: { "opacity": 0.95, "line-color": "#444", "target-arrow-color": "#444", "width": 1.5,
+      "z-index": 10 } },
+    { selector: "edge.faded", style: { "opacity": 0.08 } },
   ],
 });
-
-function nodeId(kind, id) {
-  return ["field", "category", "acm"].includes(kind) ? `${kind}:${id}` : `paper:${id}`;
-}
-
-function addNode(kind, id, label, extra = {}) {
-  const key = nodeId(kind, id);
-  const node = cy.getElementById(key);
-  if (node.nonempty()) return node;
-  const classes = ["field", "category", "acm"].includes(kind) ? kind : "paper";
-  return cy.add({ group: "nodes", data: { id: key, pid: id, kind: classes, label: label || id, ...extra },
-                  classes: classes + (extra.external ? " external" : "") });
-}
-
-function addEdge(type, source, target, weight = 1) {
-  const key = `${type}:${source}->${target}`;
-  if (cy.getElementById(key).empty() && cy.getElementById(source).nonempty() && cy.getElementById(target).nonempty()) {
-    cy.add({ group: "edges", data: { id: key, source, target, weight }, classes: type });
-  }
-}
 
 async function api(path, body) {
   const options = body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" },
@@ -86,13 +59,12 @@ function paperLink(id, title, year) {
   const button = el("button", `${title || id}${year ? ` (${year})` : ""}`, "link");
   button.dataset.paper = id;
   button.title = id;
-  button.addEventListener("click", () => openPaper(id));
+  button.addEventListener("click", () => (cy.getElementById(`paper:${id}`).nonempty() ? select(id) : openPaper(id)));
   return button;
 }
 
-function shortTitle(title, id) {
-  if (!title) return id;
-  return title.length > 40 ? `${title.slice(0, 38)}…` : title;
+function asOf() {
+  return $("as-of").value.trim() || undefined;
 }
 
 // -- search ---------------------------------------------------------------------------
@@ -113,73 +85,238 @@ async function search(q) {
   }
 }
 
-// -- the ego network --------------------------------------------------------------------
+// -- a seed set: roles from the API, drawn on the map -----------------------------------
 async function openPaper(id) {
-  status(`loading ${id}…`);
-  let data;
+  return openSeeds([id], { paper: id });
+}
+
+async function openLibrary(text, name) {
+  status(`matching ${name}…`);
   try {
-    data = await api(`/neighbours/${encodeURIComponent(id)}?limit=${NEIGHBOURS}`);
+    const found = await api("/explore/library", { text, name });
+    $("matches").replaceChildren(...found.matches.map((m) => {
+      const item = el("li", `${m.entry} → ${m.paper ?? "not in the graph"} (${m.how})`, m.paper ? "" : "unmatched");
+      return item;
+    }));
+    if (!found.papers.length) throw new Error(`no entry of ${name} is in the graph`);
+    await openSeeds(found.papers, { papers: found.papers });
+  } catch (error) {
+    status(error.message, true);
+  }
+}
+
+async function openSeeds(ids, ask) {
+  status(`mapping ${ids.length === 1 ? ids[0] : `${ids.length} papers`}…`);
+  const as_of = asOf();
+  let found;
+  try {
+    const answers = await Promise.allSettled([api("/recommend", { ...ask, k: RECOMMEND, explain: true, as_of }),
+                                              api("/works", { papers: ids, k: WORKS, as_of })]);
+    const failed = answers.find((a) => a.status === "rejected");  // the recommender's reason first
+    if (failed) throw failed.reason;
+    const [recommended, works] = answers.map((a) => a.value);
+    state.why = new Map();
+    state.score = new Map();
+    for (const r of recommended.recommendations) {
+      state.why.set(r.id, r.explanation);
+      state.score.set(r.id, r.score);
+    }
+    const because = (id, line) => state.why.set(id, [...(state.why.get(id) ?? []), line]);
+    for (const w of works.prior) because(w.id, `prior work: cited by ${w.links} papers around the seeds`);
+    for (const w of works.derivative) because(w.id, `derivative work: cites ${w.links} papers around the seeds`);
+    found = await api("/explore/map", { seeds: ids, recommended: recommended.recommendations.map((r) => r.id),
+                                        prior: works.prior.map((w) => w.id),
+                                        derivative: works.derivative.map((w) => w.id), as_of });
   } catch (error) {
     status(error.message, true);
     return;
   }
-  const centre = data.paper;
-  const centreKey = nodeId("paper", centre.id);
-  addNode("paper", centre.id, shortTitle(centre.title, centre.id), { title: centre.title, year: centre.year,
-                                                                     external: centre.external });
-  for (const n of data.neighbours) {
-    if (n.kind === "acm") {
-      addNode("category", n.via, n.via);
-      addNode("acm", n.id, `${n.id} ${n.title || ""}`.trim(), { title: n.title });
-      addEdge("acm", nodeId("category", n.via), nodeId("acm", n.id));
-      continue;
-    }
-    const label = ["field", "category"].includes(n.kind) ? n.id : shortTitle(n.title, n.id);
-    addNode(n.kind, n.id, label, { title: n.title, year: n.year, citations: n.citations, external: n.external });
-    const other = nodeId(n.kind, n.id);
-    if (n.kind === "cites") addEdge("cites", centreKey, other);
-    else if (n.kind === "cited_by") addEdge("cites", other, centreKey);
-    else if (n.kind === "co_cited") addEdge("co_cited", centreKey, other, n.weight);
-    else addEdge(n.kind, centreKey, other);
-  }
-  cy.nodes().removeClass("focus");
-  cy.getElementById(centreKey).addClass("focus expanded");
-  state.focus = centre.id;
-  state.expanded.add(centre.id);
-  showDetails(centre);
-  showNeighbours(data.neighbours);
-  $("recommend").disabled = false;
-  $("recommendations").replaceChildren();
+  state.seeds = ids;
+  state.focus = ids.length === 1 ? ids[0] : null;
+  draw(found);
   fillQueryParams();
-  layout(centreKey);
-  status(`${centre.id}: ${data.neighbours.length} neighbours · ${cy.nodes().length} nodes drawn`);
+  const counts = Object.keys(ROLE_NAMES).map((r) => [r, found.filter((p) => p.roles[0] === r).length]);
+  status(`${found.length} papers: ${counts.filter(([, c]) => c).map(([r, c]) => `${c} ${ROLE_NAMES[r].toLowerCase()}`)
+    .join(", ")}${as_of ? ` · as of ${as_of}` : ""}`);
+  await select(ids[0]);
 }
 
-function layout(centreKey) {
-  // In a crowded drawing only the opened, recommended and non-paper nodes keep their
-  // labels; the others show theirs under the mouse.
-  const crowded = cy.nodes().length > 40;
-  cy.nodes("node.paper").forEach((n) => {
-    n.toggleClass("quiet", crowded && !n.hasClass("expanded") && !n.hasClass("recommended"));
+function draw(papers) {
+  cy.elements().remove();
+  const most = Math.max(1, ...papers.map((p) => p.citations));
+  cy.add(papers.map((p) => ({ group: "nodes", data: {
+    id: `paper:${p.id}`, pid: p.id, title: p.title, year: p.year, author: p.author, citations: p.citations,
+    similarity: p.similarity, roles: p.roles, role: p.roles[0], colour: ROLE_COLOURS[p.roles[0]],
+    size: 8 + 20 * Math.sqrt(p.citations / most) }, classes: `paper ${p.roles[0]}` })));
+  for (const p of papers) {
+    for (const q of p.cites) {
+      cy.add({ group: "edges", data: { id: `cites:paper:${p.id}->paper:${q}`, source: `paper:${p.id}`,
+                                       target: `paper:${q}` } });
+    }
+  }
+  const years = papers.map((p) => p.year).filter((y) => y !== null);
+  state.years = years.length ? [Math.min(...years), Math.max(...years)] : [2000, 2000];
+  for (const [input, value] of [[$("year-from"), state.years[0]], [$("year-to"), state.years[1]]]) {
+    input.min = state.years[0];
+    input.max = state.years[1];
+    input.value = value;
+  }
+  filter();
+}
+
+// The year range hides papers outside it, in the drawing and in the list.
+function range() {
+  const a = Number($("year-from").value);
+  const b = Number($("year-to").value);
+  return [Math.min(a, b), Math.max(a, b)];
+}
+
+function filter() {
+  const [from, to] = range();
+  $("year-range").textContent = `${from}–${to}`;
+  cy.batch(() => {
+    cy.nodes().forEach((n) => {
+      const year = n.data("year");
+      n.toggleClass("filtered", year !== null && (year < from || year > to));
+    });
+    cy.edges().forEach((e) => e.toggleClass("filtered", e.source().hasClass("filtered")
+                                                         || e.target().hasClass("filtered")));
   });
-  const options = cy.nodes().length < 3
-    ? { name: "grid" }
-    : { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 70,
-        numIter: 1500, fit: true, padding: 30 };
-  cy.layout(options).run();
-  if (centreKey) cy.getElementById(centreKey).select();
+  if (state.selected && cy.getElementById(`paper:${state.selected}`).hasClass("filtered")) state.selected = null;
+  renderList();
+  layout();
 }
 
-function showDetails(p) {
+function visible() {
+  return cy.nodes().filter((n) => !n.hasClass("filtered"));
+}
+
+function layout() {
+  const container = $("graph");
+  const width = container.clientWidth;
+  const height = container.clientHeight;
+  const map = $("layout").value === "map";
+  $("axes").style.display = map ? "" : "none";  // an <svg> has no hidden property
+  cy.userPanningEnabled(!map);
+  cy.userZoomingEnabled(!map);
+  if (!cy.nodes().length) return labels();
+  if (map) {
+    const axis = $("y-axis").value;
+    const { positions, scale } = mapPositions(visible(), width, height, range(), axis);
+    cy.layout({ name: "preset", positions: (n) => positions[n.id()], fit: false, zoom: 1, pan: { x: 0, y: 0 },
+                animate: false }).run();
+    drawAxes($("axes"), width, height, range(), axis, scale);
+  } else {
+    cy.elements().not(".filtered").layout({ name: "cose", animate: false, randomize: false, nodeRepulsion: () => 12000,
+                       idealEdgeLength: () => 80, numIter: 1500, fit: true, padding: 40 }).run();
+  }
+  labels();
+}
+
+function shortLabel(n, long) {
+  const d = n.data();
+  const short = `${d.author ? d.author.split(/\s+/).pop() : words(d.title || d.pid, 22)} ${d.year ?? ""}`.trim();
+  if (!long || !d.title) return short;
+  return d.author ? `${short} — ${words(d.title, 50)}` : `${words(d.title, 60)} ${d.year ?? ""}`.trim();
+}
+
+function words(text, most) {  // the first words of a title, cut at a word, not inside one
+  if (text.length <= most) return text;
+  const cut = text.slice(0, most + 1).replace(/[\s,:;.-]+\S*$/, "");
+  return `${cut || text.slice(0, most)}…`;
+}
+
+const ORDER = Object.keys(ROLE_NAMES);
+
+function labels() {
+  const emphasised = new Set([state.selected, state.hover].filter(Boolean).map((p) => `paper:${p}`));
+  const ordered = visible().sort((a, b) => (emphasised.has(b.id()) - emphasised.has(a.id()))
+    || (ORDER.indexOf(a.data("role")) - ORDER.indexOf(b.data("role"))) || (b.data("citations") - a.data("citations"))
+    || a.id().localeCompare(b.id()));
+  const axis = $("layout").value === "map" ? window.citegraphMap.MARGIN.bottom - 4 : 0;
+  placeLabels(cy, $("labels"), ordered.toArray(), shortLabel, emphasised, axis);
+}
+
+// -- the side list, selected together with the drawing -----------------------------------
+function sortedVisible() {
+  return visible().toArray().sort((a, b) => (ORDER.indexOf(a.data("role")) - ORDER.indexOf(b.data("role")))
+    || ((state.score.get(b.data("pid")) ?? 0) - (state.score.get(a.data("pid")) ?? 0))
+    || (b.data("citations") - a.data("citations")) || a.id().localeCompare(b.id()));
+}
+
+function renderList() {
+  const box = $("list");
+  box.replaceChildren();
+  const shown = sortedVisible();
+  $("count").textContent = cy.nodes().length ? `(${shown.length} of ${cy.nodes().length})` : "";
+  $("export").hidden = !shown.length;
+  for (const role of ORDER) {
+    const of = shown.filter((n) => n.data("role") === role);
+    if (!of.length) continue;
+    const heading = el("div", `${ROLE_NAMES[role]} (${of.length})`, `kind role-${role}`);
+    const list = el("ol");
+    list.dataset.role = role;
+    for (const n of of) {
+      const d = n.data();
+      const item = el("li");
+      item.dataset.paper = d.pid;
+      item.classList.toggle("selected", d.pid === state.selected);
+      item.append(paperLink(d.pid, d.title, d.year), el("span", ` · cited ${d.citations}×`, "muted"));
+      const why = state.why.get(d.pid);
+      if (why?.length) {
+        const reasons = el("ul", null, "why");
+        for (const line of why) reasons.append(el("li", line));
+        item.append(reasons);
+      }
+      list.append(item);
+    }
+    box.append(heading, list);
+  }
+}
+
+async function select(id, fromGraph = false) {
+  state.selected = id;
+  const node = cy.getElementById(`paper:${id}`);
+  cy.batch(() => {
+    cy.elements().removeClass("selected lit faded");
+    if (node.nonempty()) {
+      node.addClass("selected");
+      const near = node.closedNeighborhood();
+      near.edges().addClass("lit");
+      cy.elements().difference(near).difference(cy.nodes(".seed")).addClass("faded");  // the seeds stay in view
+    }
+  });
+  for (const item of $("list").querySelectorAll("li[data-paper]")) {
+    const on = item.dataset.paper === id;
+    item.classList.toggle("selected", on);
+    if (on && fromGraph) item.scrollIntoView({ block: "nearest" });
+  }
+  labels();
+  try {
+    const data = await api(`/neighbours/${encodeURIComponent(id)}?limit=15`);
+    if (state.selected !== id) return;
+    showDetails(data.paper, node.data("roles") ?? []);
+    showNeighbours(data.neighbours);
+  } catch (error) {
+    status(error.message, true);
+  }
+}
+
+function showDetails(p, roles) {
   const box = $("details");
   const tags = el("div", null, "tags");
   for (const t of [...p.fields, ...p.categories]) tags.append(el("span", t));
+  const open = el("button", "Map this paper");
+  open.id = "map-paper";
+  open.hidden = state.focus === p.id;
+  open.addEventListener("click", () => openPaper(p.id));
   box.replaceChildren(
     el("h3", p.title || p.id),
-    el("p", [p.id, p.year, p.venue].filter(Boolean).join(" · "), "muted"),
+    el("p", [p.id, p.year, p.venue, roles.map((r) => ROLE_NAMES[r].toLowerCase()).join(", ")].filter(Boolean)
+      .join(" · "), "muted"),
     el("p", p.authors.length ? p.authors.join(", ") : ""),
     el("p", `${p.references} references · cited ${p.citation_count ?? 0} times${p.external ? " · external stub" : ""}`),
-    tags,
+    tags, open,
   );
   if (p.abstract) box.append(el("p", p.abstract.length > 600 ? `${p.abstract.slice(0, 600)}…` : p.abstract));
 }
@@ -208,26 +345,21 @@ function showNeighbours(neighbours) {
   }
 }
 
-// -- recommendations --------------------------------------------------------------------
-async function recommend() {
-  if (!state.focus) return;
-  status(`recommending for ${state.focus}…`);
+// -- export: the list as it is shown, with each paper's reasons as its note ----------------
+async function exportList(format) {
+  const papers = sortedVisible().map((n) => n.data("pid"));
+  const notes = Object.fromEntries(papers.filter((p) => state.why.has(p))
+    .map((p) => [p, `citegraph: ${state.why.get(p).join("; ")}`]));
   try {
-    const data = await api("/recommend", { paper: state.focus, k: 10, explain: true });
-    const list = $("recommendations");
-    list.replaceChildren(...data.recommendations.map((r) => {
-      const item = el("li");
-      item.append(paperLink(r.id, r.title, r.year), el("span", ` · ${r.score.toFixed(3)}`, "muted"));
-      const why = el("ul", null, "why");
-      for (const line of r.explanation) why.append(el("li", line));
-      item.append(why);
-      addNode("paper", r.id, shortTitle(r.title, r.id), { title: r.title, year: r.year });
-      cy.getElementById(nodeId("paper", r.id)).addClass("recommended");
-      addEdge("recommended", nodeId("paper", state.focus), nodeId("paper", r.id));
-      return item;
-    }));
-    layout(nodeId("paper", state.focus));
-    status(`${data.recommendations.length} recommendations for ${state.focus}`);
+    const response = await fetch("/explore/export", { method: "POST", headers: { "content-type": "application/json" },
+                                                      body: JSON.stringify({ papers, notes, format }) });
+    if (!response.ok) throw new Error((await response.json()).detail);
+    const link = el("a");
+    link.href = URL.createObjectURL(await response.blob());
+    link.download = format === "ris" ? "citegraph.ris" : "citegraph.bib";
+    link.click();
+    URL.revokeObjectURL(link.href);
+    status(`${papers.length} papers exported as ${format === "ris" ? "RIS" : "BibTeX"}`);
   } catch (error) {
     status(error.message, true);
   }
@@ -279,7 +411,7 @@ function showQuery() {
 
 function fillQueryParams() {
   const input = $("query-params").querySelector("input[name=id]");
-  if (input && state.focus) input.value = state.focus;
+  if (input && (state.selected || state.focus)) input.value = state.selected || state.focus;
 }
 
 function typed(input) {
@@ -356,24 +488,53 @@ $("search-form").addEventListener("submit", (event) => {
   const q = $("q").value.trim();
   if (q) search(q);
 });
-$("recommend").addEventListener("click", recommend);
+$("library-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const file = $("library-file").files[0];
+  if (file) await openLibrary(await file.text(), file.name);
+  else if ($("library-text").value.trim()) await openLibrary($("library-text").value, "pasted.txt");
+  else status("paste ids or DOIs, or choose a .bib / .ris file", true);
+});
 $("query-name").addEventListener("change", showQuery);
 $("query-form").addEventListener("submit", (event) => {
   event.preventDefault();
   runQuery();
 });
-cy.on("tap", "node.paper", (event) => openPaper(event.target.data("pid")));
-cy.on("mouseover", "node", (event) => event.target.addClass("hover"));
-cy.on("mouseout", "node", (event) => event.target.removeClass("hover"));
-new ResizeObserver(() => {  // the query table takes room below: redraw the graph in what is left
-  cy.resize();
-  cy.fit(undefined, 30);
-}).observe($("graph"));
-cy.on("tap", "node.field, node.category, node.acm", (event) => {
-  const data = event.target.data();
-  status(`${data.kind} ${data.pid}${data.title && data.title !== data.pid ? ` — ${data.title}` : ""}`);
+for (const input of [$("year-from"), $("year-to")]) input.addEventListener("input", filter);
+$("y-axis").addEventListener("change", layout);
+$("layout").addEventListener("change", layout);
+for (const button of $("export").querySelectorAll("button")) {
+  button.addEventListener("click", () => exportList(button.dataset.format));
+}
+cy.on("tap", "node", (event) => select(event.target.data("pid"), true));
+cy.on("dbltap", "node", (event) => openPaper(event.target.data("pid")));
+cy.on("mouseover", "node", (event) => {
+  state.hover = event.target.data("pid");
+  labels();
 });
+cy.on("mouseout", "node", () => {
+  state.hover = null;
+  labels();
+});
+$("graph").addEventListener("mouseleave", () => {  // cytoscape sends no mouseout when the pointer leaves it
+  if (!state.hover) return;
+  state.hover = null;
+  labels();
+});
+let pending = false;
+cy.on("viewport", () => {  // the force layout pans and zooms: the labels follow
+  if (pending || $("layout").value === "map") return;
+  pending = true;
+  requestAnimationFrame(() => {
+    pending = false;
+    labels();
+  });
+});
+new ResizeObserver(() => {  // the window or the query table changed the room: redraw in what is left
+  cy.resize();
+  layout();
+}).observe($("graph"));
 
 const start = new URLSearchParams(location.search).get("paper");
 loadQueries().then(() => (start ? openPaper(start) : null));
-window.explorer = { cy, state, openPaper, search, recommend };
+window.explorer = { cy, state, openPaper, openSeeds, openLibrary, search, select, layout, exportList };
