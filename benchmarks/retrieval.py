@@ -9,13 +9,17 @@ build seconds, queries per second at k=100 and the ratio to the baseline measure
 same run —
 
 * ``lucene (ours)`` vs ``pyserini LuceneSearcher``: the same Lucene index searched through
-  citegraph's :class:`~citegraph.retrieval.bm25.LuceneBM25` and through pyserini's own
+  citegraph's :class:`~citegraph.retrieval.bm25_lucene.LuceneBM25` and through pyserini's own
   searcher, unpooled batch search with the same threads; the target is a ratio ≥ 0.9 (our
   wrapper must not cost throughput). Their top 100 must be identical.
 * ``lucene (ours), pool 65 / 10k``: pool-restricted search (one pool per query).
 * ``bm25s``: the embedded fallback, and its overlap@10 with Lucene.
 * encoders: MiniLM (the offline default) docs/s at float32 and bfloat16 on ``--encode``
-  documents, on CPU with ``--threads`` threads. Faiss has its own script (``ann.py``).
+  documents, on CPU with ``--threads`` threads; with ``--bert-base N``, a BERT-base-sized
+  encoder (SciBERT, SPECTER, SciNCL: 12 layers, 768 wide, 512 tokens) on N documents. Its
+  weights are random (the hub is not reachable here, and speed does not depend on the
+  weights); the vocabulary is MiniLM's, which is BERT-base's. Faiss has its own script
+  (``ann.py``).
 """
 
 from __future__ import annotations
@@ -87,19 +91,35 @@ def bm25_rows(docs: list[Document], queries: list[str], k: int, threads: int, fo
     return rows
 
 
-def encoder_rows(docs: list[Document], n: int, threads: int) -> list[tuple]:
-    from citegraph.retrieval.encoders import get_encoder
-
+def speed_rows(label: str, open_encoder, sample: list[Document]) -> list[tuple]:
+    """docs/s of an encoder (``open_encoder(dtype)``) at float32, the baseline, and bfloat16."""
     rows, base = [], None
-    sample = docs[:n]
     for dtype in ("float32", "bfloat16"):
-        encoder = get_encoder("minilm", dtype=dtype, threads=threads)
+        encoder = open_encoder(dtype)
         encoder.encode(sample[:8])  # load and warm up
         _, seconds = timed(encoder.encode, sample)
         speed = len(sample) / seconds
         base = base or speed
-        rows.append((f"minilm {dtype} ({encoder.max_length} tokens)", "-", speed, speed / base, "docs/s"))
+        rows.append((f"{label} {dtype} ({encoder.max_length} tokens)", "-", speed, speed / base,
+                     f"docs/s; {200_000 / speed / 3600:,.1f} h for 200k"))
     return rows
+
+
+def encoder_rows(docs: list[Document], n: int, threads: int) -> list[tuple]:
+    from citegraph.retrieval.encoders import get_encoder
+
+    return speed_rows("minilm", lambda dtype: get_encoder("minilm", dtype=dtype, threads=threads), docs[:n])
+
+
+def bert_base_rows(docs: list[Document], n: int, threads: int, folder: Path) -> list[tuple]:
+    """A BERT-base-sized encoder: random weights (speed does not depend on them), MiniLM's vocabulary."""
+    from transformers import BertConfig, BertModel
+
+    from citegraph.retrieval.encoders import get_encoder
+
+    get_encoder("minilm").tokenizer.save_pretrained(folder)
+    BertModel(BertConfig()).save_pretrained(folder)  # BertConfig's defaults are BERT-base
+    return speed_rows("BERT-base", lambda dtype: get_encoder(f"hf:{folder}", dtype=dtype, threads=threads), docs[:n])
 
 
 def main() -> None:
@@ -109,17 +129,21 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=100)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--encode", type=int, default=200, help="documents for the encoder speed (0: skip)")
+    parser.add_argument("--bert-base", type=int, default=0, help="documents for a BERT-base-sized encoder's speed")
     args = parser.parse_args()
 
     docs, seconds = timed(corpus, args.papers)
     queries = [d.text for d in docs[-args.queries:]]
     print(f"# retrieval benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, "
           f"{args.papers:,} synthetic papers ({seconds:.0f} s to generate), {len(queries):,} queries, "
-          f"k={args.k}, threads={args.threads}")
+          f"k={args.k}, threads={args.threads}; 1-min load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory(prefix="citegraph-bench-") as tmp:
         rows = bm25_rows(docs, queries, args.k, args.threads, Path(tmp))
     if args.encode:
         rows += encoder_rows(docs, args.encode, args.threads)
+    if args.bert_base:
+        with tempfile.TemporaryDirectory(prefix="citegraph-bert-base-") as tmp:
+            rows += bert_base_rows(docs, args.bert_base, args.threads, Path(tmp))
     print("| case | build s | per second | ratio to baseline | note |")
     print("|---|---:|---:|---:|---|")
     for name, build, speed, ratio, note in rows:

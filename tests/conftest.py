@@ -1,13 +1,19 @@
 """Shared fixtures: one real ArcadeDB Bolt server for the session, a clean graph per test.
 
 Tests marked ``server`` get the graph through Bolt exactly as users do. ``SHARED`` is the
-reference data folder of the workplace (real samples of every input format).
+reference data folder of the workplace (real samples of every input format). The helpers
+every test file imports from here (``from conftest import …``): ``ACL200`` (the bundled
+graph), :func:`shared`, :func:`citegraph` / :func:`citegraph_ok` (the command line in a
+child process, as users run it) and :func:`write_jsonl`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import string
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +30,25 @@ def shared(relative: str) -> Path:
     path = SHARED / relative
     if not path.exists():
         pytest.skip(f"reference data {path} is not available")
+    return path
+
+
+def citegraph(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``citegraph ARGS`` in a child process (output captured as text); its exit code is the caller's to check."""
+    return subprocess.run([sys.executable, "-m", "citegraph.cli", *args], capture_output=True, text=True, env=env,
+                          timeout=timeout, check=False)
+
+
+def citegraph_ok(*args: str, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    """:func:`citegraph` that must succeed (the failure shows the end of its stderr)."""
+    done = citegraph(*args, env=env, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def write_jsonl(path: Path, rows: list) -> Path:
+    """One row a line: a dict as JSON, a string as it is (a bad line on purpose)."""
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
     return path
 
 

@@ -8,7 +8,6 @@ with its own data folder (its BM25 index) and the session's ArcadeDB server as i
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -25,7 +24,8 @@ from citegraph.retrieval.bm25 import build_bm25
 from citegraph.retrieval.corpus import documents
 from citegraph.serve import wait_serving
 
-ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
+from conftest import ACL200, write_jsonl
+
 EXTRA = [
     {"id": "X1", "title": "Cross-lingual transfer of dependency parsers with typological features", "year": 2013,
      "fields": ["Computer Science", "Mathematics"], "categories": ["cs.CL"],
@@ -47,8 +47,7 @@ class Service(NamedTuple):
 def acl_service(arcade_server, server_config, folder: Path):
     """Load the graph, index it, start `citegraph serve`; yields the :class:`Service`."""
     arcade_server.recreate_database()
-    extra = folder / "extra.jsonl"
-    extra.write_text("".join(json.dumps(r) + "\n" for r in EXTRA), encoding="utf-8")
+    extra = write_jsonl(folder / "extra.jsonl", EXTRA)
     data_dir = folder / "data"
     with open_store(server_config) as store:
         ingest(store, formats.get("taxonomy"), [BUNDLED])

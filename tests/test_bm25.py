@@ -10,6 +10,7 @@ import pytest
 
 from citegraph.errors import CitegraphError
 from citegraph.retrieval import bm25 as m
+from citegraph.retrieval import bm25_lucene
 from citegraph.retrieval.base import Document, Retriever
 from citegraph.retrieval.corpus import fingerprint
 from citegraph.synth import SynthSpec, records
@@ -58,7 +59,7 @@ def test_analysis_imitates_lucene():
 @pytest.mark.lucene
 def test_analysis_is_lucene_s():
     pytest.importorskip("pyserini", reason="needs the [lucene] extra")
-    m._java()
+    bm25_lucene._java()
     from jnius import autoclass
 
     analyzer = autoclass("io.anserini.analysis.DefaultEnglishAnalyzer").newDefaultInstance()
@@ -131,10 +132,10 @@ def test_lucene_and_bm25s_agree(indexes, synth, multifield):
     assert overlap >= 0.95
 
 
-@pytest.mark.parametrize("deep_share", [0, m.DEEP_SHARE, math.inf])
+@pytest.mark.parametrize("deep_share", [0, bm25_lucene.DEEP_SHARE, math.inf])
 def test_pools_rank_like_the_filtered_full_ranking(backend, indexes, synth, monkeypatch, deep_share):
     """Lucene's filter (share 0), deep-k with its fallback (inf) and the mix agree with the truth."""
-    monkeypatch.setattr(m, "DEEP_SHARE", deep_share)
+    monkeypatch.setattr(bm25_lucene, "DEEP_SHARE", deep_share)
     docs, queries = synth
     retriever = indexes(backend)
     queries = queries[:6]

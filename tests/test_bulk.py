@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import shared
+from conftest import ACL200, shared, write_jsonl
 
 from citegraph.errors import CitegraphError, InputError
 from citegraph.graph import ArcadeDBBackend, model
@@ -27,7 +27,6 @@ from citegraph.ingest.records import Item, Paper
 from citegraph.ingest.selection import Selection
 from citegraph.synth import SynthSpec, generate
 
-ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
 TAXONOMY = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "taxonomy"
 S2ORC = "samples/s2orc/metadata_sample.jsonl"
 
@@ -76,11 +75,6 @@ def assert_same(streamed, bulk, expected, got) -> None:
     # stubs left: the streaming ingest also counts stubs made and upgraded between batches
     assert bulk.write.external_created == streamed.write.external_created - streamed.write.external_upgraded
     assert bulk.external_dropped == streamed.external_dropped
-
-
-def write_jsonl(path: Path, rows: list) -> Path:
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def sql(server, command: str) -> dict:

@@ -6,20 +6,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 
 from citegraph.graph import ArcadeServer
 from citegraph.graph.arcadedb import free_port
 
-from conftest import shared
-
-
-def citegraph(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "citegraph.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=timeout)
+from conftest import citegraph, shared
 
 
 def test_help_lists_formats_and_queries():

@@ -20,7 +20,8 @@ from citegraph.contextualise import graph, lm
 from citegraph.contextualise.annotation import Repairs
 from citegraph.contextualise.clscisumm import clean, read_topic, read_topics
 from citegraph.contextualise.embeddings import WordVectors, centred, noise_threshold, phi, relatedness
-from citegraph.contextualise.evaluation import CLSciSumm, char_scores
+from citegraph.contextualise.evaluation import CLSciSumm
+from citegraph.contextualise.measures import char_scores
 from citegraph.contextualise.models import get, query_terms, ranking, strip_citations
 from citegraph.contextualise.ontology import Ontology, bundled_ccs, read_ontology
 from citegraph.errors import CitegraphError, InputError
@@ -28,7 +29,7 @@ from citegraph.evaluation.benchmark import run
 from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
 
-from conftest import shared
+from conftest import shared, write_jsonl
 
 pytest.importorskip("gensim")
 pytest.importorskip("rouge_score")
@@ -262,7 +263,7 @@ def _corpus(path: Path) -> dict:
         if paper["id"] not in {r["id"] for r in records}:
             paper["references"] = [{"id": cited, "contexts": texts} for cited, texts in paper["references"].items()]
             records.append(paper)
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    write_jsonl(path, records)
     return {t.id: t for t in topics}
 
 

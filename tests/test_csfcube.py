@@ -35,6 +35,8 @@ from citegraph.evaluation.csfcube import (
 from citegraph.evaluation.metrics import evaluate
 from citegraph.retrieval.base import Document, Hit
 
+from conftest import write_jsonl
+
 FIXTURE = Path(__file__).parent / "fixtures" / "csfcube"
 QUERY_IDS = ["1198002_method", "1198002_result", "3264001_background", "3264001_result", "5300003_background",
              "5300003_method", "5308004_method"]
@@ -460,7 +462,7 @@ def test_a_year_the_release_writes_as_none_is_read_as_none(tmp_path):
     papers = release / "abstracts-csfcube-preds.jsonl"
     rows = [json.loads(line) for line in papers.read_text().splitlines()]
     rows[0]["year"] = "None"
-    papers.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    write_jsonl(papers, rows)
     queries = release / "queries-release.csv"
     lines = queries.read_text().splitlines()
     header, first = lines[0].split(","), lines[1].split(",")

@@ -18,7 +18,7 @@ from citegraph.evaluation.csfcube import CSFCube, official, read_release
 from citegraph.evaluation.scorers import RunFile
 
 FIXTURE = Path(__file__).parent / "fixtures" / "csfcube"
-BENCHMARKS = {"large-scale", "mdcr", "csfcube", "contextualise", "local", "recommend"}
+BENCHMARKS = {"large-scale", "mdcr", "csfcube", "contextualise", "local", "recommend", "trec"}
 
 
 def test_every_benchmark_is_registered_and_is_a_command():

@@ -30,7 +30,8 @@ from citegraph.ingest import IngestOptions, formats, ingest
 from citegraph.ingest.formats import FORMATS
 from citegraph.ingest.taxonomy import BUNDLED
 
-ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
+from conftest import ACL200, citegraph, write_jsonl
+
 DEEP = "[" * 100_000 + "]" * 100_000  # nested past Python's recursion limit
 HUGE = 2**70  # past a 64-bit integer
 
@@ -39,11 +40,6 @@ def counts(store) -> tuple[dict, dict]:
     labels = {r["label"]: r["count"] for r in store.run("stats/labels") if r["label"] != "IngestCheckpoint"}
     rels = {r["type"]: r["count"] for r in store.run("stats/relationships")}
     return labels, rels
-
-
-def citegraph(*args: str, env: dict, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "citegraph.cli", *args], env=env, capture_output=True,
-                          text=True, timeout=timeout, check=False)
 
 
 # -- the corpus ---------------------------------------------------------------------------
@@ -217,9 +213,7 @@ def test_one_record_over_the_limit_is_refused_before_it_is_sent(store):
 
 # -- 4, 5. integers and nesting -------------------------------------------------------------
 def test_an_integer_beyond_64_bits_is_a_bad_field_not_a_crash(store, tmp_path):
-    path = tmp_path / "c.jsonl"
-    rows = [{"id": f"P{i}"} for i in range(6)] + [{"id": "P6", "year": HUGE}]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": f"P{i}"} for i in range(6)] + [{"id": "P6", "year": HUGE}])
     with pytest.raises(InputError, match=r"c.jsonl:7: field 'year' .*out of range"):
         ingest(store, formats.get("jsonl"), [path], IngestOptions(batch_size=2))
     assert counts(store) == ({}, {})

@@ -17,9 +17,8 @@ from citegraph.errors import InputError
 from citegraph.ingest import IngestOptions, Prefilter, formats, ingest
 from citegraph.ingest.pipeline import checkpoint_key
 
-from conftest import shared
+from conftest import ACL200, shared, write_jsonl
 
-ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
 
 
 def read_all(format_name: str, path: Path):
@@ -31,11 +30,6 @@ def counts(store) -> tuple[dict, dict]:
     labels = {r["label"]: r["count"] for r in store.run("stats/labels") if r["label"] != "IngestCheckpoint"}
     rels = {r["type"]: r["count"] for r in store.run("stats/relationships")}
     return labels, rels
-
-
-def write_jsonl(path: Path, rows: list) -> Path:
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 # -- readers on real samples ----------------------------------------------------------

@@ -14,12 +14,13 @@ import pytest
 from citegraph.contextualise import graph as ctx_graph
 from citegraph.errors import InputError
 from citegraph.ingest import IngestOptions, formats, ingest
-from citegraph.ingest.records import Citation, Paper
+from citegraph.ingest.records import Citation
 from citegraph.ingest.scisummnet import acl_year, cited_surname, mark
 from citegraph.ingest.source import BadField
 
+from conftest import ACL200
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "scisummnet"
-ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
 
 
 def read_all(path: Path = FIXTURES):

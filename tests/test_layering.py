@@ -2,7 +2,7 @@
 its own floor (README.md, *Architecture*). Every import counts: function-local ones, and
 modules named to ``heavy.lazy`` or ``importlib.import_module`` as a string.
 
-A unit is a subpackage (``citegraph/graph/``) or a top-level module (``citegraph/synth.py``);
+A unit is a subpackage (``citegraph/graph/``) or a top-level module (``citegraph/demo.py``);
 imports within a unit are free.
 """
 
@@ -21,9 +21,10 @@ FLOORS = [
     {"config", "heavy", "serve_limits"},  # flags > environment > TOML file; heavy libraries imported on first use;
     # HTTP limits (ASGI middleware, no citegraph import)
     {"graph"},  # Bolt, the embedded ArcadeDB server, named Cypher queries
-    {"ingest", "retrieval", "library"},  # readers and writers into the graph; text scorers over what it hands
-    # out; a user's reference library read and matched to graph papers
-    {"evaluation", "synth"},  # the benchmark harness (pools, MDCR, metrics, reports); synthetic corpora
+    {"ingest", "retrieval"},  # readers and writers into the graph; text scorers over what it hands out
+    # the benchmark harness (pools, MDCR, metrics, reports); synthetic corpora; a user's reference
+    # library, read as ingest reads BibTeX and matched to graph papers
+    {"evaluation", "synth", "library"},
     {"local", "contextualise"},  # citation-context recommendation and contextualisation, scored by the harness
     {"recommend", "explorer"},  # the recommender: text scorers + graph signals; the explorer's routes (given
     # the store and the recommender's matcher)

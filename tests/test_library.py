@@ -56,7 +56,7 @@ def test_entries_from_ris_csl_json_and_id_lists(tmp_path):
 def test_bad_library_files_name_file_and_line(tmp_path):
     bib = tmp_path / "bad.bib"
     bib.write_text("@article{a, title={A}, year={2001}}\n\n@article{b, title = {x}\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"bad\.bib:3: not BibTeX"):
+    with pytest.raises(InputError, match=r"bad\.bib:3: not a BibTeX entry"):
         read_library(bib)
     year = tmp_path / "year.bib"
     year.write_text("@article{a, title={A}, year={in press}}\n", encoding="utf-8")

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from citegraph.local.rerank import RerankerConfig
 from citegraph.retrieval.base import Hit
 from citegraph.local.geometry import distance, mobius_add, to_manifold
 from citegraph.synth import SynthSpec, generate
-from conftest import shared
+from conftest import citegraph_ok, shared
 
 torch = pytest.importorskip("torch")
 
@@ -259,13 +257,6 @@ def test_one_training_step_lowers_the_loss(tiny_graph, tiny_bert, tmp_path, taxo
 
 
 # -- end to end -----------------------------------------------------------------------------------
-def citegraph(*args: str, env: dict) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "citegraph.cli", *args], capture_output=True, text=True, env=env,
-                            timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result
-
-
 def _tables(out: Path) -> list[dict]:
     return json.loads((out / "results.json").read_text())["tables"]
 
@@ -282,7 +273,7 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
     generate(SynthSpec(150, seed=3, contexts=True), corpus)  # `citegraph synth --papers 150 --contexts`
     ingest(store, formats.get("jsonl"), [corpus])
     ingest(store, formats.get("taxonomy"), [BUNDLED])
-    result = citegraph("evaluate", "local", "--out", str(out), "--encoder", str(tiny_bert),
+    result = citegraph_ok("evaluate", "local", "--out", str(out), "--encoder", str(tiny_bert),
                        "--max-steps", "2", "--max-train", "12", "--max-test", "6", "--prefetch", "bm25:bm25s",
                        "--ablations", "-enrichment,-taxonomy,euclidean,spherical,graph-appnp,graph-gat",
                        env=server_env)
@@ -317,9 +308,9 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
 def test_contexts_export_and_evaluate_local_on_the_unarxive_sample(store, server_env, tiny_bert, tmp_path):
     with tarfile.open(shared("samples/unarxive/unarXive_data_sample.tar.gz")) as archive:
         archive.extractall(tmp_path, filter="data")
-    citegraph("ingest", "unarxive", str(tmp_path / "unarXive_data_sample"), "--no-progress", env=server_env)
+    citegraph_ok("ingest", "unarxive", str(tmp_path / "unarXive_data_sample"), "--no-progress", env=server_env)
     query_set, out = tmp_path / "contexts.jsonl", tmp_path / "out"
-    citegraph("contexts", "export", "--out", str(query_set), env=server_env)
+    citegraph_ok("contexts", "export", "--out", str(query_set), env=server_env)
     lines = [json.loads(line) for line in query_set.read_text(encoding="utf-8").splitlines()]
     assert len(lines) == 1217 and len({(x["citing_id"], x["cited_ids"][0]) for x in lines}) == 601
     first = next(x for x in lines if x["citing_id"] == "2212.11766")
@@ -328,7 +319,7 @@ def test_contexts_export_and_evaluate_local_on_the_unarxive_sample(store, server
     assert first["title"].startswith("Long bet will lose") and first["year"] == 2022 and first["categories"]
     assert all(x["context"].count("[CIT]") == 1 for x in lines)
     # the sample's cited papers are stubs without text: reachable only through enrichment (--textless keep)
-    citegraph("evaluate", "local", "--data", str(query_set), "--out", str(out), "--encoder", str(tiny_bert),
+    citegraph_ok("evaluate", "local", "--data", str(query_set), "--out", str(out), "--encoder", str(tiny_bert),
               "--lm-mode", "finetune", "--textless", "keep", "--max-steps", "2", "--max-train", "8", "--max-test", "5",
               "--prefetch", "bm25:bm25s", "--ablations", "-taxonomy", env=server_env)
     [ablation] = _tables(out)

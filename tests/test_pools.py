@@ -14,7 +14,8 @@ from citegraph.evaluation import mdcr, pools
 from citegraph.ingest import IngestOptions, Prefilter, formats, ingest
 from citegraph.retrieval.signals import enrich, pair_counts
 
-ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
+from conftest import ACL200, write_jsonl
+
 FIELDS = ["Medicine", "Physics"]
 
 
@@ -30,9 +31,7 @@ def hand_built(tmp_path: Path) -> tuple[Path, list[dict]]:
         rows.append({"id": f"P{i:02}", "title": f"Paper number {i}", "year": 2000 + i // 3,
                      "abstract": None if i % 11 == 5 else f"A study of topic {i % 5} written for the tests.",
                      "fields": fields, "references": refs})
-    path = tmp_path / "hand.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path, rows
+    return write_jsonl(tmp_path / "hand.jsonl", rows), rows
 
 
 @pytest.fixture

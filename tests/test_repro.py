@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from citegraph import repro
 from citegraph.errors import CitegraphError
+
+from conftest import citegraph
 
 SYNTH = """\
 conditions:
@@ -31,11 +31,6 @@ conditions:
     scores:
       - {label: papers, pattern: 'wrote (\\d+) papers', expected: 10, tolerance: 0}
 """
-
-
-def citegraph(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "citegraph.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=300)
 
 
 @pytest.fixture

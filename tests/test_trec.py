@@ -78,7 +78,8 @@ def test_a_collection_ranked_re_ranked_and_written(tmp_path):
     system re-ranks only BM25's top 2 (here BM25 again, on a pool: the same order)."""
     import json
 
-    from citegraph.evaluation.trec import evaluate_collection
+    from citegraph.evaluation.benchmark import run
+    from citegraph.evaluation.trec import TRECCollection
     from citegraph.ingest import formats
     from citegraph.retrieval.base import Document
     from citegraph.retrieval.bm25 import build_bm25
@@ -89,12 +90,12 @@ def test_a_collection_ranked_re_ranked_and_written(tmp_path):
     bm25 = build_bm25(docs, tmp_path / "bm25", backend="bm25s")
     topics = read_topics(COLLECTION / "topics.txt")
     qrels = read_qrels(COLLECTION / "qrels.txt")
-    scores = evaluate_collection(topics, qrels, [bm25, bm25], tmp_path / "out", k=2, rerank_depth=2)
-    first, second = (scores.tables[0].rows[name] for name in scores.table.rows)
+    results = run(TRECCollection(topics, qrels, k=2, rerank_depth=2), [bm25, bm25], tmp_path / "out")
+    first, second = (results.tables[0].rows[name] for name in results.tables[0].rows)
     assert first == second  # re-ranking its own top 2 changes nothing
     run = (tmp_path / "out" / "runs" / "bm25.trec").read_text().splitlines()
     assert run[0].startswith("1 Q0 10.1007/S11192-021-0001 1 ")  # the graph's spelling, not the qrels'
     assert len(run) == 5  # the top 2 of topics 1 and 2; only one paper says "dense"
-    results = json.loads((tmp_path / "out" / "results.json").read_text())
-    assert results["config"]["rerank_depth"] == 2 and results["config"]["retrievers"] == ["bm25", "bm25 (2)"]
-    assert scores.tables[1].rows["bm25 (2)"]["MAP"][0] == 1.0  # identical systems: p = 1
+    written = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert written["config"]["rerank_depth"] == 2 and written["config"]["retrievers"] == ["bm25", "bm25 (2)"]
+    assert results.tables[1].rows["bm25 (2)"]["MAP"][0] == 1.0  # identical systems: p = 1

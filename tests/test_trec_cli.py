@@ -7,33 +7,26 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from citegraph.evaluation.pools import read_qrels
 from citegraph.evaluation.scorers import RunFile
 from citegraph.evaluation.trec import read_topics, score_runs
 
+from conftest import citegraph_ok
+
 COLLECTION = Path(__file__).parent / "fixtures" / "trec" / "collection"
 TOPICS, QRELS, CORPUS = COLLECTION / "topics.txt", COLLECTION / "qrels.txt", COLLECTION / "corpus.bib"
 
 
-def citegraph(*args: str, env: dict) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "citegraph.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=600, check=False)
-    assert done.returncode == 0, done.stderr
-    return done
-
-
 def _loaded(env: dict) -> None:
-    citegraph("ingest", "bibtex", str(CORPUS), "--no-progress", env=env)
-    citegraph("index", "bm25", "--backend", "bm25s", env=env)
+    citegraph_ok("ingest", "bibtex", str(CORPUS), "--no-progress", env=env)
+    citegraph_ok("index", "bm25", "--backend", "bm25s", env=env)
 
 
 def test_three_commands_from_files_to_a_scored_table(store, server_env, tmp_path):
     _loaded(server_env)
-    done = citegraph("evaluate", "trec", "--topics", str(TOPICS), "--qrels", str(QRELS), "--with", "bm25",
+    done = citegraph_ok("evaluate", "trec", "--topics", str(TOPICS), "--qrels", str(QRELS), "--with", "bm25",
                      "-k", "5", "--out", str(tmp_path / "out"), env=server_env)
     assert "R@5" in done.stdout and "nDCG@5" in done.stdout and "MAP" in done.stdout and "MRR" in done.stdout
     results = json.loads((tmp_path / "out" / "results.json").read_text())
@@ -51,11 +44,11 @@ def test_topic_search_in_one_process_without_the_graph(store, server_env, tmp_pa
     _loaded(server_env)
     offline = {**server_env, "CITEGRAPH_URI": "bolt://127.0.0.1:9"}  # nothing listens: a graph call would fail
     out = tmp_path / "run.trec"
-    done = citegraph("search", "--topics", str(TOPICS), "--field", "desc", "-k", "3", "--run", str(out), env=offline)
+    done = citegraph_ok("search", "--topics", str(TOPICS), "--field", "desc", "-k", "3", "--run", str(out), env=offline)
     assert "3 topics, top 3 each" in done.stdout
     lines = [line.split() for line in out.read_text().splitlines()]
     assert {line[0] for line in lines} == {"1", "2", "3"} and all(line[5] == "bm25" for line in lines)
-    shown = citegraph("search", "citation graph database", "-k", "1", "--json", env=offline)
+    shown = citegraph_ok("search", "citation graph database", "-k", "1", "--json", env=offline)
     assert json.loads(shown.stdout)["title"] == "Graph databases for scholarly knowledge"
 
 
@@ -64,20 +57,20 @@ def test_dense_index_over_given_ids_and_a_reranker_encoding_only_candidates(stor
     encoder = f"hf:{tiny_bert}"
     ids = tmp_path / "ids.txt"
     ids.write_text("10.1007/S11192-021-0001\n10.3233/DS-190001\nnot-a-paper\n", encoding="utf-8")
-    done = citegraph("index", "dense", "--encoder", encoder, "--ids", str(ids), env=server_env)
+    done = citegraph_ok("index", "dense", "--encoder", encoder, "--ids", str(ids), env=server_env)
     assert "2 documents" in done.stdout and "1 of the 3 ids" in done.stderr
-    found = citegraph("search", "graphs", "--with", encoder, "-k", "5", "--json", env=server_env)
+    found = citegraph_ok("search", "graphs", "--with", encoder, "-k", "5", "--json", env=server_env)
     assert {json.loads(line)["id"] for line in found.stdout.splitlines()} == {"10.1007/S11192-021-0001",
                                                                             "10.3233/DS-190001"}
     args = ["evaluate", "trec", "--topics", str(TOPICS), "--qrels", str(QRELS), "--with", f"bm25,{encoder}",
             "--rerank-depth", "3", "--out", str(tmp_path / "out")]
-    citegraph(*args, env=server_env)
+    citegraph_ok(*args, env=server_env)
     [cache] = (Path(server_env["CITEGRAPH_DATA_DIR"]) / "embeddings").glob("vectors-*.sqlite")
     bm25 = RunFile(tmp_path / "out" / "runs" / "bm25.trec")
     candidates = {h.id for hits in bm25.rankings.values() for h in hits}
     with sqlite3.connect(cache) as db:
         assert db.execute("SELECT count(*) FROM vec").fetchone()[0] == len(candidates)  # only the candidates
-    citegraph(*args, env=server_env)  # a second run: the candidates come from the cache
+    citegraph_ok(*args, env=server_env)  # a second run: the candidates come from the cache
     with sqlite3.connect(cache) as db:
         assert db.execute("SELECT count(*) FROM vec").fetchone()[0] == len(candidates)
     reranked = RunFile(next((tmp_path / "out" / "runs").glob("hf_*.trec")))

@@ -5,8 +5,8 @@
 the options it declares, ``--out``, and — when it takes retrievers — the retriever option
 and ``--run``. The command builds the benchmark, resolves the retrievers (indexes built
 over the graph, or over the benchmark's own documents), runs the one harness and prints
-the tables. ``evaluate trec`` is written out (it re-ranks across retrievers and reads any
-collection's topics): registering it is the next step.
+the tables. A benchmark whose retrievers re-rank the first one's candidates (``evaluate
+trec --rerank-depth``) has them opened as re-rankers.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from .output import print_table, print_tables
 @main.group()
 def evaluate():
     """Score retrievers on benchmarks: large-scale pools, MDCR, CSFCube, CL-SciSumm contextualisation,
-    local citation recommendation (SymTax), the recommender on held-out citations."""
+    local citation recommendation (SymTax), the recommender on held-out citations, any TREC-style collection."""
 
 
 def _click_type(option: Option):
@@ -64,18 +64,29 @@ def _click_option(option: Option) -> click.Option:
                         help=option.help)
 
 
-def _retrievers(entry: Registered, benchmark: Benchmark, specs: list, runs, config: Config, out: Path) -> list:
-    """The retrievers of ``specs``, opened or indexed over the benchmark's documents, and the run files."""
+def _retrievers(entry: Registered, benchmark: Benchmark, specs: list, runs, config: Config, out: Path,
+                rerank: bool) -> list:
+    """The retrievers of ``specs``, opened (those after the first as re-rankers when ``rerank``)
+    or indexed over the benchmark's documents, and the run files."""
     from ..evaluation.scorers import RunFile
 
     if entry.retrievers is None:
         return []
     if entry.retrievers.source == "indexes":
-        opened = [spec.open(indexes_dir(config)) for spec in specs]
+        opened = [spec.open(indexes_dir(config)) for spec in specs[:1]]
+        opened += [_reranker(spec, config) if rerank else spec.open(indexes_dir(config)) for spec in specs[1:]]
     else:
         docs = cast(WithDocuments, benchmark).documents()  # the registration promises them
         opened = [spec.build(docs, Path(out) / "indexes") for spec in specs]
     return opened + [RunFile(path) for path in runs]
+
+
+def _reranker(spec, config: Config):
+    """``spec`` re-ranking the candidates it is handed, their texts read from the indexes' record."""
+    from ..retrieval.rerank import open_for_rerank
+
+    return open_for_rerank(spec, indexes_dir(config), Path(config.data_dir) / "embeddings",
+                           lambda ids: corpus_documents(config, ids))
 
 
 def _command(entry: Registered) -> click.Command:
@@ -104,7 +115,9 @@ def _command(entry: Registered) -> click.Command:
         with ExitStack() as stack:
             store = stack.enter_context(open_graph(config)) if entry.graph else None
             benchmark = entry.build(**options, **({"store": store} if entry.graph else {}))
-            results = run(benchmark, _retrievers(entry, benchmark, list(retrievers), runs, config, out), out, log=log)
+            rerank = bool(entry.retrievers and entry.retrievers.rerank and options.get(entry.retrievers.rerank))
+            opened = _retrievers(entry, benchmark, list(retrievers), runs, config, out, rerank)
+            results = run(benchmark, opened, out, log=log)
         print_tables(results.tables)
         click.echo(f"results{' and figures' if results.figures else ''} in {out}")
 
@@ -113,45 +126,6 @@ def _command(entry: Registered) -> click.Command:
 
 for _entry in registered().values():
     evaluate.add_command(_command(_entry))
-
-
-@evaluate.command("trec")
-@click.option("--topics", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="Topic file: TREC <top>/<topic>, qid<TAB>text, or JSONL.")
-@click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="TREC qrels (qid 0 doc grade); DOIs match whatever their case.")
-@click.option("--field", help="The topic text: title (default), desc, narr, or several joined with + (title+desc).")
-@retrievers_option("Retrievers to score; the first is the baseline of the paired tests and, with --rerank-depth, "
-                   "the first stage.")
-@click.option("-k", default=10, show_default=True, help="The cut-off of R@k and nDCG@k.")
-@click.option("--depth", default=100, show_default=True, help="Papers each retriever ranks per topic (MAP, MRR).")
-@click.option("--rerank-depth", type=click.IntRange(1),
-              help="The first retriever's top N per topic, re-ranked by each of the others; a dense encoder "
-                   "encodes only those candidates (cached: a second run encodes only the topics).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
-@click.option("--run", "runs", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Also score a TREC run file of another tool (qid Q0 doc rank score tag).")
-@click.pass_obj
-def evaluate_trec(config: Config, topics, qrels, field, retrievers, k, depth, rerank_depth, out, runs):
-    """Any TREC-style collection in the graph: R@k, nDCG@k, MAP, MRR, paired tests against the first retriever."""
-    from ..evaluation.pools import read_qrels
-    from ..evaluation.scorers import RunFile
-    from ..evaluation.trec import evaluate_collection, read_topics
-    from ..retrieval.rerank import open_for_rerank
-
-    found, judged = read_topics(topics, field), read_qrels(qrels)
-    indexes = indexes_dir(config)
-    opened = [retrievers[0].open(indexes)]
-    for spec in retrievers[1:]:
-        opened.append(open_for_rerank(spec, indexes, Path(config.data_dir) / "embeddings",
-                                      lambda ids: corpus_documents(config, ids)) if rerank_depth else spec.open(indexes))
-    scores = evaluate_collection(found, judged, [*opened, *(RunFile(path) for path in runs)], out, k, depth, rerank_depth,
-                                 log=lambda message: click.echo(message, err=True))
-    print_tables(scores.tables)
-    if scores.unjudged:
-        click.echo(f"{len(scores.unjudged)} topic(s) without a relevant judgement, not scored: "
-                   f"{', '.join(scores.unjudged[:10])}", err=True)
-    click.echo(f"results and runs in {out}")
 
 
 @main.command("tune-bm25")

@@ -144,6 +144,9 @@ class RetrieverOption:
     default: str = "bm25"
     help: str = "Retrievers."  # the CLI adds the grammar
     run_files: bool = True  # --run: TREC run files of other tools, scored like the retrievers
+    # the option that, when given, makes every retriever after the first a re-ranker of the
+    # first's candidates (opened by :func:`citegraph.retrieval.rerank.open_for_rerank`)
+    rerank: str = ""
 
 
 @dataclass(frozen=True)
@@ -217,6 +220,13 @@ def _csfcube(data_dir: Path, models: Sequence, facet_text: Sequence, run_file: P
     return CSFCube(Path(data_dir), systems, run_file, run_facet, work, unranked)
 
 
+def _trec(topics: Path, qrels: Path, field: str | None, k: int, depth: int, rerank_depth: int | None) -> Benchmark:
+    from .pools import read_qrels
+    from .trec import TRECCollection, read_topics
+
+    return TRECCollection(read_topics(topics, field), read_qrels(qrels), k, depth, rerank_depth)
+
+
 register(Registered(
     "large-scale", "Tables 1 and 2 of Medić & Šnajder: MAP / nDCG / R@30 per pool size or per field.", _large_scale,
     (Option("pools_dir", "--pools", "A folder written by `citegraph pools dataset-level|field-level`.", Path,
@@ -241,3 +251,18 @@ register(Registered(
      Option("work", "--work", "Where indexes and embeddings are kept (default: OUT/indexes).", Path, path="out"),
      Option("unranked", "--unranked", "Pool members a ranking leaves out: not scored, as the official script "
             "(official), or appended in id order (append: citegraph's policy).", ("official", "append"), "official"))))
+register(Registered(
+    "trec", "Any TREC-style collection in the graph: R@k, nDCG@k, MAP, MRR, paired tests against the first "
+    "retriever; one TREC run per retriever in OUT/runs.", _trec,
+    (Option("topics", "--topics", "Topic file: TREC <top>/<topic>, qid<TAB>text, or JSONL.", Path, required=True,
+            path="file"),
+     Option("qrels", "--qrels", "TREC qrels (qid 0 doc grade); DOIs match whatever their case.", Path, required=True,
+            path="file"),
+     Option("field", "--field", "The topic text: title (default), desc, narr, or several joined with + (title+desc)."),
+     Option("k", "-k", "The cut-off of R@k and nDCG@k.", int, 10),
+     Option("depth", "--depth", "Papers each retriever ranks per topic (MAP, MRR).", int, 100),
+     Option("rerank_depth", "--rerank-depth", "The first retriever's top N per topic, re-ranked by each of the others; "
+            "a dense encoder encodes only those candidates (cached: a second run encodes only the topics).", int,
+            minimum=1)),
+    RetrieverOption("indexes", help="Retrievers to score; the first is the baseline of the paired tests and, with "
+                    "--rerank-depth, the first stage.", rerank="rerank_depth")))

@@ -25,14 +25,15 @@ import html
 import json
 import re
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CitegraphError, InputError, Location, Problem
 from ..retrieval.base import Document, Hit, Ranking, Retriever
+from .benchmark import Log, Scores, quiet
 from .metrics import DEPTH, Evaluation, compare, evaluate
-from .report import Table, write_results
+from .report import Table
 from .scorers import write_run
 
 FIELDS = {"title": ("title", "query"), "desc": ("desc", "description", "question"),
@@ -192,19 +193,29 @@ def measures_at(k: int) -> list[str]:
 
 
 @dataclass
-class Scores:
+class RunScores:
     """Each system's evaluation, the table of means, and paired tests against the first system."""
 
     table: Table
     evaluations: dict[str, Evaluation]
     significance: dict[str, dict[str, dict[str, float]]]  # system → measure → {t_test_p, randomisation_p}
     unjudged: list[str]
-    tables: list[Table] = field(default_factory=list)  # what evaluate_collection printed and wrote
+
+    def tables(self) -> list[Table]:
+        """The table of means and, when there is more than one system, the randomisation tests' p."""
+        if not self.significance:
+            return [self.table]
+        tests = Table(f"randomisation test p against {next(iter(self.evaluations))} (paired, per topic)",
+                      self.table.columns, scale=1.0, name="trec_significance")
+        for name, by_measure in self.significance.items():
+            for measure, p in by_measure.items():
+                tests.set(name, measure, p["randomisation_p"])
+        return [self.table, tests]
 
 
 def score_runs(topics: Sequence[Topic], qrels: Mapping[str, Mapping[str, int]],
                runs: Mapping[str, Mapping[str, Ranking]], k: int, depth: int | None = None,
-               title: str = "") -> Scores:
+               title: str = "") -> RunScores:
     """R@k, nDCG@k, MAP and MRR of every run (system → topic id → ranking) over the judged
     topics, ids compared with :func:`comparable`; the first system is the baseline of the
     paired t-test and randomisation test of every other one."""
@@ -227,7 +238,7 @@ def score_runs(topics: Sequence[Topic], qrels: Mapping[str, Mapping[str, int]],
         for measure in measures:
             c = compare(evaluations[name], evaluations[names[0]], measure, permutations=2000)
             significance[name][measure] = {"t_test_p": c.t_test_p, "randomisation_p": c.randomisation_p}
-    return Scores(table, evaluations, significance, unjudged)
+    return RunScores(table, evaluations, significance, unjudged)
 
 
 def rank_topics(retriever: Retriever, topics: Sequence[Topic], k: int,
@@ -238,38 +249,45 @@ def rank_topics(retriever: Retriever, topics: Sequence[Topic], k: int,
     return {t.id: ranking for t, ranking in zip(topics, rankings)}
 
 
-def evaluate_collection(topics: Sequence[Topic], qrels: Mapping[str, Mapping[str, int]],
-                        retrievers: Sequence[Retriever], out: Path, k: int = 10, depth: int = 100,
-                        rerank_depth: int | None = None, log: Callable[[str], None] = lambda m: None) -> Scores:
-    """Rank the topics with every retriever, score the runs (:func:`score_runs`) and write
-    ``results.json/.csv/.md`` and one TREC run per retriever (``runs/``) to ``out``.
+@dataclass
+class TRECCollection:
+    """Any TREC-style collection as a benchmark (``citegraph evaluate trec``): its topics
+    ranked by every retriever, the runs scored (:func:`score_runs`) and kept as TREC run
+    files (``OUT/runs/``) beside what the harness writes.
 
     ``rerank_depth``: the first retriever's top N of each topic is the pool every other one
-    re-ranks (a dense re-ranker encodes only those candidates); else each ranks the whole
-    index to ``depth``."""
-    out = Path(out)
-    runs: dict[str, dict[str, Ranking]] = {}
-    pools = None
-    for position, retriever in enumerate(retrievers):
-        started = time.perf_counter()
-        name = retriever.name if retriever.name not in runs else f"{retriever.name} ({position + 1})"
-        runs[name] = rank_topics(retriever, topics, rerank_depth or depth, pools)
-        log(f"{name}: {len(topics)} topics ranked in {time.perf_counter() - started:.1f} s")
-        if rerank_depth and pools is None:
-            pools = [{h.id for h in runs[name][t.id]} for t in topics]
-    how = (f"the top {rerank_depth} of {next(iter(runs))} re-ranked" if rerank_depth else f"depth {depth}")
-    scores = score_runs(topics, qrels, runs, k, title=f"TREC collection: {len(topics)} topics ({how})")
-    (out / "runs").mkdir(parents=True, exist_ok=True)
-    for name, run in runs.items():
-        write_run(out / "runs" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')}.trec", run, name)
-    tests = Table(f"randomisation test p against {next(iter(runs))} (paired, per topic)", scores.table.columns,
-                  scale=1.0, name="trec_significance")
-    for name, by_measure in scores.significance.items():
-        for measure, p in by_measure.items():
-            tests.set(name, measure, p["randomisation_p"])
-    scores.tables = [scores.table, tests] if scores.significance else [scores.table]
-    write_results(out, {"topics": len(topics), "judged": len(topics) - len(scores.unjudged),
-                        "unjudged": scores.unjudged, "k": k, "depth": depth, "rerank_depth": rerank_depth,
-                        "retrievers": list(runs), "significance": scores.significance},
-                  scores.tables, {n: e.per_query for n, e in scores.evaluations.items()})
-    return scores
+    re-ranks (the caller opens those as re-rankers: a dense one encodes only the candidates);
+    else each ranks the whole index to ``depth``."""
+
+    topics: Sequence[Topic]
+    qrels: Mapping[str, Mapping[str, int]]
+    k: int = 10
+    depth: int = 100
+    rerank_depth: int | None = None
+    name: str = "trec"
+
+    def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
+        """``details["scores"]``: the :class:`RunScores`."""
+        runs: dict[str, dict[str, Ranking]] = {}
+        pools = None
+        for position, retriever in enumerate(retrievers):
+            started = time.perf_counter()
+            name = retriever.name if retriever.name not in runs else f"{retriever.name} ({position + 1})"
+            runs[name] = rank_topics(retriever, self.topics, self.rerank_depth or self.depth, pools)
+            log(f"{name}: {len(self.topics)} topics ranked in {time.perf_counter() - started:.1f} s")
+            if self.rerank_depth and pools is None:
+                pools = [{h.id for h in runs[name][t.id]} for t in self.topics]
+        how = f"the top {self.rerank_depth} of {next(iter(runs))} re-ranked" if self.rerank_depth else f"depth {self.depth}"
+        scores = score_runs(self.topics, self.qrels, runs, self.k,
+                            title=f"TREC collection: {len(self.topics)} topics ({how})")
+        (Path(out) / "runs").mkdir(parents=True, exist_ok=True)
+        for name, run in runs.items():
+            write_run(Path(out) / "runs" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')}.trec", run, name)
+        if scores.unjudged:
+            log(f"{len(scores.unjudged)} topic(s) without a relevant judgement, not scored: "
+                f"{', '.join(scores.unjudged[:10])}")
+        config = {"topics": len(self.topics), "judged": len(self.topics) - len(scores.unjudged),
+                  "unjudged": scores.unjudged, "k": self.k, "depth": self.depth, "rerank_depth": self.rerank_depth,
+                  "retrievers": list(runs), "significance": scores.significance}
+        return Scores(scores.tables(), config, {n: e.per_query for n, e in scores.evaluations.items()},
+                      {"scores": scores})

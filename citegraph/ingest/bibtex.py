@@ -57,14 +57,24 @@ class Entry:
     problem: Problem | None = None
 
 
-def _parse(file: Path) -> list[Entry]:
+def parse(file: Path) -> list[Entry]:
+    """Every entry of a UTF-8 BibTeX file (a byte-order mark allowed), in line order (:func:`parse_text`)."""
+    try:
+        text = Path(file).read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CitegraphError(f"{file}: not UTF-8 (byte at offset {exc.start}); re-export the file as UTF-8") from None
+    return parse_text(text, file)
+
+
+def parse_text(text: str, file: Path) -> list[Entry]:
+    """Every entry of ``text`` (read from ``file``), in line order: field names lower-cased,
+    values LaTeX-decoded (``T{\\"a}ckstr{\\"o}m`` → ``Täckström``, case-protecting braces
+    dropped), ``author`` split into names; a block the parser gave up on is an entry with
+    its :class:`~citegraph.errors.Problem`. The one reading of BibTeX: ingest and libraries
+    (:mod:`citegraph.library.entries`) share it."""
     import bibtexparser
     from bibtexparser import middlewares
 
-    try:
-        text = Path(file).read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CitegraphError(f"{file}: not UTF-8 (byte at offset {exc.start}); re-export the file as UTF-8") from None
     logging.getLogger("bibtexparser").setLevel(logging.ERROR)  # every failed block becomes a located Problem
     library = bibtexparser.parse_string(text, append_middleware=[
         middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()])
@@ -161,7 +171,7 @@ def read(file: Path, entry_types: Iterable[str] | None = None, id_from: str = "d
     """One Item per entry of ``file`` (of the ``entry_types``, all when None), by line."""
     types = frozenset(t.lower() for t in entry_types) if entry_types else None
     known = dict(spellings or {})
-    for entry in _parse(file):
+    for entry in parse(file):
         if entry.problem is not None:
             yield Item(entry.where, problem=entry.problem)
             continue
@@ -207,7 +217,7 @@ def survey(files: Sequence[Path], entry_types: Iterable[str] | None = None, id_f
     result = Survey()
     seen: dict[str, list[str]] = {}
     for file in files:
-        for entry in _parse(file):
+        for entry in parse(file):
             if entry.problem is not None:
                 continue
             result.entries[entry.type] += 1

@@ -1,9 +1,10 @@
 """A researcher's library as entries: BibTeX, RIS, CSL-JSON (as Zotero exports them) or a
 plain list of DOIs, arXiv ids and paper ids, one a line.
 
-The files are read with kept parsers (``bibtexparser`` 2, ``rispy``, ``json``); this module
-only picks out what an entry is matched to the graph by (:mod:`.match`): DOI, arXiv id,
-paper id, title and year, and the line it came from, so that an unmatched entry can be named.
+The files are read with kept parsers (BibTeX as ``citegraph ingest bibtex`` reads it,
+:func:`citegraph.ingest.bibtex.parse_text`; ``rispy``; ``json``); this module only picks
+out what an entry is matched to the graph by (:mod:`.match`): DOI, arXiv id, paper id,
+title and year, and the line it came from, so that an unmatched entry can be named.
 """
 
 from __future__ import annotations
@@ -73,21 +74,22 @@ def _plain(path: Path, text: str) -> list[LibraryEntry]:
 
 
 def _bibtex(path: Path, text: str) -> list[LibraryEntry]:
-    import bibtexparser
+    from ..ingest.bibtex import doi_of, parse_text
 
-    library = bibtexparser.parse_string(text)
-    if library.failed_blocks:
-        block = library.failed_blocks[0]
-        raise InputError(Problem(Location(path, block.start_line + 1), None, f"not BibTeX: {block.error}"))
     out = []
-    for entry in library.entries:
-        fields = {k.lower(): str(v.value) for k, v in entry.fields_dict.items()}
+    for entry in parse_text(text, path):
+        if entry.problem is not None:
+            raise InputError(entry.problem)
+        fields = {k: v for k, v in entry.fields.items() if isinstance(v, str)}
+        line = entry.where.line
+        try:
+            doi = doi_of(fields) or _found(_DOI, fields.get("url", ""))
+        except ValueError as bad:
+            raise InputError(Problem(Location(path, entry.lines.get("doi", line)), "doi", str(bad))) from None
         arxiv = fields.get("eprint", "") if "arxiv" in fields.get("archiveprefix", "arxiv").lower() else ""
-        out.append(LibraryEntry(f"{path}:{entry.start_line + 1} ({entry.key})", _untex(fields.get("title", "")),
-                                _year(fields.get("year", ""), path, entry.start_line + 1),
-                                fields.get("doi", "") or _found(_DOI, fields.get("url", "")),
-                                arxiv or _found(_ARXIV, fields.get("url", "")),
-                                fields.get("citegraph-id", "")))
+        out.append(LibraryEntry(f"{path}:{line} ({entry.key})", " ".join(fields.get("title", "").split()),
+                                _year(fields.get("year", ""), path, entry.lines.get("year", line)), doi,
+                                arxiv or _found(_ARXIV, fields.get("url", "")), fields.get("citegraph-id", "")))
     return out
 
 
@@ -140,7 +142,3 @@ def _found(pattern: re.Pattern, text: str) -> str:
     match = pattern.search(text)
     return match.group(1) if match else ""
 
-
-def _untex(title: str) -> str:
-    """A BibTeX title without its case-protecting braces."""
-    return title.replace("{", "").replace("}", "")

@@ -1,0 +1,195 @@
+"""BM25 on a Lucene index built and searched with Anserini's classes (pyserini's jar): the
+``lucene`` backend of :mod:`.bm25` (the score, the analysis and the index layout are
+described there).
+
+**Pools.** A query's pool restricts its ranking to the pool's ids exactly. Lucene has two
+ways, both implemented, measured (100k synthetic papers, 10 queries of 60 words sharing
+one random pool, ms per query, a busy 2-core machine, so ±30 %; unrestricted search
+takes 20 ms at k=10 and 110 ms at k=1000):
+
+=======  =====  ======  ======================  ======
+pool     k      filter  deep-k (then filter)    chosen
+=======  =====  ======  ======================  ======
+65       10     12      876                     9
+65       1000   10      1909                    10
+1k       10     18      70                      14
+1k       1000   46      1456                    24
+10k      10     49      9                       12
+10k      1000   69      210                     41
+50k      10     74      4                       7
+50k      1000   113     50                      56
+90k      10     112     8                       7
+90k      1000   143     29                      44
+=======  =====  ======  ======================  ======
+
+*Filter*: a BooleanQuery with the scored query as MUST and a TermInSetQuery on the id
+field as FILTER. Exact at any size, but each pool id crosses the JNI bridge as a BytesRef
+(~15 µs: 1.6 s for 90k ids, 30 s for 2M; once per distinct pool object per call) and
+Lucene looks every id up again per query. *Deep-k*: rank the whole index to the depth
+where k pool members are expected, (1.25·k + 10)·N/|pool|, and keep the pool's: about
+18 µs per hit ranked, hopeless for small pools, and wrong on its own when pool members
+rank below the depth. Ranking a hit costs about ten times what one pool id costs the
+filter (per query, at ten queries per pool), so deep-k is tried while its depth is at most
+:data:`DEEP_SHARE` (a tenth) of the pool; when it finds fewer than k pool members and
+the ranking went on past the depth, the query is rerun with the filter. Either way the
+answer is exact. Scoring a tiny pool document by document (``explain``) would take one
+search per candidate, more than one filtered search. Pooled queries run one at a time:
+with Python threads, pyjnius handed one query's ranking to another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import math
+import os
+import shutil
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from ..errors import CitegraphError
+from ..heavy import lazy
+from .base import Document, Hit, Query, Ranking, query_text
+from .bm25 import B, FIELDS, K1, NAME, fingerprinted, field_weights, pool_sets
+
+pyclass = lazy("pyserini.pyclass")  # pyserini starts a JVM on import: only after lucene.prepare()
+DEEP_SHARE = 0.1  # a pooled Lucene query ranks deep while the depth is at most this share of the pool
+
+
+@cache
+def _java() -> SimpleNamespace:
+    """Anserini's and Lucene's classes; the first call starts the JVM."""
+    from .lucene import prepare
+
+    prepare()
+    autoclass = pyclass.autoclass  # puts pyserini's Anserini jar on the classpath and starts the JVM
+
+    classes = {"SimpleSearcher": "io.anserini.search.SimpleSearcher",
+               "IndexCollection": "io.anserini.index.IndexCollection",
+               "BagOfWords": "io.anserini.search.query.BagOfWordsQueryGenerator",
+               "BooleanQueryBuilder": "org.apache.lucene.search.BooleanQuery$Builder",
+               "Occur": "org.apache.lucene.search.BooleanClause$Occur",
+               "TermInSetQuery": "org.apache.lucene.search.TermInSetQuery",
+               "BytesRef": "org.apache.lucene.util.BytesRef",
+               "ArrayList": "java.util.ArrayList", "HashMap": "java.util.HashMap", "Float": "java.lang.Float"}
+    return SimpleNamespace(**{name: autoclass(java) for name, java in classes.items()})
+
+
+def build_lucene(docs: Iterable[Document], target: Path, multifield: bool, threads: int) -> tuple[str, int]:
+    java = _java()
+    source = target.parent / "lucene-export"
+    shutil.rmtree(source, ignore_errors=True)
+    source.mkdir()
+    try:
+        with contextlib.ExitStack() as stack:
+            files = [stack.enter_context(open(source / f"part-{i:03d}.jsonl", "w", encoding="utf-8"))
+                     for i in range(threads)]
+            turns = itertools.cycle(files)
+
+            def write(doc: Document) -> None:
+                record = {"id": doc.id, "contents": doc.text}
+                if multifield:
+                    record |= {"title": doc.title, "abstract": doc.abstract}
+                next(turns).write(json.dumps(record, ensure_ascii=False) + "\n")
+
+            exported = fingerprinted(docs, write)
+        args = ["-collection", "JsonCollection", "-input", str(source), "-index", str(target),
+                "-generator", "DefaultLuceneDocumentGenerator", "-threads", str(threads), "-optimize", "-quiet"]
+        if multifield:
+            args += ["-fields", *FIELDS]
+        java.IndexCollection.main(args)  # reports errors in its log, not by raising
+        if not any(target.glob("segments_*")):
+            raise CitegraphError(f"Anserini's IndexCollection wrote no Lucene index to {target}; see its log above")
+    finally:
+        shutil.rmtree(source, ignore_errors=True)
+    return exported
+
+
+class _Filters:
+    """TermInSetQuery filters on the id field, one per distinct pool, made on first need."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, Any] = {}
+
+    def get(self, pool: Collection[str]) -> Any:
+        if id(pool) not in self._made:
+            java = _java()
+            terms = java.ArrayList(len(pool))
+            for doc_id in pool:
+                terms.add(java.BytesRef(doc_id.encode()))
+            self._made[id(pool)] = java.TermInSetQuery("id", terms)
+        return self._made[id(pool)]
+
+
+class LuceneBM25:
+    """BM25 on a Lucene index, searched with Anserini's SimpleSearcher. See the module doc."""
+
+    def __init__(self, index_dir: str | os.PathLike, k1: float = K1, b: float = B,
+                 fields: Mapping[str, float] | None = None, threads: int = 1):
+        self.index_dir = Path(index_dir)
+        self.k1, self.b, self.threads = k1, b, threads
+        self.fields = field_weights(fields)
+        self.name = NAME if fields is None else f"{NAME}:multifield"
+        java = _java()
+        self._searcher = java.SimpleSearcher(str(self.index_dir / "lucene"))
+        self._searcher.set_bm25(float(k1), float(b))
+        self.documents: int = self._searcher.get_total_num_docs()
+        self._generator = java.BagOfWords()
+        self._analyzer = self._searcher.get_analyzer()
+        self._boosts = None
+        if self.fields is not None:
+            self._boosts = java.HashMap()
+            for field, weight in self.fields.items():
+                self._boosts.put(field, java.Float(float(weight)))
+
+    def search(self, queries: Sequence[Query], k: int,
+               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+        queries = [query_text(q) for q in queries]
+        if k <= 0 or not queries:
+            return [[] for _ in queries]
+        if pools is None:
+            return self._batch(queries, k)
+        # One query at a time: a pyjnius method object remembers the Java object it was last
+        # looked up on (a FIXME in jnius_export_class.pxi) and releases the GIL in the call,
+        # so Python threads swap objects (seen: one query's ranking returned for another).
+        # Unpooled batches use Java threads instead.
+        sets = pool_sets(pools, queries)
+        filters = _Filters()
+        return [self._pooled(text, sets[id(pool)], k, filters) for text, pool in zip(queries, pools)]
+
+    def _batch(self, queries: Sequence[str], k: int) -> list[Ranking]:
+        java = _java()
+        texts, qids = java.ArrayList(len(queries)), java.ArrayList(len(queries))
+        for i, text in enumerate(queries):
+            texts.add(text)
+            qids.add(str(i))
+        if self._boosts is None:
+            found = self._searcher.batch_search(texts, qids, k, self.threads)
+        else:
+            found = self._searcher.batch_search_fields(texts, qids, k, self.threads, self._boosts)
+        return [_hits(found.get(str(i))) for i in range(len(queries))]
+
+    def _pooled(self, text: str, pool: Collection[str], k: int, filters: _Filters) -> Ranking:
+        if not pool:
+            return []
+        query = (self._generator.buildQuery("contents", self._analyzer, text) if self._boosts is None
+                 else self._generator.buildQuery(self._boosts, self._analyzer, text))
+        depth = math.ceil((1.25 * k + 10) * self.documents / len(pool))
+        if depth <= DEEP_SHARE * len(pool):
+            ranked = _hits(self._searcher.search(query, depth))
+            kept = [hit for hit in ranked if hit.id in pool]
+            if len(kept) >= k or len(ranked) < depth:  # k found, or every match seen
+                return kept[:k]
+        java = _java()
+        restricted = (java.BooleanQueryBuilder().add(query, java.Occur.MUST)
+                      .add(filters.get(pool), java.Occur.FILTER).build())
+        return _hits(self._searcher.search(restricted, k))
+
+
+def _hits(found: Iterable[Any] | None) -> Ranking:
+    """Anserini's ScoredDocs as hits; already ranked by score, then id."""
+    return [Hit(h.docid, float(h.score)) for h in found or ()]
