@@ -107,6 +107,20 @@ def test_cli_include_referenced(store, server_env, tmp_path):
     assert result.exit_code != 0 and "applies to: openalex, s2ag" in result.output
 
 
+def test_neo4j_admin_export_selects_and_includes_referenced(tmp_path):
+    from test_bulk import read_csv
+
+    result = CliRunner().invoke(main, ["export", "neo4j-admin", "openalex", str(snapshot(tmp_path, partitions())),
+                                       "--out", str(tmp_path / "csv"), "--since", "2020", "--include-referenced",
+                                       "--no-progress"])
+    assert result.exit_code == 0, result.output
+    full = {row[0]: row[1] for row in read_csv(tmp_path / "csv" / "paper.csv")}
+    assert full == {ATTENTION: "Attention Is All You Need", "W3000000001": "Un estudio retractado",
+                    "W3000000002": "A preprint"}
+    assert sorted(row[0] for row in read_csv(tmp_path / "csv" / "external_paper.csv")) == [
+        "W1902237438", "W2130942839", "W9999999991"]
+
+
 MEDICINE = Selection(fields=frozenset({"Medicine"}), include_referenced=True)  # 52, which cites 13756489
 
 
