@@ -137,12 +137,14 @@ def export():
 @click.option("--database", default="neo4j", show_default=True, help="The Neo4j database to create.")
 @click.option("--mounted-at", help="Where neo4j-admin sees --out (e.g. /import in the container).")
 @click.option("--external", type=click.Choice(["keep", "drop"]), default="keep", show_default=True)
+@selection_options
 @click.option("--progress/--no-progress", default=None)
-def export_neo4j(format_name, paths, out, database, mounted_at, external, progress):
+def export_neo4j(format_name, paths, out, database, mounted_at, external, selection, progress):
     """CSV files for `neo4j-admin database import full`, and the command that loads them.
 
-    Validated like an ingest. Afterwards run `citegraph complete-import` against the new
-    database: it applies the schema and the prefilter.
+    Validated and selected (--field, --since, --include-referenced, ...) like an ingest.
+    Afterwards run `citegraph complete-import` against the new database: it applies the
+    schema and the prefilter.
     """
     from ..ingest import IngestOptions, get
     from ..ingest.neo4j_admin import export_neo4j_admin
@@ -150,7 +152,8 @@ def export_neo4j(format_name, paths, out, database, mounted_at, external, progre
     show = sys.stderr.isatty() if progress is None else progress
     paths = _input_paths(format_name, paths)
     result = export_neo4j_admin(_surveyed(get(format_name), paths), paths, out,
-                                IngestOptions(external=external), RichProgress(show), database=database)
+                                IngestOptions(external=external, selection=selection), RichProgress(show),
+                                database=database)
     click.echo(f"{len(result.nodes)} node and {len(result.relationships)} relationship file pairs in {out}")
     click.echo("Stop the database, then run:\n  " + shlex.join(result.command_for(mounted_at)))
 

@@ -129,17 +129,18 @@ def prefilter_options(command):
 
 
 def selection_options(command):
-    """The works a snapshot reader loads (--field, --topic, --since, --until, --language, --type, ...),
-    given to the command as one ``selection``."""
+    """The works a snapshot reader loads (--field, --topic, --since, --until, --language, --type,
+    --include-referenced ...), given to the command as one ``selection``."""
 
     @functools.wraps(command)
-    def with_selection(*args, fields, topics, since, until, languages, types, min_cited_by, retracted, **kwargs):
+    def with_selection(*args, fields, topics, since, until, languages, types, min_cited_by, retracted,
+                       include_referenced, **kwargs):
         from ..ingest.selection import Selection, topic_key
 
         selection = Selection(fields=frozenset(fields), topics=frozenset(map(topic_key, topics)), since=since,
                               until=until, languages=frozenset(v.lower() for v in languages),
                               types=frozenset(v.lower() for v in types), min_citations=min_cited_by,
-                              retracted=retracted)
+                              retracted=retracted, include_referenced=include_referenced)
         return command(*args, selection=selection, **kwargs)
 
     from ..vocabulary import MAG_FIELDS
@@ -160,6 +161,9 @@ def selection_options(command):
                      help="Only works the source counts at least this many citations for (all of the source, "
                           "not only the loaded part)."),
         click.option("--retracted/--no-retracted", default=True, show_default=True, help="Keep retracted works."),
+        click.option("--include-referenced", is_flag=True,
+                     help="Also load the works the selected works reference as full papers, not :External stubs "
+                          "(one hop: their own references outside stay stubs). Reads the input once more first."),
     ]):
         with_selection = option(with_selection)
     return with_selection

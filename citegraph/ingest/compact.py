@@ -429,6 +429,7 @@ def build(fmt: Format, files: list[Path], options: IngestOptions, progress: Prog
     """Validate ``files`` as the streaming ingest does (same errors, same rejects file with
     ``skip_bad``) and build their graph in ``work``; also returns each file's line count.
     Bad input raises before anything reaches a database."""
+    options = pipeline.widened(fmt, files, options, progress)
     builder = Builder(work)
     try:
         lines = pipeline.validate(_Tee(fmt, builder), files, options, progress, summary)

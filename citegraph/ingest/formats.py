@@ -27,7 +27,7 @@ class Format:
     name: str
     summary: str
     module: str  # citegraph.ingest.<module> defines files(path) and read(file[, selection])
-    selects: bool = False  # read() takes a Selection (works of a snapshot left out as it parses)
+    selects: bool = False  # read() takes a Selection, and referenced(files, criteria) gives WorkIds
     accepts: tuple[str, ...] = ()  # the reader's settings (keyword arguments of read)
     settings: tuple[tuple[str, Any], ...] = ()
 
@@ -57,11 +57,30 @@ class Format:
         settings = dict(self.settings)
         if not selection.active:
             return self._load().read(Path(file), **settings)
+        self._refuse_unless_selecting()
+        if selection.include_referenced and selection.referenced is None:
+            raise CitegraphError("include_referenced: the referenced works are found over all files of the "
+                                 "ingest first (Format.widened)")
+        return self._load().read(Path(file), selection, **settings)
+
+    def _refuse_unless_selecting(self) -> None:
         if not self.selects:
             choosers = ", ".join(f.name for f in FORMATS.values() if f.selects)
             raise CitegraphError(f"format '{self.name}' reads every record; selecting works (--field, --topic, "
-                                 f"--since, --until, --language, --type, ...) applies to: {choosers}")
-        return self._load().read(Path(file), selection, **settings)
+                                 f"--since, --until, --language, --type, --include-referenced, ...) applies "
+                                 f"to: {choosers}")
+
+    def widened(self, files: Sequence[Path], selection: Selection) -> Selection:
+        """``selection`` with the works its criteria admit reference (``include_referenced``),
+        found by a first read of all ``files`` of the ingest through the module's
+        ``referenced(files, criteria)``: a work may be read before the work that cites it."""
+        if not selection.include_referenced or selection.referenced is not None:
+            return selection
+        self._refuse_unless_selecting()
+        criteria = selection.criteria
+        if not criteria.active:  # every work is loaded anyway
+            return criteria
+        return replace(selection, referenced=self._load().referenced(list(files), criteria))
 
     def surveyed(self, files: Sequence[Path]) -> tuple["Format", Any | None]:
         """For a module with ``survey(files, **settings)``: its survey of all ``files`` and this

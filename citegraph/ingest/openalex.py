@@ -25,7 +25,9 @@ topic fields share a MAG field's name (``Computer Science``, ``Medicine``…). T
 the levels above a topic are numbers in the Topic object (``"field": {"id": 17}``) and URLs
 in works (``https://openalex.org/fields/17``); both read as ``fields/17``.
 ``is_retracted`` is kept as ``retracted``; ``type``, ``language`` and ``cited_by_count``
-serve the selection (:class:`citegraph.ingest.selection.Selection`) only.
+serve the selection (:class:`citegraph.ingest.selection.Selection`) only. With
+``--include-referenced`` the works the selected works reference are found by a first read
+of all the files (:func:`referenced`; ids held as integers, 8 bytes each).
 
 **Updates.** Each partition holds the works that changed on its date, whole; a work is read
 as a :class:`~citegraph.ingest.records.SnapshotPaper`, so reading a newer partition into a
@@ -49,7 +51,7 @@ from typing import Any
 from ..errors import CitegraphError
 from ..vocabulary import MAG_FIELDS
 from .records import Author, Item, MergedId, Reference, SnapshotPaper, Topic, TopicLink, unique_strings
-from .selection import Selection, topic_key
+from .selection import Selection, WorkIds, topic_key
 from .source import (
     BadField,
     integer,
@@ -92,6 +94,23 @@ def read(file: Path, selection: Selection = Selection()) -> Iterator[Item]:
     if _is_merges(file):
         return items(table(file, MERGED_COLUMNS, {}), _merged)
     return items(json_objects(file), lambda work: parse(work, selection))
+
+
+def referenced(files: list[Path], criteria: Selection) -> WorkIds:
+    """The works the works ``criteria`` admits reference (``--include-referenced``'s first
+    read). A bad line adds nothing: the ingest's own read reports it."""
+    found = WorkIds()
+    for file in files:
+        if not _is_merges(file):
+            for item in read(file, criteria):
+                if item.record is not None:
+                    found.update(n for ref in item.record.references if (n := _number(ref.cited_id)) is not None)
+    return found
+
+
+def _number(work_id: str) -> int | None:
+    """A work's id as WorkIds holds it (``W123`` → 123; an id of another entity: None)."""
+    return int(work_id[1:]) if work_id.startswith("W") else None
 
 
 MERGED_COLUMNS = ["merge_date", "id", "merge_into_id"]
@@ -274,14 +293,15 @@ def _venue(work: dict[str, Any]) -> str | None:
 
 
 def parse(work: dict[str, Any], selection: Selection = Selection()) -> list[SnapshotPaper]:
-    """One work as a Paper, or nothing when the selection leaves it out."""
+    """One work as a Paper, or nothing when the selection leaves it out (a work it
+    references counts as selected, whatever its own properties)."""
     paper_id = short_id(text(work, "id", required=True), "id")
     year = integer(work, "publication_year")
     fields = _fields(work)
     topics = _topics(work)
     if not selection.admits(year=year, fields=fields, language=text(work, "language"), kind=text(work, "type"),
                             retracted=work.get("is_retracted") is True, cited_by=integer(work, "cited_by_count"),
-                            topics=_topic_keys(topics) if selection.topics else ()):
+                            topics=_topic_keys(topics) if selection.topics else (), number=_number(paper_id)):
         return []
     doi = _doi(text(work, "doi"))
     references = unique_strings(short_id(w, f"referenced_works[{i}]")

@@ -13,6 +13,9 @@
    is set. Writes are MERGEs, so re-reading a line is harmless.
 3. Apply the external-paper policy, then the MDCR prefilter, and report the counts.
 
+With ``--include-referenced`` a first read of all files comes before step 1: the works the
+selected works reference (:meth:`~citegraph.ingest.formats.Format.widened`).
+
 Memory: lines are read lazily and only one batch is held at a time; the ids of the
 papers read (to find duplicates) are the one thing that grows with the input.
 
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -151,6 +154,19 @@ class Duplicates:
         return self._kept[paper.id] == self._pack(where)
 
 
+def widened(fmt: Format, files: list[Path], options: IngestOptions, progress: Progress) -> IngestOptions:
+    """With ``include_referenced``: the options whose selection holds the works its criteria
+    admit reference, read from all ``files`` (the ingest's, ingested or not, so a resumed
+    ingest admits the same works)."""
+    if not options.selection.include_referenced:
+        return options
+    progress.start("finding the referenced works", None)
+    try:
+        return replace(options, selection=fmt.widened(files, options.selection))
+    finally:
+        progress.finish()
+
+
 def refuse_inputs_as_rejects(options: IngestOptions, files: list[Path]) -> None:
     """The rejects file is truncated when written: it must not be one of the inputs."""
     rejects = Path(options.rejects)
@@ -242,6 +258,7 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
     summary = IngestSummary(format=fmt.name)
     files = [file for path in paths for file in fmt.files(Path(path))]
     summary.files = len(files)
+    options = widened(fmt, files, options, progress)
     apply_schema(store)
     keys = {file: checkpoint_key(fmt, file) for file in files}
     if options.restart:
