@@ -218,10 +218,10 @@ def test_schema_checkpoints_and_a_later_streaming_ingest(arcade_server, store, t
     got = type_indexes(arcade_server)
     assert [i[:3] + i[4:] for i in got] == [i[:3] + i[4:] for i in indexes]
     assert ("Paper[id]", "Paper", [["id"]], ["STRING"], True) in got
-    # ArcadeDB keys an index by the type of the values present when it is built: year and
-    # citation_count are loaded, eligible is only set by the prefilter that runs after it
+    # ArcadeDB keys an index by the type of the values present when it is built: year,
+    # citation_count and eligible (decided while building) are loaded before it
     assert {i[0]: i[3] for i in got if i[0].startswith("paper_")} == {
-        "paper_citation_count": ["INTEGER"], "paper_eligible": ["STRING"], "paper_year": ["INTEGER"]}
+        "paper_citation_count": ["INTEGER"], "paper_eligible": ["BOOLEAN"], "paper_year": ["INTEGER"]}
     duplicate = sql(arcade_server, "INSERT INTO Paper SET id = 'P1'")
     assert duplicate.get("error") and "Duplicated key" in duplicate["detail"]
     assert ingest(store, formats.get("jsonl"), [path]).skipped_files == [str(path)]  # marked ingested

@@ -73,13 +73,25 @@ def test_every_label_is_merged_on_its_key_with_all_its_properties(node):
     assert _unwritten(writers, node.properties) == set()
 
 
+def _merges(kind: str) -> tuple[str, str]:
+    """MERGE of a ``kind`` relationship written either way round, groups (start, variable, end):
+    ``MERGE (p)<-[w:WROTE]-(a)`` starts from the paper's few authors."""
+    return (rf"MERGE \((\w+)\)-\[(\w*):{kind}\]->\((\w+)\)", rf"MERGE \((\w+)\)<-\[(\w*):{kind}\]-\((\w+)\)")
+
+
+def _relationship_writers(kind: str) -> list[tuple[str, str, str]]:
+    return [found for pattern in _merges(kind) for found in _writers(pattern.replace(r"(\w+)", r"\w+"))]
+
+
 @pytest.mark.parametrize("relationship", GRAPH.relationships, ids=lambda r: r.type)
 def test_every_relationship_is_merged_between_its_labels_with_all_its_properties(relationship):
-    writers = _writers(rf"MERGE \(\w+\)-\[(\w*):{relationship.type}\]->\(\w+\)")
+    writers = _relationship_writers(relationship.type)
     assert writers, f"no ingest statement MERGEs [:{relationship.type}]"
     assert _unwritten(writers, relationship.properties) == set()
+    forward, backward = _merges(relationship.type)
     for name, _, text in writers:  # the ends are the declared labels
-        ends = re.search(rf"MERGE \((\w+)\)-\[\w*:{relationship.type}\]->\((\w+)\)", text).groups()
+        found = re.search(forward, text)
+        ends = found.group(1, 3) if found else re.search(backward, text).group(3, 1)
         labels = [re.search(rf"\({var}:(\w+)", text).group(1) for var in ends]
         assert labels == [relationship.source, relationship.target], name
 
@@ -93,8 +105,7 @@ def test_the_whole_graph_dump_names_every_key():
 def test_the_check_sees_a_property_no_statement_writes():
     """The tests above can fail: a relationship property the Cypher does not name is found."""
     wrote = GRAPH.with_property("WROTE", Property("corresponding", "boolean")).relationship("WROTE")
-    writers = _writers(r"MERGE \(\w+\)-\[(\w*):WROTE\]->\(\w+\)")
-    assert _unwritten(writers, wrote.properties) == {"corresponding"}
+    assert _unwritten(_relationship_writers("WROTE"), wrote.properties) == {"corresponding"}
 
 
 def test_values_leave_out_what_a_record_does_not_know():

@@ -211,6 +211,13 @@ def test_one_record_over_the_limit_is_refused_before_it_is_sent(store):
     assert store.run("stats/labels") == []  # nothing was sent, and the connection still works
 
 
+def test_statements_are_measured_for_every_server_but_neo4j_itself(store):
+    from citegraph.graph.store import MAX_MESSAGE, message_limit
+
+    assert message_limit(store.server_info()["agent"]) == MAX_MESSAGE  # the embedded ArcadeDB says it is Neo4j-compatible
+    assert message_limit("Neo4j/5.26.0") is None
+
+
 # -- 4, 5. integers and nesting -------------------------------------------------------------
 def test_an_integer_beyond_64_bits_is_a_bad_field_not_a_crash(store, tmp_path):
     path = write_jsonl(tmp_path / "c.jsonl", [{"id": f"P{i}"} for i in range(6)] + [{"id": "P6", "year": HUGE}])

@@ -11,9 +11,10 @@ for 200k papers / 2M citations into ArcadeDB here, ``benchmarks/ingest.py``):
    process (:mod:`citegraph.ingest.arcadedb_loader`) writes it with ``GraphBatch``, the
    backend reopens it. *Neo4j* (:func:`citegraph.ingest.neo4j_admin.export_neo4j_admin`):
    CSV files and the ``neo4j-admin database import full`` command that loads them.
-3. **Complete** over Bolt with the same Cypher as the streaming ingest
-   (:func:`complete_import`): the schema of ``cypher/schema.cypher``, whose indexes are so
-   built once from the loaded data, then the MDCR prefilter.
+3. **Complete** over Bolt with the same Cypher as the streaming ingest: the schema of
+   ``cypher/schema.cypher``, whose indexes are so built once from the loaded data. The
+   ArcadeDB loader has written ``eligible`` (the MDCR prefilter, decided while building)
+   with every paper; after neo4j-admin, :func:`complete_import` also marks it over Bolt.
 
 ``IngestOptions.batch_size`` and ``restart`` do not apply (there are no batches, and an
 empty graph has nothing to resume); the CLI refuses them with ``--bulk``.
@@ -37,7 +38,7 @@ from ..graph.schema import apply_schema
 from . import arcadedb_loader, pipeline
 from .compact import build
 from .formats import Format
-from .pipeline import IngestOptions, IngestSummary, NoProgress, Progress, prefilter
+from .pipeline import IngestOptions, IngestSummary, NoProgress, Progress, eligibility, prefilter
 from .records import MergedId
 from .writer import GraphWriter
 
@@ -100,7 +101,11 @@ def bulk_ingest(backend: ArcadeDBBackend, store: GraphStore, fmt: Format, paths:
         GraphWriter(store).write(part)
     if options.external == "drop":
         summary.external_dropped = summary.write.external_created
-    summary.eligibility = complete_import(store, options)
+    if graph.manifest["merges"]:  # moved citations change counts the build marked eligibility by
+        summary.eligibility = complete_import(store, options)
+    else:  # the loader wrote eligible with every paper: the indexes are built once, from it
+        apply_schema(store)
+        summary.eligibility = eligibility(store, options.prefilter)
     store.write(*(Write("ingest/checkpoint_set", {"key": pipeline.checkpoint_key(fmt, file), "file": str(file),
                                                   "line": lines[file], "done": True}) for file in files))
     marker.unlink()

@@ -17,7 +17,10 @@ files of :mod:`citegraph.ingest.neo4j_admin`):
    a repeated WROTE the last ``position``), self-citations are dropped, and
    ``citation_count`` (inbound CITES) is one ``bincount``: under a second for 200k
    papers / 2M citations, where the streaming writer's batched Cypher recount takes 6 s
-   after the load (``benchmarks/ingest.py``, case ``recount``).
+   after the load (``benchmarks/ingest.py``, case ``recount``). The MDCR prefilter's
+   ``eligible`` is decided here too, from what the reader gave and the counts, so the
+   loader writes it with each paper: marking 2M loaded papers over Bolt afterwards took
+   most of the 2M/20M bulk ingest (every paper record rewritten, the index updated).
 
 Memory: the builder keeps every paper id (cited ones included) and author id in a dict
 (an int each), and int64 arrays per relationship, which numpy sorts to merge them; the
@@ -43,7 +46,7 @@ from ..errors import CitegraphError
 from ..graph import model
 from . import pipeline
 from .formats import Format
-from .pipeline import ExternalPolicy, IngestOptions, IngestSummary, Progress
+from .pipeline import ExternalPolicy, IngestOptions, IngestSummary, Prefilter, Progress
 from .records import (
     AcmConcept,
     ArxivCategory,
@@ -93,6 +96,10 @@ def _ints(values: array) -> np.ndarray:
     return np.frombuffer(values, dtype=np.int64).copy() if len(values) else np.zeros(0, np.int64)
 
 
+def _bools(values: array) -> np.ndarray:
+    return np.frombuffer(values, dtype=np.int8).astype(bool) if len(values) else np.zeros(0, bool)
+
+
 def _index(keys: dict[str, int], key: str) -> int:
     found = keys.get(key)
     if found is None:
@@ -108,8 +115,9 @@ class Builder:
     first record (-1 while the id is only cited: a stub).
     """
 
-    def __init__(self, work: Path):
+    def __init__(self, work: Path, prefilter: Prefilter = Prefilter()):
         self.work = work
+        self.prefilter = prefilter
         graph = model.GRAPH  # read when building, so that a property added to the model arrives
         self.paper, self.author, self.category, self.concept = map(
             graph.node, ("Paper", "Author", "ArxivCategory", "AcmConcept"))
@@ -117,6 +125,8 @@ class Builder:
         self.papers: dict[str, int] = {}
         self.paper_row = array("q")
         self.rows = 0
+        # per row, what the prefilter reads (prefilter/mark): year given, title not blank, abstract length
+        self.has_year, self.has_title, self.abstract_len = array("b"), array("b"), array("q")
         self.updates: dict[int, dict] = {}  # row → properties from later records of the same paper
         self.merges: list[tuple[str, str]] = []  # applied by Cypher after the load (ingest/merge_ids)
         self.authors: dict[str, int] = {}
@@ -156,15 +166,24 @@ class Builder:
     def _paper(self, paper: Paper) -> None:
         i = self._paper_index(paper.id)
         row = self.paper_row[i]
+        values = self.paper.values(paper)
         if row < 0:
-            self.paper_row[i] = self.rows
+            row = self.paper_row[i] = self.rows
             self.rows += 1
-            self._papers_out.write(encode({"id": paper.id, **self.paper.values(paper)}) + "\n")
+            self._papers_out.write(encode({"id": paper.id, **values}) + "\n")
+            for criterion in (self.has_year, self.has_title, self.abstract_len):
+                criterion.append(0)
         elif isinstance(paper, SnapshotPaper):  # a restated work replaces its edges too: Cypher's work
             raise CitegraphError(f"work {paper.id} is stated twice (a newer partition restates it): load the "
                                  "older partitions with --bulk, then ingest the newer ones without it")
         else:  # papers.cypher: SET p += props, so a later record's non-null values win
-            self.updates.setdefault(row, {}).update(self.paper.values(paper))
+            self.updates.setdefault(row, {}).update(values)
+        if "year" in values:
+            self.has_year[row] = 1
+        if "title" in values:  # Cypher's trim(): whitespace at either end
+            self.has_title[row] = values["title"].strip() != ""
+        if "abstract" in values:
+            self.abstract_len[row] = len(values["abstract"])
         for name in paper.fields:
             self.in_field[0].append(i)
             self.in_field[1].append(_index(self.fields, name))
@@ -244,6 +263,7 @@ class Builder:
             "broader": _unique_pairs(_ints(self.broader[0]), _ints(self.broader[1])),
             "maps_to": _unique_pairs(_ints(self.maps_to[0]), _ints(self.maps_to[1])),
         }
+        arrays["eligible"] = self._eligible(arrays["citation_count"][:self.rows])
         for name, values in arrays.items():
             np.save(self.work / f"{name}.npy", values)
         manifest = {
@@ -256,9 +276,18 @@ class Builder:
             "merges": self.merges,
             "stats": {"records": dict(self.stats.records), "citations": self.stats.citations,
                       "self_citations": self.stats.self_citations},
+            "created": {"nodes": n + len(self.authors) + len(self.fields) + len(self.categories) + len(self.concepts),
+                        "relationships": sum(arrays[name].shape[1] for name in RELATIONSHIP_ARRAYS)},
         }
         (self.work / "manifest.json").write_text(encode(manifest), encoding="utf-8")
         return CompactGraph(self.work, manifest)
+
+    def _eligible(self, counts: np.ndarray) -> np.ndarray:
+        """prefilter/mark for every full paper (stubs never are), from its properties and
+        ``citation_count``: the same test, so bulk and streaming mark the same papers."""
+        thresholds = self.prefilter
+        return ((_bools(self.has_year)) & _bools(self.has_title)
+                & (_ints(self.abstract_len) >= thresholds.min_abstract) & (counts >= thresholds.min_citations))
 
     def _cites(self, new: np.ndarray, n: int) -> dict[str, np.ndarray]:
         """One CITES per (citing, cited) among the ``n`` papers kept; ``citation_count``.
@@ -303,6 +332,10 @@ class Builder:
         return np.stack([a[last], p[last], position[last]])
 
 
+#: The arrays of ``finish`` that hold one relationship per column.
+RELATIONSHIP_ARRAYS = ("cites", "cites_with_props", "wrote", "in_field", "in_category", "broader", "maps_to")
+
+
 def _unique_pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if not a.size:
         return np.zeros((2, 0), np.int64)
@@ -335,21 +368,22 @@ class CompactGraph:
         return json.loads((self.work / "paper_ids.json").read_text(encoding="utf-8"))
 
     def _papers(self, counts: np.ndarray) -> Iterator[str]:
-        """Spilled paper rows with their citation_count appended as text (parsing and
-        re-encoding every row took a fifth of the load); merged where a paper had more
-        than one record."""
+        """Spilled paper rows with their citation_count and eligible appended as text
+        (parsing and re-encoding every row took a fifth of the load); merged where a
+        paper had more than one record."""
         updates = self.manifest["updates"]
+        eligible = self._array("eligible").tolist()
         with open(self.work / "papers.jsonl", encoding="utf-8") as f:
-            for row, (line, count) in enumerate(zip(f, counts.tolist())):
+            for row, (line, count, ok) in enumerate(zip(f, counts.tolist(), eligible)):
                 if str(row) in updates:
-                    yield encode({**json.loads(line), **updates[str(row)], "citation_count": count})
+                    yield encode({**json.loads(line), **updates[str(row)], "citation_count": count, "eligible": ok})
                 else:  # a row is an object with an id, ending in '}\n'
-                    yield f'{line[:-2]},"citation_count":{count}}}'
+                    yield f'{line[:-2]},"citation_count":{count},"eligible":{"true" if ok else "false"}}}'
 
     def _stubs(self, counts: np.ndarray) -> Iterator[str]:
         papers = self.manifest["papers"]
         for paper_id, count in zip(self.paper_ids()[papers:], counts[papers:].tolist()):
-            yield encode({"id": paper_id, "citation_count": count})
+            yield encode({"id": paper_id, "citation_count": count, "eligible": False})
 
     def _authors(self) -> Iterator[str]:
         with open(self.work / "authors.jsonl", encoding="utf-8") as f:
@@ -401,9 +435,9 @@ class CompactGraph:
         ] if group.pairs.shape[1]]
 
     def write_stats(self) -> WriteStats:
-        stats = self.manifest["stats"]
-        return WriteStats(nodes_created=sum(g.count for g in self.vertices()),
-                          relationships_created=sum(g.pairs.shape[1] for g in self.edges()),
+        """From the manifest: counting the edges of the arrays meant loading them all."""
+        stats, created = self.manifest["stats"], self.manifest["created"]
+        return WriteStats(nodes_created=created["nodes"], relationships_created=created["relationships"],
                           external_created=self.manifest["stubs_found"], self_citations=stats["self_citations"],
                           citations=stats["citations"], records=Counter(stats["records"]))
 
@@ -430,7 +464,7 @@ def build(fmt: Format, files: list[Path], options: IngestOptions, progress: Prog
     ``skip_bad``) and build their graph in ``work``; also returns each file's line count.
     Bad input raises before anything reaches a database."""
     options = pipeline.widened(fmt, files, options, progress)
-    builder = Builder(work)
+    builder = Builder(work, options.prefilter)
     try:
         lines = pipeline.validate(_Tee(fmt, builder), files, options, progress, summary)
     finally:

@@ -11,13 +11,17 @@
    line, so a killed ingest, run again, continues after the last committed batch; a file
    that was ingested completely is skipped (and not validated again) unless ``restart``
    is set. Writes are MERGEs, so re-reading a line is harmless.
-3. Apply the external-paper policy, then the MDCR prefilter, and report the counts.
+3. Recount ``citation_count`` of every paper the input cites, once (the batches do not
+   touch it: rewriting a cited paper's record per new edge was most of the write time),
+   and only then mark the files done, so a killed ingest run again recounts too.
+4. Apply the external-paper policy, then the MDCR prefilter, and report the counts.
 
 With ``--include-referenced`` a first read of all files comes before step 1: the works the
 selected works reference (:meth:`~citegraph.ingest.formats.Format.widened`).
 
 Memory: lines are read lazily and only one batch is held at a time; the ids of the
-papers read (to find duplicates) are the one thing that grows with the input.
+papers read (to find duplicates) and of the papers cited (to recount) are what grows
+with the input.
 
 If the graph server goes away while writing, the error says which line was committed last
 and that running the same command again resumes there.
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
@@ -35,7 +40,7 @@ from ..errors import CitegraphError, InputError, Location, Problem, ServerError
 from ..graph import GraphStore, MessageTooLarge, Write
 from ..graph.schema import apply_schema
 from .formats import Format
-from .records import DuplicatePolicy, Item, Paper, SnapshotPaper
+from .records import Citation, DuplicatePolicy, Item, Paper, SnapshotPaper
 from .selection import Selection
 from .writer import GraphWriter, WriteStats
 
@@ -107,7 +112,13 @@ def prefilter(store: GraphStore, thresholds: Prefilter = Prefilter(), batch: int
     ids = [row["id"] for row in store.rows("prefilter/ids")]
     for start in range(0, len(ids), batch):
         store.write(Write("prefilter/mark", {"ids": ids[start:start + batch], **params}))
-    return store.run("prefilter/counts", **params)[0]
+    return eligibility(store, thresholds)
+
+
+def eligibility(store: GraphStore, thresholds: Prefilter = Prefilter()) -> dict[str, int]:
+    """How many papers pass each prefilter criterion, as marked."""
+    return store.run("prefilter/counts", min_abstract=thresholds.min_abstract,
+                     min_citations=thresholds.min_citations)[0]
 
 
 class Duplicates:
@@ -167,6 +178,15 @@ def widened(fmt: Format, files: list[Path], options: IngestOptions, progress: Pr
         progress.finish()
 
 
+def cited_ids(record) -> Iterator[str]:
+    """The papers a record cites (whose citation_count its CITES edges change)."""
+    if isinstance(record, Paper):
+        return (ref.cited_id for ref in record.references)
+    if isinstance(record, Citation):
+        return iter((record.reference.cited_id,))
+    return iter(())
+
+
 def refuse_inputs_as_rejects(options: IngestOptions, files: list[Path]) -> None:
     """The rejects file is truncated when written: it must not be one of the inputs."""
     rejects = Path(options.rejects)
@@ -175,10 +195,12 @@ def refuse_inputs_as_rejects(options: IngestOptions, files: list[Path]) -> None:
 
 
 def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: Progress,
-             summary: IngestSummary, duplicates: Duplicates | None = None) -> dict[Path, int]:
+             summary: IngestSummary, duplicates: Duplicates | None = None,
+             cited: set[str] | None = None) -> dict[Path, int]:
     """Read every file once; returns each file's line count. Raises on the first problem
     unless ``skip_bad``, in which case problems go to the rejects file. Repeated paper ids
-    are counted in ``summary`` (and noted in ``duplicates`` for the write)."""
+    are counted in ``summary`` (and noted in ``duplicates`` for the write); the ids the
+    records cite are added to ``cited`` (whose citation_count the ingest recounts)."""
     refuse_inputs_as_rejects(options, files)
     duplicates = duplicates or Duplicates(options.on_duplicate)
     lines: dict[Path, int] = {}
@@ -192,6 +214,8 @@ def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: P
                     progress.advance(item.where.line - last)
                     last = item.where.line
                 problem = item.problem
+                if cited is not None and item.record is not None:
+                    cited.update(cited_ids(item.record))
                 if duplicates.tracks(item.record):
                     problem = duplicates.see(item.record, item.where)
                 if problem is None:
@@ -247,7 +271,7 @@ def _write_file(fmt: Format, file: Path, key: str, start_after: int, writer: Gra
         if item.record is not None and (not duplicates.tracks(item.record)
                                         or duplicates.write(item.record, item.where)):
             batch.append(item.record)
-    flush(done=True)
+    flush(done=False)  # done once the cited papers are recounted (ingest)
 
 
 def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOptions = IngestOptions(),
@@ -272,7 +296,8 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
             resume_after[file] = found[0]["line"] if found else 0
     todo = list(resume_after)
     duplicates = Duplicates(options.on_duplicate)
-    line_counts = validate(fmt, todo, options, progress, summary, duplicates)
+    cited: set[str] = set()
+    line_counts = validate(fmt, todo, options, progress, summary, duplicates, cited)
     summary.lines = sum(line_counts.values())
 
     writer = GraphWriter(store)
@@ -286,6 +311,10 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
                         duplicates)
     finally:
         progress.finish()
+    writer.recount(cited)
+    if todo:
+        store.write(*(Write("ingest/checkpoint_set", {"key": keys[file], "file": str(file), "line": line_counts[file],
+                                                      "done": True}) for file in todo))
 
     if options.external == "drop":
         summary.external_dropped = writer.drop_external()

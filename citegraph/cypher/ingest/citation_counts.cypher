@@ -1,5 +1,6 @@
 // Recomputes citation_count (in-corpus inbound citations) of the given papers from their
-// edges (the ingest keeps it by counting created edges; this is the check and the repair).
+// edges: the streaming ingest runs it once over every paper its input cites, after the
+// last batch (absolute, so a repeated or resumed run gives the same counts).
 // $ids: list — paper ids
 // Returns: nothing.
 UNWIND $ids AS id
