@@ -36,13 +36,16 @@ class whose candidate pipeline reads best in one place.)
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
+import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 from .errors import CitegraphError, NotFoundError
@@ -216,7 +219,7 @@ class Recommender:
         references = [canonical_id(r) for r in references]
         if paper:
             paper = canonical_id(paper)
-            rows = self.store.run("recommend/seed", id=paper)
+            rows = self.store.plain("recommend/seed", id=paper)
             if not rows:
                 raise NotFoundError(f"no paper with id {paper!r} in the graph")
             row = rows[0]
@@ -325,36 +328,32 @@ class Recommender:
                           as_of=seed.as_of) if text_top else None
 
         links = _links(rows)
-        for kind, key in (("cited_by", "count"), ("coupling", "count"), ("cocitation", "citers")):
-            ranked = sorted(((cid, kinds[kind][key]) for cid, kinds in links.items() if kind in kinds),
-                            key=lambda pair: (-pair[1], pair[0]))
-            for cid, _ in ranked[: self.graph_depth]:
+        for row in rows:  # each kind's top graph_depth by citing papers (or references), then id
+            for _, cid in heapq.nsmallest(self.graph_depth, zip(map(operator.neg, row["citers"]), row["ids"])):
                 get(cid)
         frequency = {cid: n for cid, n in enriched.frequency.items() if cid not in blocked} if enriched else {}
         for cid in frequency:
             get(cid)
         for cid, candidate in found.items():
-            kinds = links.get(cid, {})
             for kind, name, template in (("cited_by", "cited_by_references", "cited by {n} of {mine}"),
                                          ("coupling", "coupling", "cites {n} of {mine}")):
-                if kind in kinds:
-                    row = kinds[kind]
-                    candidate.signals.append(Signal(name, row["count"], template.format(n=row["count"], mine=seed.mine)
-                                                    + _path(row["via"], row["count"]), tuple(row["via"])))
+                if link := links[kind].get(cid):
+                    count, _, via = link
+                    candidate.signals.append(Signal(name, count, template.format(n=count, mine=seed.mine)
+                                                    + _path(via, count), tuple(via)))
             if cid in frequency:
                 candidate.features["enrichment"] = math.log1p(frequency[cid])
                 candidate.signals.append(Signal("enrichment", frequency[cid],
                                                 f"cited by {frequency[cid]} of the top text matches"))
 
         self._push_down(found, _links(against))
-        features = self.store.run("recommend/features", ids=list(found), seed=seed.id, as_of=seed.as_of,
+        features = self.store.plain("recommend/features", ids=list(found), seed=seed.id, as_of=seed.as_of,
                                   field=seed.field or None, category=seed.category or None)
         for values in (features[0]["candidates"] if features else []):
             row = dict(zip(_FEATURE_COLUMNS, values))
             candidate = found[row["id"]]
-            kinds = links.get(row["id"], {})
-            cited_by, coupling, cocitation = (kinds[k]["count"] if k in kinds else 0
-                                              for k in ("cited_by", "coupling", "cocitation"))
+            cited_by, coupling, cocitation = (links[kind].get(row["id"], (0,))[0]
+                                              for kind in ("cited_by", "coupling", "cocitation"))
             candidate.meta = {**row, "cocitation": cocitation, "coupling": coupling,
                               "overlap": (cited_by + coupling) / len(refs) if refs else 0.0}
             candidate.features.update({
@@ -370,17 +369,16 @@ class Recommender:
         return {cid: c for cid, c in found.items() if c.meta and self._allowed(seed, c.meta)}
 
     def _neighbourhood(self, seed: Seed, refs: list[str], exclude: list[str], cocitation: bool = True) -> list[dict]:
-        return self.store.run("recommend/neighbourhood", refs=refs, exclude=exclude, seed=seed.id,
+        return self.store.plain("recommend/neighbourhood", refs=refs, exclude=exclude, seed=seed.id,
                               fanout=self.fanout, as_of=seed.as_of, cocitation=cocitation) if refs else []
 
     @staticmethod
-    def _push_down(found: dict[str, _Candidate], against: dict[str, dict[str, dict]]) -> None:
+    def _push_down(found: dict[str, _Candidate], against: dict[str, dict[str, tuple]]) -> None:
         """The ``negative`` feature of candidates linked to the negative seeds: how many of
         them cite the candidate or are cited by it (co-citation alone is too loose a link)."""
         for cid, candidate in found.items():
-            kinds = against.get(cid, {})
-            via = tuple(dict.fromkeys(p for kind in ("cited_by", "coupling") if kind in kinds
-                                      for p in kinds[kind]["via"]))
+            via = tuple(dict.fromkeys(p for kind in ("cited_by", "coupling") if cid in against[kind]
+                                      for p in against[kind][cid][2]))
             if via:
                 candidate.features["negative"] = math.log1p(len(via))
                 candidate.signals.append(Signal("negative", -len(via), f"linked to {len(via)} of the papers you "
@@ -417,13 +415,12 @@ class Recommender:
         return seed.since is None or meta["year"] >= seed.since  # field and category: recommend/features
 
 
-def _links(rows: list[dict]) -> dict[str, dict[str, dict]]:
-    """recommend/neighbourhood's rows by paper: id → kind → {count, citers, via}."""
-    links: dict[str, dict[str, dict]] = {}
+def _links(rows: list[dict]) -> dict[str, dict[str, tuple[int, int, list[str]]]]:
+    """recommend/neighbourhood's rows by kind: kind → paper id → (count, citers, via), every
+    kind present. Built with zip, not paper by paper: a seed co-cites thousands of papers."""
+    links: dict[str, dict[str, tuple[int, int, list[str]]]] = {"cited_by": {}, "coupling": {}, "cocitation": {}}
     for row in rows:
-        vias = row["via"] or [()] * len(row["ids"])
-        for cid, count, citers, via in zip(row["ids"], row["counts"], row["citers"], vias):
-            links.setdefault(cid, {})[row["kind"]] = {"count": count, "citers": citers, "via": via}
+        links[row["kind"]] = dict(zip(row["ids"], zip(row["counts"], row["citers"], row["via"] or repeat(()))))
     return links
 
 

@@ -25,6 +25,10 @@ other than a loopback name is refused (400) unless ``--host`` serves another int
 a web page cannot reach the service by DNS rebinding. Routes are plain functions: FastAPI runs them in its
 thread pool, so a slow graph call holds one worker thread, never the event loop (the
 driver is thread-safe; the recommender keeps text search on a thread of its own).
+Nothing is serialised on one session: each graph call takes its own session from the
+driver's connection pool, and waiting on the graph server or Lucene releases the GIL.
+(Over 400 lines: the request and response models sit beside the routes whose OpenAPI
+schema they are.)
 """
 
 from __future__ import annotations

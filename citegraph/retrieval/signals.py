@@ -38,7 +38,7 @@ def enrich(store: GraphStore, candidates: Sequence[str], size: int = 300, *, hid
     room = max(0, size - len(kept))
     if not room:
         return Enriched(kept, {})
-    [row] = store.run("signals/enrich", ids=[c for c in kept if c not in hidden], candidates=kept, exclude=exclude,
+    [row] = store.plain("signals/enrich", ids=[c for c in kept if c not in hidden], candidates=kept, exclude=exclude,
                       max_year=max_year, as_of=as_of, with_text=with_text, limit=room)
     return Enriched(kept + row["ids"], dict(zip(row["ids"], row["frequencies"])))
 
