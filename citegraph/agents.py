@@ -20,7 +20,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from .errors import CitegraphError
-from .library.match import matched_ids
 from .recommend import Recommender, Seed, recommendation_dict
 from .vocabulary import canonical_id
 
@@ -56,16 +55,9 @@ def create_server(recommender: Recommender, indexes: Path):
 
     def seed_of(paper: str | None, papers: list[str], title: str, abstract: str, negatives: list[str],
                 as_of: str | None) -> tuple[Seed, list[dict]]:
-        year = int(as_of[:4]) if as_of else None
-        unwanted = recommender.match(negatives)
-        mine = recommender.match(papers)
-        if papers and (paper or title or abstract):
-            raise CitegraphError("give papers (a library) or a paper (paper, title, abstract), not both")
-        if papers:
-            seed = recommender.library_seed(matched_ids(mine), negatives=matched_ids(unwanted), as_of=year)
-        else:
-            seed = recommender.seed(paper, title=title, abstract=abstract, negatives=matched_ids(unwanted), as_of=year)
-        return seed, [m.as_dict() for m in [*mine, *unwanted]]
+        asked = recommender.ask(paper, papers=papers, title=title, abstract=abstract, negatives=negatives,
+                                as_of=int(as_of[:4]) if as_of else None)
+        return asked.seed, [m.as_dict() for m in asked.matches]
 
     @tool
     def search_papers(query: Annotated[str, Field(min_length=1, max_length=300,

@@ -29,19 +29,23 @@ path behind them ("cited by 3 of your references: A, B, C").
 A *library* (a set of papers, :meth:`Recommender.for_library`) is a seed whose references
 are its papers ("cited by 4 of your papers"); *negative* papers give the candidates linked
 to them a negative feature; *as of* a year, the Cypher counts no later citation and no
-later paper is recommended. (Over 400 lines: the held-out training at the end shares the
-candidate records; it leaves with the evaluation harness's move into the library.)
+later paper is recommended. Learning the weights on held-out citations and measuring
+them: :mod:`citegraph.recommend_held_out`. (Just over 400 lines: the recommender is one
+class whose candidate pipeline reads best in one place.)
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
+import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 from .errors import CitegraphError, NotFoundError
@@ -53,7 +57,7 @@ from .retrieval.signals import enrich
 from .retrieval.spec import Spec, parse_specs
 from .vocabulary import canonical_id
 
-_FEATURE_COLUMNS = ("id", "title", "year", "external", "fields", "categories", "citations")  # recommend/features
+_FEATURE_COLUMNS = ("id", "title", "year", "external", "citations")  # recommend/features
 GRAPH_FEATURES = ("cited_by_references", "cocitation", "coupling", "citations", "overlap", "enrichment")
 DEFAULT_WEIGHTS = {"cited_by_references": 1.0, "cocitation": 0.5, "coupling": 0.5, "citations": 0.2,
                    "overlap": 1.0, "enrichment": 0.3, "text": 1.0, "negative": -1.0}
@@ -85,6 +89,19 @@ class Seed:
     @property
     def document(self) -> Document:
         return Document(self.id or "seed", self.title, self.abstract)
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A seed and how the entries the user gave were matched to the graph (:meth:`Recommender.ask`)."""
+
+    seed: Seed
+    library: list[Match]
+    negatives: list[Match]
+
+    @property
+    def matches(self) -> list[Match]:
+        return [*self.library, *self.negatives]
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,17 +186,40 @@ class Recommender:
         self.close()
 
     # -- the seed ----------------------------------------------------------------------
+    def ask(self, paper: str | None = None, *, papers: Sequence[str | LibraryEntry] = (), title: str = "",
+            abstract: str = "", references: Sequence[str] = (), year: int | None = None, field: str | None = None,
+            category: str | None = None, negatives: Sequence[str | LibraryEntry] = (), as_of: int | None = None,
+            since: int | None = None) -> Asked:
+        """The one way from what a user gives to a seed, for the CLI, the HTTP service and the
+        MCP tools: a paper id or a new paper's text (:meth:`seed`), or a library (``papers``:
+        ids, DOIs, arXiv ids or parsed entries, :meth:`library_seed`), with negatives given the
+        same ways; entries are matched to the graph (:meth:`match`) and those that match
+        nothing are left out."""
+        if papers and (paper or title.strip() or abstract.strip() or references or year is not None):
+            raise CitegraphError("give a library (papers) or a paper (its id, title, abstract, references, year), "
+                                 "not both")
+        unwanted = self.match(negatives)
+        mine = self.match(papers)
+        views = {"negatives": matched_ids(unwanted), "as_of": as_of, "field": field, "category": category,
+                 "since": since}
+        if not papers:
+            return Asked(self.seed(paper, title=title, abstract=abstract, references=references, year=year, **views),
+                         mine, unwanted)
+        return Asked(self.library_seed(matched_ids(mine), **views), mine, unwanted)
+
     def seed(self, paper: str | None = None, *, title: str = "", abstract: str = "",
              references: Sequence[str] = (), year: int | None = None, field: str | None = None,
-             category: str | None = None, negatives: Sequence[str] = (), as_of: int | None = None) -> Seed:
+             category: str | None = None, negatives: Sequence[str] = (), as_of: int | None = None,
+             since: int | None = None) -> Seed:
         """What to recommend for: a paper of the graph (its text, year and references; a given
         ``year`` overrides its own, extra ``references`` join its own) or a new paper's text;
-        ``as_of`` (a year) hides what came later, ``negatives`` push their neighbours down."""
-        views = {"negatives": tuple(dict.fromkeys(negatives)), "as_of": as_of}
+        ``as_of`` (a year) hides what came later, ``negatives`` push their neighbours down,
+        ``since`` (a year) recommends only papers of that year or later."""
+        views = {"negatives": tuple(dict.fromkeys(negatives)), "as_of": as_of, "since": since}
         references = [canonical_id(r) for r in references]
         if paper:
             paper = canonical_id(paper)
-            rows = self.store.run("recommend/seed", id=paper)
+            rows = self.store.plain("recommend/seed", id=paper)
             if not rows:
                 raise NotFoundError(f"no paper with id {paper!r} in the graph")
             row = rows[0]
@@ -215,8 +255,7 @@ class Recommender:
         """The top ``k`` recommendations for a library: paper ids, DOIs, arXiv ids or parsed
         entries (:func:`citegraph.library.entries.read_library`), matched to the graph
         (:meth:`match`; entries that match nothing are left out), with negative seeds."""
-        ids = matched_ids(self.match(papers))
-        return self.recommend_for(self.library_seed(ids, negatives=matched_ids(self.match(negatives)), **options), k)
+        return self.recommend_for(self.ask(papers=papers, negatives=negatives, **options).seed, k)
 
     def match(self, entries: Sequence[str | LibraryEntry]) -> list[Match]:
         """Library entries (or ids, DOIs, arXiv ids) matched to graph papers: how, or why not."""
@@ -273,7 +312,7 @@ class Recommender:
         texts = self._text_executor().submit(self._text_rankings, seed.document, blocked) if self.retrievers else None
         try:
             rows = self._neighbourhood(seed, refs, exclude)
-            against = self._neighbourhood(seed, list(seed.negatives), exclude)
+            against = self._neighbourhood(seed, list(seed.negatives), exclude, cocitation=False)
         finally:
             rankings = texts.result() if texts else []
         text_top: list[str] = []
@@ -285,42 +324,36 @@ class Recommender:
                 candidate.features[f"text:{name}"] = value
                 candidate.signals.append(Signal(name, value, f"{name} rank {position}"))
             text_top += [h.id for h in ranking[: self.enrich_depth]]
-        if text_top and seed.as_of is not None:  # a later paper's citations are no evidence as of the date
-            [row] = self.store.run("recommend/published", ids=text_top, as_of=seed.as_of)
-            text_top = [cid for cid in text_top if cid in set(row["ids"])]
-        enriched = enrich(self.store, text_top, size=len(text_top) + self.graph_depth,
-                          max_year=seed.as_of) if text_top else None
+        enriched = enrich(self.store, text_top, size=len(text_top) + self.graph_depth, max_year=seed.as_of,
+                          as_of=seed.as_of) if text_top else None
 
         links = _links(rows)
-        for kind, key in (("cited_by", "count"), ("coupling", "count"), ("cocitation", "citers")):
-            ranked = sorted(((cid, kinds[kind][key]) for cid, kinds in links.items() if kind in kinds),
-                            key=lambda pair: (-pair[1], pair[0]))
-            for cid, _ in ranked[: self.graph_depth]:
+        for row in rows:  # each kind's top graph_depth by citing papers (or references), then id
+            for _, cid in heapq.nsmallest(self.graph_depth, zip(map(operator.neg, row["citers"]), row["ids"])):
                 get(cid)
         frequency = {cid: n for cid, n in enriched.frequency.items() if cid not in blocked} if enriched else {}
         for cid in frequency:
             get(cid)
         for cid, candidate in found.items():
-            kinds = links.get(cid, {})
             for kind, name, template in (("cited_by", "cited_by_references", "cited by {n} of {mine}"),
                                          ("coupling", "coupling", "cites {n} of {mine}")):
-                if kind in kinds:
-                    row = kinds[kind]
-                    candidate.signals.append(Signal(name, row["count"], template.format(n=row["count"], mine=seed.mine)
-                                                    + _path(row["via"], row["count"]), tuple(row["via"])))
+                if link := links[kind].get(cid):
+                    count, _, via = link
+                    candidate.signals.append(Signal(name, count, template.format(n=count, mine=seed.mine)
+                                                    + _path(via, count), tuple(via)))
             if cid in frequency:
                 candidate.features["enrichment"] = math.log1p(frequency[cid])
                 candidate.signals.append(Signal("enrichment", frequency[cid],
                                                 f"cited by {frequency[cid]} of the top text matches"))
 
         self._push_down(found, _links(against))
-        features = self.store.run("recommend/features", ids=list(found), seed=seed.id, as_of=seed.as_of)
+        features = self.store.plain("recommend/features", ids=list(found), seed=seed.id, as_of=seed.as_of,
+                                  field=seed.field or None, category=seed.category or None)
         for values in (features[0]["candidates"] if features else []):
             row = dict(zip(_FEATURE_COLUMNS, values))
             candidate = found[row["id"]]
-            kinds = links.get(row["id"], {})
-            cited_by, coupling, cocitation = (kinds[k]["count"] if k in kinds else 0
-                                              for k in ("cited_by", "coupling", "cocitation"))
+            cited_by, coupling, cocitation = (links[kind].get(row["id"], (0,))[0]
+                                              for kind in ("cited_by", "coupling", "cocitation"))
             candidate.meta = {**row, "cocitation": cocitation, "coupling": coupling,
                               "overlap": (cited_by + coupling) / len(refs) if refs else 0.0}
             candidate.features.update({
@@ -335,18 +368,17 @@ class Recommender:
                                                 f"cited by {row['citations']} papers in the corpus"))
         return {cid: c for cid, c in found.items() if c.meta and self._allowed(seed, c.meta)}
 
-    def _neighbourhood(self, seed: Seed, refs: list[str], exclude: list[str]) -> list[dict]:
-        return self.store.run("recommend/neighbourhood", refs=refs, exclude=exclude, seed=seed.id,
-                              fanout=self.fanout, as_of=seed.as_of) if refs else []
+    def _neighbourhood(self, seed: Seed, refs: list[str], exclude: list[str], cocitation: bool = True) -> list[dict]:
+        return self.store.plain("recommend/neighbourhood", refs=refs, exclude=exclude, seed=seed.id,
+                              fanout=self.fanout, as_of=seed.as_of, cocitation=cocitation) if refs else []
 
     @staticmethod
-    def _push_down(found: dict[str, _Candidate], against: dict[str, dict[str, dict]]) -> None:
+    def _push_down(found: dict[str, _Candidate], against: dict[str, dict[str, tuple]]) -> None:
         """The ``negative`` feature of candidates linked to the negative seeds: how many of
         them cite the candidate or are cited by it (co-citation alone is too loose a link)."""
         for cid, candidate in found.items():
-            kinds = against.get(cid, {})
-            via = tuple(dict.fromkeys(p for kind in ("cited_by", "coupling") if kind in kinds
-                                      for p in kinds[kind]["via"]))
+            via = tuple(dict.fromkeys(p for kind in ("cited_by", "coupling") if cid in against[kind]
+                                      for p in against[kind][cid][2]))
             if via:
                 candidate.features["negative"] = math.log1p(len(via))
                 candidate.signals.append(Signal("negative", -len(via), f"linked to {len(via)} of the papers you "
@@ -380,81 +412,15 @@ class Recommender:
             return False
         if (seed.as_of is not None or seed.since is not None) and meta["year"] is None:  # undated: cannot tell
             return False
-        if seed.since is not None and meta["year"] < seed.since:
-            return False
-        if seed.field and seed.field not in meta["fields"]:
-            return False
-        return not seed.category or seed.category in meta["categories"]
+        return seed.since is None or meta["year"] >= seed.since  # field and category: recommend/features
 
 
-# -- held-out citations: learning the weights and measuring the gain ----------------------
-@dataclass(frozen=True, slots=True)
-class HeldOut:
-    seed: Seed
-    held_out: str  # the reference removed from the seed: what should be recommended
-
-
-def held_out_citations(store: GraphStore, n: int, seed: int = 0, min_refs: int = 3,
-                       skip: int = 0) -> list[HeldOut]:
-    """``n`` papers, each with one random reference held out (seeded); ``skip`` passes over
-    the first papers of the same draw, so that training and test sets are disjoint."""
-    from .evaluation.sampling import generator, sample
-
-    rows = store.run("recommend/held_out", min_refs=min_refs)
-    chosen = sample(rows, skip + n, generator(seed, "held-out"))[skip:]
-    out = []
-    for row in chosen:
-        [held] = sample(sorted(row["references"]), 1, generator(seed, "held-out", row["id"]))
-        refs = tuple(r for r in row["references"] if r != held)
-        out.append(HeldOut(Seed(row["id"], row["title"] or "", row["abstract"] or "", row["year"], refs), held))
-    return out
-
-
-def train(recommender: Recommender, examples: Sequence[HeldOut]) -> dict[str, float]:
-    """Weights learned by logistic regression: does a candidate's feature vector mark the
-    held-out citation? Candidates of every example, balanced classes; the weights are the
-    coefficients (their order is what ranks), stored as plain numbers."""
-    from sklearn.linear_model import LogisticRegression
-
-    rows, labels = [], []
-    for example in examples:
-        for candidate in recommender.candidates(example.seed).values():
-            rows.append(candidate.features)
-            labels.append(int(candidate.id == example.held_out))
-    if not any(labels):
-        raise CitegraphError("no held-out citation was among the candidates: nothing to learn from")
-    names = sorted({name for row in rows for name in row})
-    matrix = [[row.get(name, 0.0) for name in names] for row in rows]
-    model = LogisticRegression(class_weight="balanced", max_iter=1000).fit(matrix, labels)
-    return {**{name: float(w) for name, w in zip(names, model.coef_[0])}, "bias": float(model.intercept_[0])}
-
-
-def save_weights(path: Path, weights: dict[str, float], about: dict) -> None:
-    Path(path).write_text(json.dumps({"weights": weights, **about}, indent=2) + "\n", encoding="utf-8")
-
-
-def evaluate_held_out(recommender: Recommender, examples: Sequence[HeldOut], variants: dict[str, dict[str, float]],
-                      k: int = 100, measures: Sequence[str] = ("R@5", "R@20", "MRR", "MAP")):
-    """Each weighting's metrics on the held-out citations (one relevant paper per seed)."""
-    from .evaluation.metrics import evaluate
-
-    qrels = {e.seed.id: {e.held_out: 1} for e in examples}
-    candidates = {e.seed.id: recommender.candidates(e.seed) for e in examples}
-    results = {}
-    for name, weights in variants.items():
-        scorer = Recommender(recommender.store, weights=weights)
-        run = {q: rank({c.id: scorer.score(c.features) for c in cs.values()}, k) for q, cs in candidates.items()}
-        results[name] = evaluate(qrels, run, measures, depth=k)
-    return results
-
-
-def _links(rows: list[dict]) -> dict[str, dict[str, dict]]:
-    """recommend/neighbourhood's rows by paper: id → kind → {count, citers, via}."""
-    links: dict[str, dict[str, dict]] = {}
+def _links(rows: list[dict]) -> dict[str, dict[str, tuple[int, int, list[str]]]]:
+    """recommend/neighbourhood's rows by kind: kind → paper id → (count, citers, via), every
+    kind present. Built with zip, not paper by paper: a seed co-cites thousands of papers."""
+    links: dict[str, dict[str, tuple[int, int, list[str]]]] = {"cited_by": {}, "coupling": {}, "cocitation": {}}
     for row in rows:
-        vias = row["via"] or [()] * len(row["ids"])
-        for cid, count, citers, via in zip(row["ids"], row["counts"], row["citers"], vias):
-            links.setdefault(cid, {})[row["kind"]] = {"count": count, "citers": citers, "via": via}
+        links[row["kind"]] = dict(zip(row["ids"], zip(row["counts"], row["citers"], row["via"] or repeat(()))))
     return links
 
 

@@ -1,6 +1,6 @@
 """The recommender on held-out citations, registered as the benchmark ``recommend``.
 
-Papers of the graph each lose one reference (:func:`.recommend.held_out_citations`, the
+Papers of the graph each lose one reference (:func:`.recommend_held_out.held_out_citations`, the
 same seeded draw as ``citegraph recommend-train``, whose papers are skipped); the
 recommender, with the given text retrievers, ranks its candidates under each weighting —
 text alone, the default fusion, and learned weights when given — and the held-out
@@ -32,7 +32,8 @@ class HeldOutCitations:
     name: str = "recommend"
 
     def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
-        from .recommend import DEFAULT_WEIGHTS, Recommender, evaluate_held_out, held_out_citations, load_weights
+        from .recommend import DEFAULT_WEIGHTS, Recommender, load_weights
+        from .recommend_held_out import evaluate_held_out, held_out_citations
 
         variants = {"text only": {"text": 1.0}, "fusion (default weights)": DEFAULT_WEIGHTS}
         if self.weights:

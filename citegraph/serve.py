@@ -25,6 +25,10 @@ other than a loopback name is refused (400) unless ``--host`` serves another int
 a web page cannot reach the service by DNS rebinding. Routes are plain functions: FastAPI runs them in its
 thread pool, so a slow graph call holds one worker thread, never the event loop (the
 driver is thread-safe; the recommender keeps text search on a thread of its own).
+Nothing is serialised on one session: each graph call takes its own session from the
+driver's connection pool, and waiting on the graph server or Lucene releases the GIL.
+(Over 400 lines: the request and response models sit beside the routes whose OpenAPI
+schema they are.)
 """
 
 from __future__ import annotations
@@ -300,16 +304,11 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[s
     @app.post("/recommend", response_model=RecommendResponse, responses={**_NOT_FOUND, **_BODY},
               summary="Recommend citations for a paper id or a new paper's text, with explanations")
     def recommend(request: RecommendRequest) -> dict:
-        as_of = int(request.as_of[:4]) if request.as_of else None
-        unwanted = recommender.match(request.negatives)
-        mine = recommender.match(request.papers or [])
-        if request.papers:
-            seed = recommender.library_seed(matched_ids(mine), negatives=matched_ids(unwanted), as_of=as_of,
-                                            field=request.field, category=request.category)
-        else:
-            seed = recommender.seed(request.paper, title=request.title or "", abstract=request.abstract or "",
-                                    references=request.references, year=request.year, field=request.field,
-                                    category=request.category, negatives=matched_ids(unwanted), as_of=as_of)
+        asked = recommender.ask(request.paper, papers=request.papers or (), title=request.title or "",
+                                abstract=request.abstract or "", references=request.references, year=request.year,
+                                field=request.field, category=request.category, negatives=request.negatives,
+                                as_of=int(request.as_of[:4]) if request.as_of else None)
+        seed = asked.seed
         given = [canonical_id(r) for r in request.references]  # a paper's own and a library's are known
         known = {row["id"] for row in store.run("explore/known_ids", ids=given)} if given else set()
         found = recommender.recommend_for(seed, request.k)
@@ -319,7 +318,7 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[s
             out.append(row if request.explain else {k: row[k] for k in ("id", "title", "year", "score")})
         return {"seed": {"id": seed.id, "title": seed.title, "year": seed.year, "references": list(seed.references)},
                 "recommendations": out, "ignored_references": [r for r in given if r not in known],
-                "matches": [m.as_dict() for m in [*mine, *unwanted]]}
+                "matches": [m.as_dict() for m in asked.matches]}
 
     @app.post("/works", response_model=WorksResponse, responses={**_NOT_FOUND, **_BODY},
               summary="Prior works (most cited by a set's neighbourhood) and derivative works (citing most of it)")

@@ -28,6 +28,7 @@ FLOORS = [
     {"local", "contextualise"},  # citation-context recommendation and contextualisation, scored by the harness
     {"recommend", "explorer"},  # the recommender: text scorers + graph signals; the explorer's routes (given
     # the store and the recommender's matcher)
+    {"recommend_held_out"},  # the recommender's weights learned and measured on held-out citations
     # what people run: the demo, the HTTP service, the MCP server, the reproduction matrix, and the
     # recommender's benchmark (registered here: the harness never imports the recommender)
     {"demo", "serve", "agents", "repro", "recommend_benchmark"},

@@ -11,7 +11,9 @@ import sys
 import pytest
 
 from citegraph.errors import CitegraphError
-from citegraph.recommend import DEFAULT_WEIGHTS, evaluate_held_out, held_out_citations, train
+from citegraph.recommend import DEFAULT_WEIGHTS
+from citegraph.recommend_held_out import evaluate_held_out, held_out_citations, train
+from citegraph.retrieval.signals import enrich
 
 pytest.importorskip("bm25s")
 
@@ -48,12 +50,34 @@ def test_the_fanout_caps_coupling_like_cocitation(acl):
 
     def coupling(fanout: int) -> dict[str, int]:
         rows = acl.store.run("recommend/neighbourhood", refs=refs, exclude=[seed.id, *refs], seed=seed.id,
-                             fanout=fanout, as_of=None)
+                             fanout=fanout, as_of=None, cocitation=True)
         return next((dict(zip(r["ids"], r["counts"])) for r in rows if r["kind"] == "coupling"), {})
 
     capped, uncapped = coupling(2), coupling(100_000)
     assert 0 < sum(capped.values()) <= 2 * len(refs) < sum(uncapped.values())
     assert capped.keys() <= uncapped.keys() and all(n <= uncapped[cid] for cid, n in capped.items())
+
+
+def test_negative_seeds_skip_cocitation_and_as_of_stops_enrichment_at_later_papers(acl):
+    """The negatives' neighbourhood is the same statement without its costly co-citation
+    branch; enrichment as of a year expands no candidate published later (or undated), in
+    the enrichment statement itself (no separate round trip)."""
+    seed = acl.seed("P12-1066")
+    refs = list(seed.references)
+
+    def kinds(cocitation: bool) -> dict[str, list]:
+        return {r["kind"]: sorted(r["ids"]) for r in acl.store.run(
+            "recommend/neighbourhood", refs=refs, exclude=[seed.id, *refs], seed=seed.id, fanout=100, as_of=None,
+            cocitation=cocitation)}
+
+    full, linked = kinds(True), kinds(False)
+    assert "cocitation" in full and "cocitation" not in linked
+    assert linked == {k: v for k, v in full.items() if k != "cocitation"}
+    later = "P13-2017"  # 2013, with references in the graph
+    assert enrich(acl.store, [later], size=20, as_of=2013).frequency
+    assert not enrich(acl.store, [later], size=20, as_of=2012).frequency
+    mixed = enrich(acl.store, [later, seed.id], size=40, as_of=2012)
+    assert mixed.frequency == enrich(acl.store, [later, seed.id], size=40, hidden={later}).frequency
 
 
 def test_a_new_paper_by_text_and_chosen_references(acl):

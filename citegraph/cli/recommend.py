@@ -40,23 +40,17 @@ def recommend(config: Config, paper, title, abstract, references, year, field, c
               k, retrievers, model, explain, as_json, format_):
     """Which papers should this paper (or this library) cite? From the graph and text scorers, with reasons."""
     from ..library.entries import entries_of
-    from ..library.match import matched_ids
     from ..recommend import Recommender, recommendation_dict
 
     if library and (paper or title or abstract):
         raise CitegraphError("give --library or a paper (--paper, --title, --abstract), not both")
     with Recommender.open(config, retrievers, model) as rec:
-        unwanted = rec.match([e for source in negatives for e in entries_of(source)])
-        print_matches("not wanted", unwanted)
-        if library:
-            mine = rec.match(entries_of(str(library)))
-            print_matches(str(library), mine)
-            seed = rec.library_seed(matched_ids(mine), negatives=matched_ids(unwanted), as_of=as_of, field=field,
-                                    category=category)
-        else:
-            seed = rec.seed(paper, title=title, abstract=abstract, references=references, year=year, field=field,
-                            category=category, negatives=matched_ids(unwanted), as_of=as_of)
-        found = rec.recommend_for(seed, k)
+        asked = rec.ask(paper, papers=entries_of(str(library)) if library else (), title=title, abstract=abstract,
+                        references=references, year=year, field=field, category=category, as_of=as_of,
+                        negatives=[e for source in negatives for e in entries_of(source)])
+        print_matches("not wanted", asked.negatives)
+        print_matches(str(library), asked.library)
+        found = rec.recommend_for(asked.seed, k)
         if as_json:
             click.echo(json.dumps([recommendation_dict(r) for r in found], ensure_ascii=False, indent=1))
         elif format_ != "text":
@@ -75,7 +69,8 @@ def recommend(config: Config, paper, title, abstract, references, year, field, c
 @click.pass_obj
 def recommend_train(config: Config, out, papers, seed, retrievers):
     """Learn the recommender's weights on held-out citations of the graph (logistic regression)."""
-    from ..recommend import Recommender, held_out_citations, save_weights, train
+    from ..recommend import Recommender
+    from ..recommend_held_out import held_out_citations, save_weights, train
 
     with Recommender.open(config, retrievers) as rec:
         weights = train(rec, held_out_citations(rec.store, papers, seed))
@@ -132,14 +127,13 @@ def mcp(config: Config, retrievers, model):
 def watch(config: Config, library, since, negatives, k, retrievers, model, format_):
     """Alerts: the papers published since a date that the recommender ranks highest for a library, with reasons."""
     from ..library.entries import entries_of
-    from ..library.match import matched_ids
     from ..recommend import Recommender
 
     with Recommender.open(config, retrievers, model) as rec:
-        unwanted = rec.match([e for source in negatives for e in entries_of(source)])
-        mine = rec.match(entries_of(str(library)))
-        print_matches(str(library), mine)
-        found = rec.recommend_for(rec.library_seed(matched_ids(mine), negatives=matched_ids(unwanted), since=since), k)
+        asked = rec.ask(papers=entries_of(str(library)), since=since,
+                        negatives=[e for source in negatives for e in entries_of(source)])
+        print_matches(str(library), asked.library)
+        found = rec.recommend_for(asked.seed, k)
         if format_ != "text":
             write_papers(rec.store, found, format_)
             return

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, Query
+from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, Query, Record
 from neo4j.exceptions import DriverError, ServiceUnavailable, SessionExpired, TransientError
 
 from ..errors import CitegraphError, ServerError
@@ -96,7 +96,19 @@ class GraphStore:
 
     # -- reads ---------------------------------------------------------------------
     def rows(self, name: str, /, **params: Any) -> Iterator[dict[str, Any]]:
-        """Stream the rows of query ``name`` as dicts, fetched lazily in pages."""
+        """Stream the rows of query ``name`` as dicts, fetched lazily in pages (nodes,
+        relationships and paths as the driver's ``Record.data`` renders them)."""
+        return self._rows(name, params, Record.data)
+
+    def plain(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """All rows of a query that returns plain values (numbers, strings, lists, maps: no
+        node, relationship or path), as the driver decoded them. ``Record.data`` walks every
+        nested value looking for graph entities: on the recommender's statements, which
+        return lists of thousands of ids, that walk was the service's largest CPU cost."""
+        return list(self._rows(name, params, lambda record: dict(zip(record.keys(), record))))
+
+    def _rows(self, name: str, params: dict[str, Any], as_dict: Callable[[Record], dict[str, Any]]
+              ) -> Iterator[dict[str, Any]]:
         query = load(name)
         query.check(params)
         if len(query.statements) != 1:
@@ -110,7 +122,7 @@ class GraphStore:
                     result = session.run(Query(query.statements[0]), params)
                     for record in result:
                         yielded = True
-                        yield record.data()
+                        yield as_dict(record)
                 return
             except _RETRYABLE as exc:
                 if reason := self._gone():

@@ -28,15 +28,19 @@ class Enriched:
 
 
 def enrich(store: GraphStore, candidates: Sequence[str], size: int = 300, *, hidden: Collection[str] = frozenset(),
-           exclude: str | None = None, max_year: int | None = None, with_text: bool = False) -> Enriched:
+           exclude: str | None = None, max_year: int | None = None, with_text: bool = False,
+           as_of: int | None = None) -> Enriched:
     """``candidates`` (deduplicated, order kept) ∪ their most cited outgoing neighbours, ``size``
-    in all. ``hidden`` papers' citations are not followed (a held-out view), ``exclude`` is
-    never added, nor a paper newer than ``max_year``, nor (``with_text``) one without text."""
+    in all. ``hidden`` papers' citations are not followed (a held-out view), nor (``as_of`` a
+    year) those of papers published later or undated; ``exclude`` is never added, nor a
+    paper newer than ``max_year``, nor (``with_text``) one without text."""
     kept = list(dict.fromkeys(candidates))
     room = max(0, size - len(kept))
-    rows = store.run("signals/enrich", ids=[c for c in kept if c not in hidden], candidates=kept, exclude=exclude,
-                     max_year=max_year, with_text=with_text, limit=room) if room else []
-    return Enriched(kept + [row["id"] for row in rows], {row["id"]: row["frequency"] for row in rows})
+    if not room:
+        return Enriched(kept, {})
+    [row] = store.plain("signals/enrich", ids=[c for c in kept if c not in hidden], candidates=kept, exclude=exclude,
+                      max_year=max_year, as_of=as_of, with_text=with_text, limit=room)
+    return Enriched(kept + row["ids"], dict(zip(row["ids"], row["frequencies"])))
 
 
 @dataclass(frozen=True, slots=True)

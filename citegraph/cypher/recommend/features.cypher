@@ -5,18 +5,21 @@
 // holding one list per candidate found (far cheaper to ship than a row per candidate; a
 // list, not collect() of each property, because collect() drops nulls and a title or year
 // may be null). As of a year, the citations are counted from the citing papers of that
-// year or before instead (undated ones left out).
+// year or before instead (undated ones left out). A requested field or arXiv category is
+// checked here, so that a candidate's fields and categories are read only when asked for.
 // $ids: list — candidate ids
 // $seed: string — the seed paper id ('' for a paper not in the graph)
 // $as_of: int — count only citations made in this year or before, or null for all
-// Returns: candidates — a list of [id, title, year, external, fields, categories, citations] per candidate found.
+// $field: string — only candidates in this MAG field, or null for any
+// $category: string — only candidates in this arXiv category, or null for any
+// Returns: candidates — a list of [id, title, year, external, citations] per candidate found (and in the field and category).
 OPTIONAL MATCH (s:Paper {id: $seed})-[:CITES]->(r:Paper)
 WITH collect(r.id) AS cited
 UNWIND $ids AS id
 MATCH (c:Paper {id: id})
+WHERE ($field IS NULL OR EXISTS { (c)-[:IN_FIELD]->(:Field {name: $field}) })
+  AND ($category IS NULL OR EXISTS { (c)-[:IN_CATEGORY]->(:ArxivCategory {code: $category}) })
 RETURN collect([c.id, c.title, c.year, c:External,
-                [(c)-[:IN_FIELD]->(f:Field) | f.name],
-                [(c)-[:IN_CATEGORY]->(a:ArxivCategory) | a.code],
                 CASE WHEN $as_of IS NULL THEN coalesce(c.citation_count, 0)
                      ELSE COUNT { (x:Paper)-[:CITES]->(c) WHERE x.year <= $as_of } END
                 - CASE WHEN c.id IN cited THEN 1 ELSE 0 END]) AS candidates

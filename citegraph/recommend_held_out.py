@@ -1,0 +1,83 @@
+"""Held-out citations: learning the recommender's weights and measuring them.
+
+A paper of the graph loses one reference; the recommender, seeded with the paper and its
+other references, should rank the lost one high (its own citation edges never count as
+evidence, see :mod:`citegraph.recommend`). :func:`train` fits the weights by logistic
+regression on such examples (``citegraph recommend-train``); :func:`evaluate_held_out`
+ranks the candidates under each weighting (the registered benchmark ``recommend``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import CitegraphError
+from .recommend import Recommender, Seed
+from .retrieval.base import rank
+
+if TYPE_CHECKING:
+    from .graph import GraphStore
+
+
+@dataclass(frozen=True, slots=True)
+class HeldOut:
+    seed: Seed
+    held_out: str  # the reference removed from the seed: what should be recommended
+
+
+def held_out_citations(store: GraphStore, n: int, seed: int = 0, min_refs: int = 3,
+                       skip: int = 0) -> list[HeldOut]:
+    """``n`` papers, each with one random reference held out (seeded); ``skip`` passes over
+    the first papers of the same draw, so that training and test sets are disjoint."""
+    from .evaluation.sampling import generator, sample
+
+    rows = store.run("recommend/held_out", min_refs=min_refs)
+    chosen = sample(rows, skip + n, generator(seed, "held-out"))[skip:]
+    out = []
+    for row in chosen:
+        [held] = sample(sorted(row["references"]), 1, generator(seed, "held-out", row["id"]))
+        refs = tuple(r for r in row["references"] if r != held)
+        out.append(HeldOut(Seed(row["id"], row["title"] or "", row["abstract"] or "", row["year"], refs), held))
+    return out
+
+
+def train(recommender: Recommender, examples: Sequence[HeldOut]) -> dict[str, float]:
+    """Weights learned by logistic regression: does a candidate's feature vector mark the
+    held-out citation? Candidates of every example, balanced classes; the weights are the
+    coefficients (their order is what ranks), stored as plain numbers."""
+    from sklearn.linear_model import LogisticRegression
+
+    rows, labels = [], []
+    for example in examples:
+        for candidate in recommender.candidates(example.seed).values():
+            rows.append(candidate.features)
+            labels.append(int(candidate.id == example.held_out))
+    if not any(labels):
+        raise CitegraphError("no held-out citation was among the candidates: nothing to learn from")
+    names = sorted({name for row in rows for name in row})
+    matrix = [[row.get(name, 0.0) for name in names] for row in rows]
+    model = LogisticRegression(class_weight="balanced", max_iter=1000).fit(matrix, labels)
+    return {**{name: float(w) for name, w in zip(names, model.coef_[0])}, "bias": float(model.intercept_[0])}
+
+
+def save_weights(path: Path, weights: dict[str, float], about: dict) -> None:
+    Path(path).write_text(json.dumps({"weights": weights, **about}, indent=2) + "\n", encoding="utf-8")
+
+
+def evaluate_held_out(recommender: Recommender, examples: Sequence[HeldOut], variants: dict[str, dict[str, float]],
+                      k: int = 100, measures: Sequence[str] = ("R@5", "R@20", "MRR", "MAP")):
+    """Each weighting's metrics on the held-out citations (one relevant paper per seed)."""
+    from .evaluation.metrics import evaluate
+
+    qrels = {e.seed.id: {e.held_out: 1} for e in examples}
+    candidates = {e.seed.id: recommender.candidates(e.seed) for e in examples}
+    results = {}
+    for name, weights in variants.items():
+        scorer = Recommender(recommender.store, weights=weights)
+        run = {q: rank({c.id: scorer.score(c.features) for c in cs.values()}, k) for q, cs in candidates.items()}
+        results[name] = evaluate(qrels, run, measures, depth=k)
+    return results
