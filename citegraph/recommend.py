@@ -53,7 +53,8 @@ from .retrieval.signals import enrich
 from .retrieval.spec import Spec, parse_specs
 from .vocabulary import canonical_id
 
-_FEATURE_COLUMNS = ("id", "title", "year", "external", "fields", "categories", "citations")  # recommend/features
+_FEATURE_COLUMNS = ("id", "title", "year", "external", "fields", "categories", "citations",  # recommend/features
+                    "ingested")
 GRAPH_FEATURES = ("cited_by_references", "cocitation", "coupling", "citations", "overlap", "enrichment")
 DEFAULT_WEIGHTS = {"cited_by_references": 1.0, "cocitation": 0.5, "coupling": 0.5, "citations": 0.2,
                    "overlap": 1.0, "enrichment": 0.3, "text": 1.0, "negative": -1.0}
@@ -76,6 +77,7 @@ class Seed:
     as_of: int | None = None  # the year of the view: nothing later recommended or used as evidence
     library: bool = False  # the references are the user's library (a set of seeds), not one paper's
     since: int | None = None  # only papers of this year or later (alerts: what is new for the seed)
+    ingested_since: str | None = None  # …or ingested on this date (YYYY-MM-DD) or later (with ``since``)
 
     @property
     def mine(self) -> str:
@@ -192,7 +194,8 @@ class Recommender:
                     field, category, **views)
 
     def library_seed(self, papers: Sequence[str], *, negatives: Sequence[str] = (), as_of: int | None = None,
-                     field: str | None = None, category: str | None = None, since: int | None = None) -> Seed:
+                     field: str | None = None, category: str | None = None, since: int | None = None,
+                     ingested_since: str | None = None) -> Seed:
         """A set of graph papers (a library) as one seed: its papers take the place of a
         paper's references (their neighbourhoods are joined; "cited by 4 of your papers"),
         their titles and abstracts are the text query."""
@@ -203,7 +206,7 @@ class Recommender:
         if row["missing"]:
             raise NotFoundError(f"no paper with id {row['missing'][0]!r} in the graph")
         return Seed("", " ".join(row["titles"]), " ".join(row["abstracts"]), as_of, tuple(papers), field, category,
-                    tuple(dict.fromkeys(negatives)), as_of, library=True, since=since)
+                    tuple(dict.fromkeys(negatives)), as_of, library=True, since=since, ingested_since=ingested_since)
 
     # -- recommending ------------------------------------------------------------------
     def recommend(self, paper: str | None = None, *, k: int = 20, **seed_fields) -> list[Recommendation]:
@@ -333,6 +336,7 @@ class Recommender:
             if row["citations"]:
                 candidate.signals.append(Signal("citations", row["citations"],
                                                 f"cited by {row['citations']} papers in the corpus"))
+            candidate.signals += [Signal("new", 1.0, text) for text in _why_new(seed, candidate.meta)]
         return {cid: c for cid, c in found.items() if c.meta and self._allowed(seed, c.meta)}
 
     def _neighbourhood(self, seed: Seed, refs: list[str], exclude: list[str]) -> list[dict]:
@@ -378,13 +382,27 @@ class Recommender:
             return False
         if seed.year is not None and meta["year"] is not None and meta["year"] > seed.year:
             return False
-        if (seed.as_of is not None or seed.since is not None) and meta["year"] is None:  # undated: cannot tell
+        if seed.as_of is not None and meta["year"] is None:  # undated: cannot tell
             return False
-        if seed.since is not None and meta["year"] < seed.since:
+        if seed.since is not None and not _why_new(seed, meta):
             return False
         if seed.field and seed.field not in meta["fields"]:
             return False
         return not seed.category or seed.category in meta["categories"]
+
+
+def _why_new(seed: Seed, meta: dict) -> list[str]:
+    """Why a candidate is new for an alert (a seed with ``since``): published in or after
+    that year, and/or ingested on or after ``ingested_since`` (papers ingested before the
+    graph recorded dates have none). Empty without ``since``, or when it is not new."""
+    if seed.since is None:
+        return []
+    reasons = []
+    if meta["year"] is not None and meta["year"] >= seed.since:
+        reasons.append(f"published in {meta['year']} (since {seed.since})")
+    if seed.ingested_since and meta["ingested"] and meta["ingested"] >= seed.ingested_since:
+        reasons.append(f"ingested on {meta['ingested']} (since {seed.ingested_since})")
+    return reasons
 
 
 # -- held-out citations: learning the weights and measuring the gain ----------------------

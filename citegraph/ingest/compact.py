@@ -35,6 +35,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -108,11 +109,13 @@ class Builder:
     first record (-1 while the id is only cited: a stub).
     """
 
-    def __init__(self, work: Path):
+    def __init__(self, work: Path, ingested: date):
         self.work = work
         graph = model.GRAPH  # read when building, so that a property added to the model arrives
         self.paper, self.author, self.category, self.concept = map(
             graph.node, ("Paper", "Author", "ArxivCategory", "AcmConcept"))
+        # every paper is new to the empty graph: it gets the run's date (papers.cypher: ON CREATE)
+        self.run_props = {p.name: ingested.isoformat() for p in self.paper.properties if p.set_by == "run"}
         self.reference = graph.relationship("CITES")
         self.papers: dict[str, int] = {}
         self.paper_row = array("q")
@@ -159,7 +162,7 @@ class Builder:
         if row < 0:
             self.paper_row[i] = self.rows
             self.rows += 1
-            self._papers_out.write(encode({"id": paper.id, **self.paper.values(paper)}) + "\n")
+            self._papers_out.write(encode({"id": paper.id, **self.paper.values(paper), **self.run_props}) + "\n")
         elif isinstance(paper, SnapshotPaper):  # a restated work replaces its edges too: Cypher's work
             raise CitegraphError(f"work {paper.id} is stated twice (a newer partition restates it): load the "
                                  "older partitions with --bulk, then ingest the newer ones without it")
@@ -430,7 +433,7 @@ def build(fmt: Format, files: list[Path], options: IngestOptions, progress: Prog
     ``skip_bad``) and build their graph in ``work``; also returns each file's line count.
     Bad input raises before anything reaches a database."""
     options = pipeline.widened(fmt, files, options, progress)
-    builder = Builder(work)
+    builder = Builder(work, options.clock())
     try:
         lines = pipeline.validate(_Tee(fmt, builder), files, options, progress, summary)
     finally:

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import date
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -37,7 +39,7 @@ from ..graph.schema import apply_schema
 from .formats import Format
 from .records import DuplicatePolicy, Item, Paper, SnapshotPaper
 from .selection import Selection
-from .writer import GraphWriter, WriteStats
+from .writer import GraphWriter, WriteStats, utc_today
 
 ExternalPolicy = Literal["keep", "drop"]
 
@@ -74,6 +76,8 @@ class IngestOptions:
     prefilter: Prefilter = Prefilter()
     selection: Selection = Selection()
     on_duplicate: DuplicatePolicy = "merge"
+    #: The run's date, read once per run, for the papers' ``ingested`` (tests set their own).
+    clock: Callable[[], date] = utc_today
 
 
 @dataclass
@@ -275,7 +279,7 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
     line_counts = validate(fmt, todo, options, progress, summary, duplicates)
     summary.lines = sum(line_counts.values())
 
-    writer = GraphWriter(store)
+    writer = GraphWriter(store, options.clock())
     progress.start("writing", summary.lines)
     try:
         for file in todo:

@@ -5,11 +5,12 @@
 // holding one list per candidate found (far cheaper to ship than a row per candidate; a
 // list, not collect() of each property, because collect() drops nulls and a title or year
 // may be null). As of a year, the citations are counted from the citing papers of that
-// year or before instead (undated ones left out).
+// year or before instead (undated ones left out). Last, the date the paper was ingested
+// (null before the graph recorded it), for alerts.
 // $ids: list — candidate ids
 // $seed: string — the seed paper id ('' for a paper not in the graph)
 // $as_of: int — count only citations made in this year or before, or null for all
-// Returns: candidates — a list of [id, title, year, external, fields, categories, citations] per candidate found.
+// Returns: candidates — a list of [id, title, year, external, fields, categories, citations, ingested] per candidate found.
 OPTIONAL MATCH (s:Paper {id: $seed})-[:CITES]->(r:Paper)
 WITH collect(r.id) AS cited
 UNWIND $ids AS id
@@ -19,4 +20,5 @@ RETURN collect([c.id, c.title, c.year, c:External,
                 [(c)-[:IN_CATEGORY]->(a:ArxivCategory) | a.code],
                 CASE WHEN $as_of IS NULL THEN coalesce(c.citation_count, 0)
                      ELSE COUNT { (x:Paper)-[:CITES]->(c) WHERE x.year <= $as_of } END
-                - CASE WHEN c.id IN cited THEN 1 ELSE 0 END]) AS candidates
+                - CASE WHEN c.id IN cited THEN 1 ELSE 0 END,
+                c.ingested]) AS candidates
