@@ -13,6 +13,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from conftest import ACL_INGESTED, citegraph_ok, write_jsonl
 
 from citegraph.errors import CitegraphError, InputError
 from citegraph.library.entries import entry_from_id, read_library
@@ -191,9 +192,8 @@ def test_watch_lists_what_is_new_for_a_library(acl, server_env):
 
 
 def watch(server_env, since: str) -> list[dict]:
-    run = subprocess.run([sys.executable, "-m", "citegraph.cli", "watch", "--library", str(DEMO), "--since", since,
-                          "-k", "100", "--format", "jsonl"], capture_output=True, text=True, env=server_env, timeout=300)
-    assert run.returncode == 0, run.stderr
+    run = citegraph_ok("watch", "--library", str(DEMO), "--since", since, "-k", "100", "--format", "jsonl",
+                       env=server_env)
     return [json.loads(line) for line in run.stdout.splitlines()]
 
 
@@ -202,16 +202,12 @@ def test_watch_lists_papers_ingested_since_the_date_whatever_their_year(acl, ser
     arrive "on" 2014-06-01: an alert since 2014-03-01 lists them (ingested), beside the
     papers of 2014 and later (published); one since 2014-07-01 does not. (Last in this
     module: it adds papers to the module's graph.)"""
-    from conftest import ACL_INGESTED
-
     from citegraph.ingest import IngestOptions, formats, ingest
 
     mine = [m.paper for m in acl.match(read_library(DEMO)) if m.paper]
-    late = tmp_path / "late.jsonl"
-    late.write_text(json.dumps({"id": "LATE-1", "title": "Dependency parsing across languages", "year": 2005,
-                                "references": mine}) + "\n"
-                    + json.dumps({"id": "LATE-2", "title": "Sharing parsers", "year": 1999,
-                                  "references": mine[:3]}) + "\n", encoding="utf-8")
+    late = write_jsonl(tmp_path / "late.jsonl", [
+        {"id": "LATE-1", "title": "Dependency parsing across languages", "year": 2005, "references": mine},
+        {"id": "LATE-2", "title": "Sharing parsers", "year": 1999, "references": mine[:3]}])
     ingest(acl.store, formats.get("jsonl"), [late], IngestOptions(clock=lambda: date(2014, 6, 1)))
     stamped = {r["props"]["id"]: r["props"].get("ingested") for r in acl.store.rows("bulk/nodes")
                if "Paper" in r["labels"]}
