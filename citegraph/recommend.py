@@ -57,7 +57,7 @@ from .retrieval.signals import enrich
 from .retrieval.spec import Spec, parse_specs
 from .vocabulary import canonical_id
 
-_FEATURE_COLUMNS = ("id", "title", "year", "external", "citations")  # recommend/features
+_FEATURE_COLUMNS = ("id", "title", "year", "external", "citations", "ingested")  # recommend/features
 GRAPH_FEATURES = ("cited_by_references", "cocitation", "coupling", "citations", "overlap", "enrichment")
 DEFAULT_WEIGHTS = {"cited_by_references": 1.0, "cocitation": 0.5, "coupling": 0.5, "citations": 0.2,
                    "overlap": 1.0, "enrichment": 0.3, "text": 1.0, "negative": -1.0}
@@ -80,6 +80,7 @@ class Seed:
     as_of: int | None = None  # the year of the view: nothing later recommended or used as evidence
     library: bool = False  # the references are the user's library (a set of seeds), not one paper's
     since: int | None = None  # only papers of this year or later (alerts: what is new for the seed)
+    ingested_since: str | None = None  # …or ingested on this date (YYYY-MM-DD) or later (with ``since``)
 
     @property
     def mine(self) -> str:
@@ -189,7 +190,7 @@ class Recommender:
     def ask(self, paper: str | None = None, *, papers: Sequence[str | LibraryEntry] = (), title: str = "",
             abstract: str = "", references: Sequence[str] = (), year: int | None = None, field: str | None = None,
             category: str | None = None, negatives: Sequence[str | LibraryEntry] = (), as_of: int | None = None,
-            since: int | None = None) -> Asked:
+            since: int | None = None, ingested_since: str | None = None) -> Asked:
         """The one way from what a user gives to a seed, for the CLI, the HTTP service and the
         MCP tools: a paper id or a new paper's text (:meth:`seed`), or a library (``papers``:
         ids, DOIs, arXiv ids or parsed entries, :meth:`library_seed`), with negatives given the
@@ -201,7 +202,7 @@ class Recommender:
         unwanted = self.match(negatives)
         mine = self.match(papers)
         views = {"negatives": matched_ids(unwanted), "as_of": as_of, "field": field, "category": category,
-                 "since": since}
+                 "since": since, "ingested_since": ingested_since}
         if not papers:
             return Asked(self.seed(paper, title=title, abstract=abstract, references=references, year=year, **views),
                          mine, unwanted)
@@ -210,12 +211,14 @@ class Recommender:
     def seed(self, paper: str | None = None, *, title: str = "", abstract: str = "",
              references: Sequence[str] = (), year: int | None = None, field: str | None = None,
              category: str | None = None, negatives: Sequence[str] = (), as_of: int | None = None,
-             since: int | None = None) -> Seed:
+             since: int | None = None, ingested_since: str | None = None) -> Seed:
         """What to recommend for: a paper of the graph (its text, year and references; a given
         ``year`` overrides its own, extra ``references`` join its own) or a new paper's text;
         ``as_of`` (a year) hides what came later, ``negatives`` push their neighbours down,
-        ``since`` (a year) recommends only papers of that year or later."""
-        views = {"negatives": tuple(dict.fromkeys(negatives)), "as_of": as_of, "since": since}
+        ``since`` (a year) recommends only papers of that year or later, or ingested on
+        ``ingested_since`` (a date) or later."""
+        views = {"negatives": tuple(dict.fromkeys(negatives)), "as_of": as_of, "since": since,
+                 "ingested_since": ingested_since}
         references = [canonical_id(r) for r in references]
         if paper:
             paper = canonical_id(paper)
@@ -232,7 +235,8 @@ class Recommender:
                     field, category, **views)
 
     def library_seed(self, papers: Sequence[str], *, negatives: Sequence[str] = (), as_of: int | None = None,
-                     field: str | None = None, category: str | None = None, since: int | None = None) -> Seed:
+                     field: str | None = None, category: str | None = None, since: int | None = None,
+                     ingested_since: str | None = None) -> Seed:
         """A set of graph papers (a library) as one seed: its papers take the place of a
         paper's references (their neighbourhoods are joined; "cited by 4 of your papers"),
         their titles and abstracts are the text query."""
@@ -243,7 +247,7 @@ class Recommender:
         if row["missing"]:
             raise NotFoundError(f"no paper with id {row['missing'][0]!r} in the graph")
         return Seed("", " ".join(row["titles"]), " ".join(row["abstracts"]), as_of, tuple(papers), field, category,
-                    tuple(dict.fromkeys(negatives)), as_of, library=True, since=since)
+                    tuple(dict.fromkeys(negatives)), as_of, library=True, since=since, ingested_since=ingested_since)
 
     # -- recommending ------------------------------------------------------------------
     def recommend(self, paper: str | None = None, *, k: int = 20, **seed_fields) -> list[Recommendation]:
@@ -366,6 +370,7 @@ class Recommender:
             if row["citations"]:
                 candidate.signals.append(Signal("citations", row["citations"],
                                                 f"cited by {row['citations']} papers in the corpus"))
+            candidate.signals += [Signal("new", 1.0, text) for text in _why_new(seed, candidate.meta)]
         return {cid: c for cid, c in found.items() if c.meta and self._allowed(seed, c.meta)}
 
     def _neighbourhood(self, seed: Seed, refs: list[str], exclude: list[str], cocitation: bool = True) -> list[dict]:
@@ -410,9 +415,23 @@ class Recommender:
             return False
         if seed.year is not None and meta["year"] is not None and meta["year"] > seed.year:
             return False
-        if (seed.as_of is not None or seed.since is not None) and meta["year"] is None:  # undated: cannot tell
+        if seed.as_of is not None and meta["year"] is None:  # undated: cannot tell
             return False
-        return seed.since is None or meta["year"] >= seed.since  # field and category: recommend/features
+        return seed.since is None or bool(_why_new(seed, meta))  # field and category: recommend/features
+
+
+def _why_new(seed: Seed, meta: dict) -> list[str]:
+    """Why a candidate is new for an alert (a seed with ``since``): published in or after
+    that year, and/or ingested on or after ``ingested_since`` (papers ingested before the
+    graph recorded dates have none). Empty without ``since``, or when it is not new."""
+    if seed.since is None:
+        return []
+    reasons = []
+    if meta["year"] is not None and meta["year"] >= seed.since:
+        reasons.append(f"published in {meta['year']} (since {seed.since})")
+    if seed.ingested_since and meta["ingested"] and meta["ingested"] >= seed.ingested_since:
+        reasons.append(f"ingested on {meta['ingested']} (since {seed.ingested_since})")
+    return reasons
 
 
 def _links(rows: list[dict]) -> dict[str, dict[str, tuple[int, int, list[str]]]]:

@@ -14,6 +14,7 @@ import os
 import string
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,9 @@ from citegraph.graph import ArcadeServer, GraphStore, open_store
 from citegraph.graph.arcadedb import DATABASE, USER
 
 ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
+#: The day the ``acl`` fixture's graph is ingested "on" (its papers' ``ingested``): before the
+#: dates the watch tests ask about, so that only papers ingested later count as new.
+ACL_INGESTED = date(2013, 12, 1)
 SHARED = Path(os.environ.get("CITEGRAPH_SHARED", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
@@ -130,7 +134,7 @@ def acl(arcade_server, server_config):
     """A recommender on ACL-200 in a fresh database, with a BM25 index of its titles in the
     session data dir (test_recommend, test_library)."""
     pytest.importorskip("bm25s")
-    from citegraph.ingest import formats, ingest
+    from citegraph.ingest import IngestOptions, formats, ingest
     from citegraph.recommend import Recommender
     from citegraph.retrieval.bm25 import build_bm25
     from citegraph.retrieval.corpus import documents
@@ -138,7 +142,7 @@ def acl(arcade_server, server_config):
 
     arcade_server.recreate_database()
     with open_store(server_config) as store:
-        ingest(store, formats.get("acl200"), [ACL200])
+        ingest(store, formats.get("acl200"), [ACL200], IngestOptions(clock=lambda: ACL_INGESTED))
         bm25 = build_bm25(list(documents(store)), Path(server_config.data_dir) / "indexes" / BM25().folder,
                           backend="bm25s")
         yield Recommender(store, [bm25])

@@ -10,7 +10,8 @@ import csv
 import json
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,11 @@ from citegraph.synth import SynthSpec, generate
 
 TAXONOMY = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "taxonomy"
 S2ORC = "samples/s2orc/metadata_sample.jsonl"
+RUN_DAY = date(2024, 3, 1)  # the date both ingests of a comparison run "on": their papers' ``ingested``
+
+
+def on(day: date, options: IngestOptions = IngestOptions()) -> IngestOptions:
+    return replace(options, clock=lambda: day)
 
 
 def dump(store) -> tuple[list, list]:
@@ -52,8 +58,10 @@ def snapshot(store, papers: tuple[str, ...]) -> dict:
 def stream_then_bulk(server, store, format_name: str, paths: list[Path], options: IngestOptions = IngestOptions(),
                      papers: tuple[str, ...] = ()):
     """Ingest ``paths`` both ways into fresh databases; returns both summaries and snapshots
-    (with the ``paper`` query's answer for ``papers``)."""
+    (with the ``paper`` query's answer for ``papers``). Both run on the same day, so
+    their papers' ``ingested`` dates are compared with the rest."""
     fmt = formats.get(format_name)
+    options = on(RUN_DAY, options)
     streamed = ingest(store, fmt, paths, options)
     expected = snapshot(store, papers)
     server.recreate_database()
@@ -165,6 +173,33 @@ def test_repeated_records_merge_as_the_streaming_merges_do(arcade_server, store,
     assert bulk.write.self_citations == 1
 
 
+def ingested(store) -> dict[str, str | None]:
+    return {p["id"]: p.get("ingested") for labels, p in ((r["labels"], r["props"]) for r in store.rows("bulk/nodes"))
+            if "Paper" in labels}
+
+
+def test_the_run_date_is_stamped_alike_by_every_write_path(arcade_server, store, tmp_path):
+    """Papers get the date of the run that made them full papers (P3: a stub first, upgraded
+    in a later batch), stubs none; on the same day both paths build the same graph, on
+    another day they differ in ``ingested`` only, which the comparison does see."""
+    path = write_jsonl(tmp_path / "merged.jsonl", MERGED)
+    ingest(store, formats.get("jsonl"), [path], on(RUN_DAY, IngestOptions(batch_size=1)))
+    day = RUN_DAY.isoformat()
+    assert ingested(store) == {"P1": day, "P2": day, "P3": day, "X": day, "Q": None}
+    streamed = dump(store)
+    for bulk_day, same in ((RUN_DAY, True), (date(2024, 3, 2), False)):
+        arcade_server.recreate_database()
+        bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path], on(bulk_day))
+        assert (dump(store) == streamed) is same
+        assert json.loads(json.dumps(dump(store)).replace(bulk_day.isoformat(), day)) == json.loads(json.dumps(streamed))
+
+    export = export_neo4j_admin(formats.get("jsonl"), [path], tmp_path / "csv", on(RUN_DAY))
+    csv_files = {labels: (read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes}
+    header, rows = csv_files["Paper"]
+    assert {row[0]: row[header.index("ingested")] for row in rows} == {"P1": day, "P2": day, "P3": day, "X": day}
+    assert "ingested" not in csv_files["Paper:External"][0]
+
+
 # -- what the bulk path refuses -----------------------------------------------------------
 def test_bad_input_stops_before_anything_is_loaded(arcade_server, store, tmp_path):
     rows = [{"id": f"P{i}", "references": [f"P{i - 1}"]} for i in range(1, 500)]
@@ -253,7 +288,8 @@ def test_neo4j_admin_files_parse_back(tmp_path):
     export = export_neo4j_admin(formats.get("jsonl"), [path], tmp_path / "out", database="citations")
     headers = {labels: read_csv(header) for labels, header, _ in export.nodes}
     assert headers["Paper"] == [["id:ID(Paper)", "title", "abstract", "year:long", "venue", "doi", "arxiv_id",
-                                 "retracted:boolean", "full_text", "keywords:string[]", "citation_count:long"]]
+                                 "retracted:boolean", "full_text", "keywords:string[]", "citation_count:long",
+                                 "ingested"]]
     assert headers["Paper:External"] == [["id:ID(Paper)", "citation_count:long"]]
     files = {labels: read_csv(data) for labels, _, data in export.nodes}
     papers = {row[0]: row for row in files["Paper"]}

@@ -61,9 +61,11 @@ def _writers(pattern: str) -> list[tuple[str, str, str]]:
 
 
 def _unwritten(writers: list[tuple[str, str, str]], props: tuple[Property, ...]) -> set[str]:
-    """The properties none of the writers sets, either by name or as a whole map (``v += map``)."""
+    """The properties none of the writers sets, either by name or, a record's, as a whole map
+    (``v += map``: :meth:`Element.values` holds only those)."""
     return {p.name for p in props if p.set_by != "prefilter"
-            and not any(var and (f"{var} += " in text or f"{var}.{p.name} =" in text) for _, var, text in writers)}
+            and not any(var and ((p.set_by == "record" and f"{var} += " in text) or f"{var}.{p.name} =" in text)
+                        for _, var, text in writers)}
 
 
 @pytest.mark.parametrize("node", [n for n in GRAPH.nodes], ids=lambda n: n.label)
@@ -106,6 +108,15 @@ def test_the_check_sees_a_property_no_statement_writes():
     """The tests above can fail: a relationship property the Cypher does not name is found."""
     wrote = GRAPH.with_property("WROTE", Property("corresponding", "boolean")).relationship("WROTE")
     assert _unwritten(_relationship_writers("WROTE"), wrote.properties) == {"corresponding"}
+
+
+def test_the_check_sees_a_run_property_no_statement_names():
+    """A property the ingest run sets (as ``Paper.ingested``) comes in no record's map: a
+    statement must name it, and one that only does ``+= author.props`` is found out."""
+    author = GRAPH.with_property("Author", Property("ingested", set_by="run")).node("Author")
+    writers = _writers(r"(?:MERGE|CREATE) \((\w*):Author(?::\w+)* \{id: ")
+    assert _unwritten(writers, author.properties) == {"ingested"}
+    assert "ingested" not in author.values(type("Record", (), {"name": "Ada", "ingested": "2024-01-01"})())
 
 
 def test_values_leave_out_what_a_record_does_not_know():

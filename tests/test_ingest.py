@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -195,6 +196,27 @@ def test_external_stub_becomes_a_paper_and_drop_policy(store, tmp_path):
     assert (b["external"], b["title"], b["citation_count"]) == (False, "Now known", 2)
     assert store.run("paper", id="C") == []
     assert counts(store) == ({"Paper": 3}, {"CITES": 2})
+
+
+def ingested(store) -> dict[str, str | None]:
+    return {r["props"]["id"]: r["props"].get("ingested") for r in store.rows("bulk/nodes") if "Paper" in r["labels"]}
+
+
+def test_a_paper_keeps_the_date_of_the_run_that_made_it(store, tmp_path):
+    """``ingested`` is the run's date (its clock), set when a paper is created or its stub
+    upgraded; later runs, updates and a forced re-run keep it."""
+    def on(day: int, **options) -> IngestOptions:
+        return IngestOptions(clock=lambda: date(2024, 5, day), **options)
+
+    first = write_jsonl(tmp_path / "a.jsonl", [{"id": "A", "title": "Old", "references": ["B"]}])
+    ingest(store, formats.get("jsonl"), [first], on(1))
+    assert ingested(store) == {"A": "2024-05-01", "B": None}  # a stub is no paper of the corpus yet
+    later = write_jsonl(tmp_path / "b.jsonl", [{"id": "B", "title": "Now known"}, {"id": "A", "title": "New"}])
+    ingest(store, formats.get("jsonl"), [later], on(2))
+    assert ingested(store) == {"A": "2024-05-01", "B": "2024-05-02"}
+    assert store.run("paper", id="A")[0]["title"] == "New"
+    again = ingest(store, formats.get("jsonl"), [first, later], on(3, restart=True))
+    assert again.write.nodes_created == 0 and ingested(store) == {"A": "2024-05-01", "B": "2024-05-02"}
 
 
 def test_dropping_stubs_recounts_what_they_cited(store, tmp_path):

@@ -9,9 +9,11 @@ import json
 import math
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
+from conftest import ACL_INGESTED, citegraph_ok, write_jsonl
 
 from citegraph.errors import CitegraphError, InputError
 from citegraph.library.entries import entry_from_id, read_library
@@ -185,4 +187,38 @@ def test_watch_lists_what_is_new_for_a_library(acl, server_env):
     expected = acl.recommend_for(acl.library_seed(mine, since=2014), 5)
     assert [r["id"] for r in rows] == [r.id for r in expected] and len(rows) == 5
     assert all(r["year"] >= 2014 for r in rows) and all(r["explanation"] for r in rows)
+    assert all(f"published in {r['year']} (since 2014)" in r["explanation"] for r in rows)
     assert any(r.year < 2014 for r in acl.for_library(mine, k=5))  # without --since older papers lead
+
+
+def watch(server_env, since: str) -> list[dict]:
+    run = citegraph_ok("watch", "--library", str(DEMO), "--since", since, "-k", "100", "--format", "jsonl",
+                       env=server_env)
+    return [json.loads(line) for line in run.stdout.splitlines()]
+
+
+def test_watch_lists_papers_ingested_since_the_date_whatever_their_year(acl, server_env, tmp_path):
+    """ACL-200 was ingested "on" 2013-12-01 (conftest); two old papers citing the library
+    arrive "on" 2014-06-01: an alert since 2014-03-01 lists them (ingested), beside the
+    papers of 2014 and later (published); one since 2014-07-01 does not. (Last in this
+    module: it adds papers to the module's graph.)"""
+    from citegraph.ingest import IngestOptions, formats, ingest
+
+    mine = [m.paper for m in acl.match(read_library(DEMO)) if m.paper]
+    late = write_jsonl(tmp_path / "late.jsonl", [
+        {"id": "LATE-1", "title": "Dependency parsing across languages", "year": 2005, "references": mine},
+        {"id": "LATE-2", "title": "Sharing parsers", "year": 1999, "references": mine[:3]}])
+    ingest(acl.store, formats.get("jsonl"), [late], IngestOptions(clock=lambda: date(2014, 6, 1)))
+    stamped = {r["props"]["id"]: r["props"].get("ingested") for r in acl.store.rows("bulk/nodes")
+               if "Paper" in r["labels"]}
+    assert {i: stamped[i] for i in ("LATE-1", mine[0])} == {
+        "LATE-1": "2014-06-01", mine[0]: ACL_INGESTED.isoformat()}
+
+    rows = watch(server_env, "2014-03-01")
+    new = {r["id"]: r["explanation"] for r in rows if r["id"].startswith("LATE-")}
+    assert set(new) == {"LATE-1", "LATE-2"}
+    assert "ingested on 2014-06-01 (since 2014-03-01)" in new["LATE-1"]
+    assert not any(reason.startswith("published") for reason in new["LATE-1"])
+    assert all(r["year"] >= 2014 and f"published in {r['year']} (since 2014)" in r["explanation"]
+               for r in rows if r["id"] not in new)
+    assert not any(r["id"].startswith("LATE-") for r in watch(server_env, "2014-07-01"))

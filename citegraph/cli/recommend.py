@@ -10,7 +10,7 @@ import click
 from ..config import Config
 from ..errors import CitegraphError
 from .app import main
-from .options import AS_OF, AsOfDate, export_format, learned_weights, with_retrievers
+from .options import AS_OF, export_format, learned_weights, with_retrievers
 from .output import print_matches, print_recommendations, print_table, write_papers
 
 
@@ -116,8 +116,9 @@ def mcp(config: Config, retrievers, model):
 @main.command()
 @click.option("--library", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
               help="The library: .bib, .ris, CSL-JSON or a list of ids.")
-@click.option("--since", type=AsOfDate(), required=True,
-              help="List papers published since this date (the graph dates papers by year: that year and later).")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d", "%Y-%m", "%Y"]), required=True,
+              help="List papers published since this date (the graph dates papers by year: that year and later) "
+                   "or ingested on it or later (YYYY-MM-DD; YYYY-MM or YYYY: the first day).")
 @click.option("--negative", "negatives", multiple=True, help="A paper not wanted (a file or an id; repeatable).")
 @click.option("-k", "--k", default=20, show_default=True)
 @with_retrievers
@@ -125,16 +126,17 @@ def mcp(config: Config, retrievers, model):
 @export_format
 @click.pass_obj
 def watch(config: Config, library, since, negatives, k, retrievers, model, format_):
-    """Alerts: the papers published since a date that the recommender ranks highest for a library, with reasons."""
+    """Alerts: the papers published or ingested since a date that the recommender ranks highest for a library,
+    with reasons (which of the two applied among them)."""
     from ..library.entries import entries_of
     from ..recommend import Recommender
 
     with Recommender.open(config, retrievers, model) as rec:
-        asked = rec.ask(papers=entries_of(str(library)), since=since,
+        asked = rec.ask(papers=entries_of(str(library)), since=since.year, ingested_since=since.date().isoformat(),
                         negatives=[e for source in negatives for e in entries_of(source)])
         print_matches(str(library), asked.library)
         found = rec.recommend_for(asked.seed, k)
         if format_ != "text":
             write_papers(rec.store, found, format_)
             return
-    print_recommendations(f"new since {since} for {library}", found, explain=True)
+    print_recommendations(f"new since {since.date()} for {library}", found, explain=True)

@@ -25,8 +25,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 #: Who sets a property: the reader's records; the ingest itself (counted while it writes);
-#: or the MDCR prefilter, which runs over the finished graph (bulk loads leave it out).
-SetBy = Literal["record", "ingest", "prefilter"]
+#: the ingest run, once, when it creates the node (its date: ``IngestOptions.clock``); or the
+#: MDCR prefilter, which runs over the finished graph (bulk loads leave it out).
+SetBy = Literal["record", "ingest", "run", "prefilter"]
 #: Property types as neo4j-admin names them ('long': what the driver writes for a Python int).
 PropertyType = Literal["string", "long", "double", "boolean", "string[]"]
 
@@ -152,6 +153,9 @@ GRAPH = GraphModel(
             Property("full_text"),  # sentences one a line, where a source has them (ScisummNet)
             Property("keywords", "string[]", empty_is_unset=True),  # a source's own keywords (BibTeX), indexed text
             Property("citation_count", "long", set_by="ingest", indexed=True),  # inbound CITES
+            # YYYY-MM-DD (UTC) of the ingest run that made it a full paper (created it, or upgraded its
+            # :External stub); kept by later runs and restatements (what `citegraph watch --since` reads)
+            Property("ingested", set_by="run"),
             Property("eligible", "boolean", set_by="prefilter", indexed=True))),
         Node("Author", Property("id"), _string("name")),
         Node("Field", Property("name")),  # a MAG top-level field of study

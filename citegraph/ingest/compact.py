@@ -38,6 +38,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -115,12 +116,14 @@ class Builder:
     first record (-1 while the id is only cited: a stub).
     """
 
-    def __init__(self, work: Path, prefilter: Prefilter = Prefilter()):
+    def __init__(self, work: Path, ingested: date, prefilter: Prefilter = Prefilter()):
         self.work = work
         self.prefilter = prefilter
         graph = model.GRAPH  # read when building, so that a property added to the model arrives
         self.paper, self.author, self.category, self.concept = map(
             graph.node, ("Paper", "Author", "ArxivCategory", "AcmConcept"))
+        # every paper is new to the empty graph: it gets the run's date (papers.cypher: ON CREATE)
+        self.run_props = {p.name: ingested.isoformat() for p in self.paper.properties if p.set_by == "run"}
         self.reference = graph.relationship("CITES")
         self.papers: dict[str, int] = {}
         self.paper_row = array("q")
@@ -170,7 +173,7 @@ class Builder:
         if row < 0:
             row = self.paper_row[i] = self.rows
             self.rows += 1
-            self._papers_out.write(encode({"id": paper.id, **values}) + "\n")
+            self._papers_out.write(encode({"id": paper.id, **values, **self.run_props}) + "\n")
             for criterion in (self.has_year, self.has_title, self.abstract_len):
                 criterion.append(0)
         elif isinstance(paper, SnapshotPaper):  # a restated work replaces its edges too: Cypher's work
@@ -464,7 +467,7 @@ def build(fmt: Format, files: list[Path], options: IngestOptions, progress: Prog
     ``skip_bad``) and build their graph in ``work``; also returns each file's line count.
     Bad input raises before anything reaches a database."""
     options = pipeline.widened(fmt, files, options, progress)
-    builder = Builder(work, options.prefilter)
+    builder = Builder(work, options.clock(), options.prefilter)
     try:
         lines = pipeline.validate(_Tee(fmt, builder), files, options, progress, summary)
     finally:

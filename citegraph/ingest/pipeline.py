@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from datetime import date
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -42,7 +43,7 @@ from ..graph.schema import apply_schema
 from .formats import Format
 from .records import Citation, DuplicatePolicy, Item, Paper, SnapshotPaper
 from .selection import Selection
-from .writer import GraphWriter, WriteStats
+from .writer import GraphWriter, WriteStats, utc_today
 
 ExternalPolicy = Literal["keep", "drop"]
 
@@ -79,6 +80,8 @@ class IngestOptions:
     prefilter: Prefilter = Prefilter()
     selection: Selection = Selection()
     on_duplicate: DuplicatePolicy = "merge"
+    #: The run's date, read once per run, for the papers' ``ingested`` (tests set their own).
+    clock: Callable[[], date] = utc_today
 
 
 @dataclass
@@ -300,7 +303,7 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
     line_counts = validate(fmt, todo, options, progress, summary, duplicates, cited)
     summary.lines = sum(line_counts.values())
 
-    writer = GraphWriter(store)
+    writer = GraphWriter(store, options.clock())
     progress.start("writing", summary.lines)
     try:
         for file in todo:

@@ -24,7 +24,9 @@ partition leaves the graph a fresh ingest of the final state would build.
 
 The property maps come from the graph model (:mod:`citegraph.graph.model`), read at each
 write; the statements set them with ``SET n += row.props``, so a property added to the
-model needs no change here nor in the Cypher.
+model needs no change here nor in the Cypher. The one exception is the run's date
+(``ingested``, set by ``papers`` on a paper it creates or upgrades from a stub), which the
+writer is given once: every batch of a run carries the same date.
 
 A batch is bounded by records (the caller's batch size) and by bytes: one whose
 statements would exceed the server's message limit is split in halves until each fits
@@ -36,6 +38,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 
 from ..batches import batched
 from ..graph import GraphStore, MessageTooLarge, Write, model
@@ -77,11 +80,18 @@ class WriteStats:
         self.records.update(other.records)
 
 
-class GraphWriter:
-    """Turns batches of records into transactions on a :class:`GraphStore`."""
+def utc_today() -> date:
+    """The clock of an ingest run (``IngestOptions.clock``): the UTC date, as the graph stores it."""
+    return datetime.now(UTC).date()
 
-    def __init__(self, store: GraphStore):
+
+class GraphWriter:
+    """Turns batches of records into transactions on a :class:`GraphStore`; ``ingested`` is
+    the run's date, stamped on the papers it creates (default: today's, UTC)."""
+
+    def __init__(self, store: GraphStore, ingested: date | None = None):
         self.store = store
+        self.ingested = (ingested or utc_today()).isoformat()
 
     def write(self, records: Sequence[Record], extra: Sequence[Write] = ()) -> WriteStats:
         """Write ``records`` (and the ``extra`` statements) in one transaction, or in as
@@ -104,9 +114,9 @@ class GraphWriter:
         steps: list[Write] = []
         roles: list[str] = []
 
-        def add(query: str, key: str, rows: list, role: str = "") -> None:
+        def add(query: str, key: str, rows: list, role: str = "", **params) -> None:
             if rows:
-                steps.append(Write(f"ingest/{query}", {key: rows}))
+                steps.append(Write(f"ingest/{query}", {key: rows, **params}))
                 roles.append(role)
 
         by_type: dict[type, list] = {}
@@ -134,7 +144,8 @@ class GraphWriter:
             steps.append(Write("ingest/prune_topics", {}))
             roles.append("")
         add("topics", "rows", topic_rows(papers))
-        add("papers", "rows", [{"id": p.id, "props": paper.values(p)} for p in papers], "papers")
+        add("papers", "rows", [{"id": p.id, "props": paper.values(p)} for p in papers], "papers",
+            ingested=self.ingested)
         add("paper_fields", "rows", [{"id": p.id, "names": list(p.fields)} for p in papers if p.fields])
         add("paper_categories", "rows", [{"id": p.id, "codes": list(p.categories)} for p in papers if p.categories])
         add("paper_topics", "rows", paper_topic_rows(papers))
