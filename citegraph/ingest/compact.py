@@ -267,6 +267,7 @@ class Builder:
             "maps_to": _unique_pairs(_ints(self.maps_to[0]), _ints(self.maps_to[1])),
         }
         arrays["eligible"] = self._eligible(arrays["citation_count"][:self.rows])
+        topics, topic_edges = self.topics.finish(new, self.work)
         for name, values in arrays.items():
             np.save(self.work / f"{name}.npy", values)
         manifest = {
@@ -274,13 +275,14 @@ class Builder:
             "authors": len(self.authors), "fields": list(self.fields),
             "categories": [{"code": code, **self.category_props.get(i, {})} for code, i in self.categories.items()],
             "concepts": [{"code": code, **self.concept_props.get(i, {})} for code, i in self.concepts.items()],
-            "topics": self.topics.finish(new, self.work),
+            "topics": topics,
             "updates": {str(r): props for r, props in self.updates.items()},
             "merges": self.merges,
             "stats": {"records": dict(self.stats.records), "citations": self.stats.citations,
                       "self_citations": self.stats.self_citations},
-            "created": {"nodes": n + len(self.authors) + len(self.fields) + len(self.categories) + len(self.concepts),
-                        "relationships": sum(arrays[name].shape[1] for name in RELATIONSHIP_ARRAYS)},
+            "created": {"nodes": n + len(self.authors) + len(self.fields) + len(self.categories) + len(self.concepts)
+                                 + len(topics),
+                        "relationships": sum(arrays[name].shape[1] for name in RELATIONSHIP_ARRAYS) + topic_edges},
         }
         (self.work / "manifest.json").write_text(encode(manifest), encoding="utf-8")
         return CompactGraph(self.work, manifest)
