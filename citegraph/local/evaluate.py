@@ -306,7 +306,8 @@ class LocalRecommendation:
         config, started, seconds = self.config, time.perf_counter(), {}
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        log(f"reranker LM mode: {config.lm_mode}, at most {config.max_steps} training steps per reranker")
+        if "symtax" in config.rerankers:
+            log(f"reranker LM mode: {config.lm_mode}, at most {config.max_steps} training steps per reranker")
         corpus = load_corpus(self.store)
         data = query_set(self.store, config.data, out, log)
         queries = split(self.store, corpus, read_contexts(data), config.split, config.seed, log)
