@@ -281,7 +281,9 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
                        env=server_env)
     assert "ablations (SymTax Table 3)" in result.stdout
     assert "LM fine-tuned once, shared" in result.stdout  # the CPU default
-    ablation, fusion = _tables(out)
+    ablation, fusion, t_test, randomisation = _tables(out)
+    assert t_test["title"].startswith("Paired t-test p against prefetch (bm25:bm25s)")
+    assert list(randomisation["rows"]) == [*list(ablation["rows"])[1:], *fusion["rows"]]
     assert list(ablation["rows"]) == [
         "prefetch (bm25:bm25s)", "prefetch (bm25:bm25s) + enrichment", "SymTax (tiny-bert, vector, hyperbolic)",
         "− enrichment", "− taxonomy", "hyperbolic → Euclidean", "hyperbolic → spherical (SymTax release)"]
@@ -301,7 +303,8 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
     config = LocalConfig(data=out / "contexts.jsonl", lms=(lm,), enrich=False, ablations=("-enrichment", "-taxonomy"),
                          lm_mode="frozen", max_steps=1, split=SplitConfig(max_train=12, max_test=6),
                          prefetch=PrefetchConfig("bm25:bm25s"))
-    [table] = evaluate_local(store, tmp_path / "plain", config).tables
+    table, *tests = evaluate_local(store, tmp_path / "plain", config).tables
+    assert len(tests) == 2
     assert list(table.rows) == ["prefetch (bm25:bm25s)", "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
     plain = json.loads((tmp_path / "plain" / "results.json").read_text())["config"]["data_info"]
     assert plain["candidates_enriched"] == plain["candidates_prefetched"] == 100
@@ -324,7 +327,7 @@ def test_contexts_export_and_evaluate_local_on_the_unarxive_sample(store, server
     citegraph_ok("evaluate", "local", "--data", str(query_set), "--out", str(out), "--encoder", str(tiny_bert),
               "--lm-mode", "finetune", "--textless", "keep", "--max-steps", "2", "--max-train", "8", "--max-test", "5",
               "--prefetch", "bm25:bm25s", "--ablations", "-taxonomy", env=server_env)
-    [ablation] = _tables(out)
+    ablation, _, _ = _tables(out)
     assert list(ablation["rows"]) == ["prefetch (bm25:bm25s)", "prefetch (bm25:bm25s) + enrichment",
                                       "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
     _check_metrics(ablation)
