@@ -20,7 +20,11 @@ composition of the stages, each callable and testable alone:
 5. :class:`Variants` — trains one reranker per variant (bounded by ``max_steps``; its LM
    fine-tuned, shared or frozen as ``lm_mode`` says) and ranks each test context's
    candidates with it;
-6. :func:`tables` — every run scored (Recall@5/10/20/50, nDCG@10, MRR) into the tables.
+   :func:`biencoders` — the bi-encoder (:mod:`.biencoder`) untrained, fine-tuned and fused
+   with the first stage, when ``rerankers`` names it (its negatives need no enrichment, so
+   only the test contexts are enriched when SymTax is not run);
+6. :func:`tables` — every run scored (Recall@1/5/10/20/50, nDCG@10, MRR) into the tables,
+   and paired t-test and randomisation-test p-values of every row against the prefetcher.
 
 Rows of the ablation table: the prefetcher alone, prefetch + enrichment (enriched order),
 SymTax (LM, vector fusion, hyperbolic), − enrichment (the same model over the prefetched
@@ -34,6 +38,9 @@ candidate) pair that training samples or ranking needs, for all variants togethe
 ``finetune`` every variant fine-tunes and runs its own. On 2 CPU cores all-MiniLM-L6 reads
 about 30 pairs of 128 tokens a second (fewer when the cores are shared), so a test context
 with 300 candidates costs about 10 s per LM pass: bound ``max_test`` and ``max_steps``.
+
+(Past 400 lines because each stage is kept beside the composition that orders them; the
+models themselves live in :mod:`.rerank` and :mod:`.biencoder`.)
 """
 
 from __future__ import annotations
