@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 import tarfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from citegraph.errors import CitegraphError
@@ -263,9 +265,9 @@ def _tables(out: Path) -> list[dict]:
 
 def _check_metrics(table: dict) -> None:
     for cells in table["rows"].values():
-        assert set(cells) == {"R@5", "R@10", "R@20", "R@50", "nDCG@10", "MRR"}
+        assert set(cells) == {"R@1", "R@5", "R@10", "R@20", "R@50", "nDCG@10", "MRR"}
         assert all(0.0 <= mean <= 1.0 for mean, _ in cells.values())
-        assert cells["R@5"][0] <= cells["R@10"][0] <= cells["R@20"][0] <= cells["R@50"][0]
+        assert cells["R@1"][0] <= cells["R@5"][0] <= cells["R@10"][0] <= cells["R@20"][0] <= cells["R@50"][0]
 
 
 def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_path):
@@ -279,7 +281,9 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
                        env=server_env)
     assert "ablations (SymTax Table 3)" in result.stdout
     assert "LM fine-tuned once, shared" in result.stdout  # the CPU default
-    ablation, fusion = _tables(out)
+    ablation, fusion, t_test, randomisation = _tables(out)
+    assert t_test["title"].startswith("Paired t-test p against prefetch (bm25:bm25s)")
+    assert list(randomisation["rows"]) == [*list(ablation["rows"])[1:], *fusion["rows"]]
     assert list(ablation["rows"]) == [
         "prefetch (bm25:bm25s)", "prefetch (bm25:bm25s) + enrichment", "SymTax (tiny-bert, vector, hyperbolic)",
         "− enrichment", "− taxonomy", "hyperbolic → Euclidean", "hyperbolic → spherical (SymTax release)"]
@@ -299,7 +303,8 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
     config = LocalConfig(data=out / "contexts.jsonl", lms=(lm,), enrich=False, ablations=("-enrichment", "-taxonomy"),
                          lm_mode="frozen", max_steps=1, split=SplitConfig(max_train=12, max_test=6),
                          prefetch=PrefetchConfig("bm25:bm25s"))
-    [table] = evaluate_local(store, tmp_path / "plain", config).tables
+    table, *tests = evaluate_local(store, tmp_path / "plain", config).tables
+    assert len(tests) == 2
     assert list(table.rows) == ["prefetch (bm25:bm25s)", "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
     plain = json.loads((tmp_path / "plain" / "results.json").read_text())["config"]["data_info"]
     assert plain["candidates_enriched"] == plain["candidates_prefetched"] == 100
@@ -322,7 +327,7 @@ def test_contexts_export_and_evaluate_local_on_the_unarxive_sample(store, server
     citegraph_ok("evaluate", "local", "--data", str(query_set), "--out", str(out), "--encoder", str(tiny_bert),
               "--lm-mode", "finetune", "--textless", "keep", "--max-steps", "2", "--max-train", "8", "--max-test", "5",
               "--prefetch", "bm25:bm25s", "--ablations", "-taxonomy", env=server_env)
-    [ablation] = _tables(out)
+    ablation, _, _ = _tables(out)
     assert list(ablation["rows"]) == ["prefetch (bm25:bm25s)", "prefetch (bm25:bm25s) + enrichment",
                                       "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
     _check_metrics(ablation)
@@ -337,3 +342,79 @@ def test_papers_without_any_category_share_the_unknown_embedding():
     module = fusion_module(TaxonomyGraph([], {}, {}), lambda texts: np.zeros((len(texts), 8), np.float32))
     embedded = module.papers([[], []])
     assert tuple(embedded.shape) == (2, module.dim) and bool((embedded[0] == embedded[1]).all())
+
+
+# -- the bi-encoder ------------------------------------------------------------------------------
+def _bi_contexts(tmp_path: Path):
+    """Four training contexts: p1 cites a and b (co-cited), p2 and p3 cite a, p4 cites c."""
+    rows = [("p1", "a", "as in [CIT] we use text retrieval for citation recommendation ."),
+            ("p1", "b", "dense models [CIT] encode cells and genes ."),
+            ("p2", "a", "text retrieval [CIT] ranks citation papers ."),
+            ("p3", "a", "citation recommendation with text retrieval [CIT] ."),
+            ("p4", "c", "protein data of patients [CIT] in a cancer study .")]
+    path = tmp_path / "bi.jsonl"
+    path.write_text("".join(json.dumps({"citing_id": p, "cited_ids": [c], "context": t, "year": 2020}) + "\n"
+                            for p, c, t in rows))
+    return read_contexts(path)
+
+
+def test_biencoder_draws_each_hard_negative_type_and_learns(tiny_bert, tmp_path):
+    from citegraph.local.biencoder import BiEncoder, BiEncoderConfig, HardNegatives, Training
+    from citegraph.local.rerank import Candidate, PairEncoder
+
+    contexts = _bi_contexts(tmp_path)
+    corpus = {"a": Candidate("text retrieval for citation recommendation"), "b": Candidate("dense models of cells"),
+              "c": Candidate("protein gene cancer patients study"), "d": Candidate("graph neural network models"),
+              "e": Candidate("scientific papers data")}
+    examples = [Training(c, ("d", "a", "e", "b")) for c in contexts]
+    with pytest.raises(CitegraphError, match="unknown negative type"):
+        BiEncoderConfig(negatives=("random",))
+    config = BiEncoderConfig(lm=f"hf:{tiny_bert}", negatives=("prefetch", "cocited", "popular"), prefetch_top=1,
+                             popular_top=1, batch_queries=4, max_steps=40, lr=1e-3, warmup=0.0, max_length=32)
+    negatives = HardNegatives(examples, config)
+    assert negatives.popular == ["a"] and negatives.cited_by["p1"] == {"a", "b"}
+    rng = np.random.default_rng(0)
+    assert negatives.draw(examples[0], rng) == ["d", "b"]  # the first-ranked non-cited; co-cited b; a is cited
+    assert negatives.draw(examples[4], rng) == ["d", "a"]  # p4 cites nothing else: no co-cited negative
+
+    encoder = PairEncoder(config.lm, 32)
+    untrained, model = BiEncoder(replace(config, max_steps=0), encoder, corpus), BiEncoder(config, encoder, corpus)
+    assert untrained.train(examples) == []
+    everything = [list(corpus)] * len(contexts)
+
+    def mrr(ranker) -> float:
+        return float(np.mean([1 / (1 + [h.id for h in r].index(c.cited[0]))
+                              for c, r in zip(contexts, ranker.rank(contexts, everything))]))
+
+    before = mrr(untrained)
+    losses = model.train(examples)
+    assert len(losses) == 40 and np.mean(losses[-5:]) < np.mean(losses[:5])
+    assert mrr(model) > before and mrr(model) >= 0.9  # it fits its training contexts …
+    assert mrr(untrained) == before  # … on its own copy of the LM
+    [ranking] = model.rank(contexts[:1], [["e", "a", "a", "z"]])
+    assert sorted(h.id for h in ranking) == ["a", "e", "z"]  # deduplicated; a paper without text still ranked
+
+
+def test_evaluate_local_with_the_biencoder_and_more_first_stages(store, server_env, tiny_bert, tmp_path):
+    corpus, out = tmp_path / "synth.jsonl", tmp_path / "out"
+    generate(SynthSpec(150, seed=3, contexts=True), corpus)
+    ingest(store, formats.get("jsonl"), [corpus])
+    lm = f"hf:{tiny_bert}"
+    result = citegraph_ok("evaluate", "local", "--out", str(out), "--encoder", str(tiny_bert), "--rerankers", "biencoder",
+                       "--first-stages", f"{lm},rrf(bm25:bm25s,{lm})", "--bi-steps", "3", "--bi-batch", "4",
+                       "--max-train", "12", "--max-test", "8", "--prefetch", "bm25:bm25s", env=server_env)
+    assert "first stages and bi-encoder" in result.stdout and "bi-encoder: 3 steps of 4" in result.stdout
+    main, t_test, randomisation = _tables(out)
+    rows = ["prefetch (bm25:bm25s)", f"prefetch ({lm})", f"prefetch (rrf(bm25:bm25s,{lm}))",
+            "prefetch (bm25:bm25s) + enrichment", "tiny-bert bi-encoder, untrained",
+            "tiny-bert bi-encoder, fine-tuned (3 steps)", "tiny-bert bi-encoder, fine-tuned (3 steps) + first stage (RRF)"]
+    assert list(main["rows"]) == rows and list(t_test["rows"]) == list(randomisation["rows"]) == rows[1:]
+    _check_metrics(main)
+    assert all(0 <= p <= 1 for table in (t_test, randomisation) for cells in table["rows"].values()
+               for p, _ in cells.values())
+    config = json.loads((out / "results.json").read_text())["config"]
+    trained = config["variants"]["tiny-bert bi-encoder, fine-tuned (3 steps)"]
+    assert trained["steps"] == 3 and trained["device"] == "cpu" and trained["final_loss"] > 0
+    assert config["variants"]["tiny-bert bi-encoder, untrained"]["steps"] == 0
+    assert {"prefetch", "enrich", "bi-encoder", f"prefetch ({lm})", "total"} <= set(config["seconds"])
+    assert len(config["load_average"]) == 3 and config["pairs_encoded"] == {}

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from ..evaluation.benchmark import Benchmark, Option, Registered, register
 from ..retrieval.encoders import HUB_PREFIX, encoder_choices
-from .ablations import ABLATIONS, LM_MODES
+from .ablations import ABLATIONS, LM_MODES, RERANKERS
+from .biencoder import NEGATIVE_TYPES, BiEncoderConfig
 from .config import LocalConfig, PrefetchConfig, SplitConfig
 from .rerank import RerankerConfig
 
@@ -23,8 +24,8 @@ def lm_name(value: str) -> str:
     return f"{HUB_PREFIX}{value}" if not value.startswith(HUB_PREFIX) and Path(value).expanduser().is_dir() else value
 
 
-def build(store: GraphStore, *, data: Path | None, encoder: list[str], prefetch,
-          ablations: list[str], enrich: bool, lm_mode: str | None, max_steps: int, max_train: int, max_test: int,
+def build(store: GraphStore, *, data: Path | None, encoder: list[str], prefetch, first_stages, rerankers: list[str],
+          bi_steps: int, bi_batch: int, bi_negatives: list[str], bi_lr: float, bi_max_length: int, ablations: list[str], enrich: bool, lm_mode: str | None, max_steps: int, max_train: int, max_test: int,
           test_share: float, whole_years: bool, textless: str, depth: int, size: int, max_length: int,
           proj_dim: int, negatives: int, device: str | None, seed: int) -> Benchmark:
     """The benchmark from the command's options (``lm_mode`` None: chosen by the device)."""
@@ -33,7 +34,11 @@ def build(store: GraphStore, *, data: Path | None, encoder: list[str], prefetch,
 
     return LocalRecommendation(store, LocalConfig(
         data=data, split=SplitConfig(test_share, whole_years, max_train, max_test, textless),
-        prefetch=PrefetchConfig(str(prefetch), depth),
+        prefetch=PrefetchConfig(str(prefetch), depth), first_stages=tuple(str(s) for s in first_stages or ()),
+        rerankers=tuple(rerankers),
+        biencoder=BiEncoderConfig(lm=lm_name(encoder[0]), max_length=bi_max_length, batch_queries=bi_batch,
+                                  negatives=tuple(bi_negatives), max_steps=bi_steps, lr=bi_lr, seed=seed,
+                                  device=device),
         enrich=enrich, size=size, lms=tuple(lm_name(e) for e in encoder), ablations=tuple(ablations),
         lm_mode=lm_mode or default_lm_mode(device), max_steps=max_steps,
         reranker=RerankerConfig(max_length=max_length, proj_dim=proj_dim, negatives=negatives, device=device),
@@ -41,7 +46,7 @@ def build(store: GraphStore, *, data: Path | None, encoder: list[str], prefetch,
 
 
 #: The defaults the options show are the configuration's own, so the CLI and Python agree.
-_RUN, _SPLIT, _PREFETCH, _HEAD = LocalConfig(), SplitConfig(), PrefetchConfig(), RerankerConfig()
+_RUN, _SPLIT, _PREFETCH, _HEAD, _BI = LocalConfig(), SplitConfig(), PrefetchConfig(), RerankerConfig(), BiEncoderConfig()
 
 LOCAL = register(Registered(
     "local", "SymTax's Tables 3 and 4: prefetch → enrichment → taxonomy-aware reranker, and its ablations, "
@@ -52,6 +57,19 @@ LOCAL = register(Registered(
                f"table): {', '.join(encoder_choices())} or a model folder.", list, list(_RUN.lms)),
         Option("prefetch", "--prefetch", "First stage, indexed over the graph's papers, e.g. 'rrf(bm25,minilm)'. "
                "Spelled as --with.", "spec", _PREFETCH.spec),
+        Option("first_stages", "--first-stages", "More first stages scored alone on the test contexts (rows of the "
+               "table, nothing reranked), e.g. 'minilm,rrf(bm25,minilm)'. Spelled as --with.", "specs"),
+        Option("rerankers", "--rerankers", f"Comma-separated, of: {', '.join(RERANKERS)} (symtax: the cross-encoder "
+               "and its ablations; biencoder: the LM fine-tuned with in-batch and graph hard negatives, untrained "
+               "and fused rows beside it).", list, list(_RUN.rerankers)),
+        Option("bi_steps", "--bi-steps", "Bi-encoder training steps (the CPU bound).", int, _BI.max_steps, minimum=0),
+        Option("bi_batch", "--bi-batch", "Bi-encoder contexts per step (in-batch negatives of each other).", int,
+               _BI.batch_queries, minimum=1),
+        Option("bi_negatives", "--bi-negatives", f"Bi-encoder hard negatives per context, one of each: "
+               f"{', '.join(NEGATIVE_TYPES)} ('' for in-batch only).", list, list(_BI.negatives)),
+        Option("bi_lr", "--bi-lr", "Bi-encoder learning rate.", float, _BI.lr, minimum=0, open_bounds=True),
+        Option("bi_max_length", "--bi-max-length", "Bi-encoder tokens of a context or a candidate.", int,
+               _BI.max_length, minimum=8),
         Option("ablations", "--ablations", f"Comma-separated, of: {', '.join(ABLATIONS)} ('' for the full model "
                "only).", list, list(_RUN.ablations)),
         Option("enrich", "--enrich/--no-enrich", "SymTax's Enricher; --no-enrich sends no enrichment query: models "

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import CitegraphError
-from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES
+from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES, RERANKERS
+from .biencoder import BiEncoderConfig
 from .enrich import SIZE
 from .prefetch import DEPTH
 from .rerank import RerankerConfig
@@ -60,17 +61,25 @@ class LocalConfig:
     prefetch: PrefetchConfig = field(default_factory=PrefetchConfig)
     enrich: bool = True
     size: int = SIZE  # candidates after enrichment
+    first_stages: tuple[str, ...] = ()  # more retriever specs scored alone on the test contexts (rows, no reranking)
+    rerankers: tuple[str, ...] = ("symtax",)  # of RERANKERS
     lms: tuple[str, ...] = ("minilm",)  # the rerankers' LMs: the first is SymTax's, all fill Table 4
     ablations: tuple[str, ...] = DEFAULT_ABLATIONS
     lm_mode: str = "finetune"
     max_steps: int = 200
     reranker: RerankerConfig = field(default_factory=RerankerConfig)
+    biencoder: BiEncoderConfig = field(default_factory=BiEncoderConfig)
     seed: int = 12
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.ablations) - set(ABLATIONS))
         if unknown:
             raise CitegraphError(f"unknown ablation(s) {', '.join(unknown)}; choose from {', '.join(ABLATIONS)}")
+        if not self.rerankers or set(self.rerankers) - set(RERANKERS):
+            raise CitegraphError(f"rerankers must be one or more of {', '.join(RERANKERS)}, not {self.rerankers!r}")
+        from ..retrieval.spec import parse_spec
+
+        object.__setattr__(self, "first_stages", tuple(str(parse_spec(s)) for s in self.first_stages))
         if not self.lms:
             raise CitegraphError("name at least one LM (encoder)")
         if self.lm_mode not in LM_MODES:

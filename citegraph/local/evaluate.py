@@ -20,7 +20,11 @@ composition of the stages, each callable and testable alone:
 5. :class:`Variants` — trains one reranker per variant (bounded by ``max_steps``; its LM
    fine-tuned, shared or frozen as ``lm_mode`` says) and ranks each test context's
    candidates with it;
-6. :func:`tables` — every run scored (Recall@5/10/20/50, nDCG@10, MRR) into the tables.
+   :func:`biencoders` — the bi-encoder (:mod:`.biencoder`) untrained, fine-tuned and fused
+   with the first stage, when ``rerankers`` names it (its negatives need no enrichment, so
+   only the test contexts are enriched when SymTax is not run);
+6. :func:`tables` — every run scored (Recall@1/5/10/20/50, nDCG@10, MRR) into the tables,
+   and paired t-test and randomisation-test p-values of every row against the prefetcher.
 
 Rows of the ablation table: the prefetcher alone, prefetch + enrichment (enriched order),
 SymTax (LM, vector fusion, hyperbolic), − enrichment (the same model over the prefetched
@@ -34,10 +38,14 @@ candidate) pair that training samples or ranking needs, for all variants togethe
 ``finetune`` every variant fine-tunes and runs its own. On 2 CPU cores all-MiniLM-L6 reads
 about 30 pairs of 128 tokens a second (fewer when the cores are shared), so a test context
 with 300 candidates costs about 10 s per LM pass: bound ``max_test`` and ``max_steps``.
+
+(Past 400 lines because each stage is kept beside the composition that orders them; the
+models themselves live in :mod:`.rerank` and :mod:`.biencoder`.)
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -48,11 +56,13 @@ import numpy as np
 
 from ..errors import CitegraphError
 from ..evaluation.benchmark import Log, Results, Scores, quiet, run
-from ..evaluation.metrics import evaluate
+from ..evaluation.metrics import compare, evaluate
 from ..evaluation.report import Table
-from ..retrieval.base import Document, Hit, Ranking, Retriever
+from ..retrieval.base import Document, Hit, Ranking, Retriever, rank
+from ..retrieval.fusion import ReciprocalRankFusion
 from . import prefetch as prefetching
 from .ablations import ABLATIONS
+from .biencoder import BiEncoder, Training
 from .config import LocalConfig, PrefetchConfig, SplitConfig, Textless
 from .data import Context, export_contexts, held_out_papers, read_contexts, time_split, write_contexts
 from .enrich import HeldOutView, enrich_all
@@ -62,7 +72,7 @@ from .taxonomy import TaxonomyGraph, load_taxonomy
 if TYPE_CHECKING:
     from ..graph import GraphStore
 
-MEASURES = ("R@5", "R@10", "R@20", "R@50", "nDCG@10", "MRR")
+MEASURES = ("R@1", "R@5", "R@10", "R@20", "R@50", "nDCG@10", "MRR")
 _LM_SHOWN = {"finetune": "LM fine-tuned per variant", "shared": "LM fine-tuned once, shared",
              "frozen": "frozen LM"}
 
@@ -224,23 +234,68 @@ def rerank(variants: Variants, test: Sequence[Context], prefetched: Sequence[Seq
     return ablation_rows, fusion_rows
 
 
+def biencoders(config: LocalConfig, corpus: Corpus, train: Sequence[Context], prefetched: Sequence[Sequence[str]],
+               test: Sequence[Context], candidates: Sequence[Sequence[str]], first_stage: dict[str, Ranking],
+               log: Log = quiet) -> tuple[dict[str, dict[str, Ranking]], dict[str, Any]]:
+    """The bi-encoder (:mod:`.biencoder`) untrained and fine-tuned, ranking ``candidates``, and
+    the fine-tuned one fused (RRF) with the ``first_stage`` ranking of the same lists."""
+    settings = config.biencoder
+    lm = _short(settings.lm)
+    encoder = PairEncoder(settings.lm, settings.max_length, settings.device)
+    runs: dict[str, dict[str, Ranking]] = {}
+    described: dict[str, Any] = {}
+    ids = [c.id for c in test]
+    for name, steps in ((f"{lm} bi-encoder, untrained", 0),
+                        (f"{lm} bi-encoder, fine-tuned ({settings.max_steps} steps)", settings.max_steps)):
+        model = BiEncoder(replace(settings, max_steps=steps), encoder, corpus.candidates)
+        model.train([Training(c, tuple(p)) for c, p in zip(train, prefetched)], log=lambda m: log(f"  {name}: {m}"))
+        started = time.perf_counter()
+        runs[name] = dict(zip(ids, model.rank(test, candidates)))
+        described[name] = {**model.describe(), "rank_seconds": round(time.perf_counter() - started, 1)}
+        log(f"{name}: trained {described[name]['train_seconds']} s, ranked {described[name]['rank_seconds']} s")
+    fused, rrf = f"{name} + first stage (RRF)", ReciprocalRankFusion(())
+    runs[fused] = {q: rank(rrf.fuse([runs[name][q], first_stage[q]]), len(runs[name][q])) for q in ids}
+    return runs, described
+
+
 # -- 6. the tables ------------------------------------------------------------------------------------
 def tables(config: LocalConfig, test: Sequence[Context], runs: dict[str, dict[str, Ranking]],
            ablation_rows: Sequence[str], fusion_rows: Sequence[str]) -> tuple[list[Table], dict[str, Any]]:
     """The ablation table (and the LM × fusion table when it has more than one row), per-query values."""
     qrels = {c.id: dict.fromkeys(c.cited, 1) for c in test}
     results = {name: evaluate(qrels, ranking, MEASURES) for name, ranking in runs.items()}
-    title = (f"{len(test)} test contexts, prefetch {config.prefetch.spec} top {config.prefetch.depth}, "
-             f"{f'enriched to {config.size}' if config.enrich else 'no enrichment'}, {_LM_SHOWN[config.lm_mode]}, "
-             f"{config.max_steps} steps")
-    ablation = Table(f"Local citation recommendation: ablations (SymTax Table 3) — {title}", list(MEASURES))
+    trained = [*((f"SymTax: {_LM_SHOWN[config.lm_mode]}, {config.max_steps} steps",) if "symtax" in config.rerankers
+                 else ()),
+               *((f"bi-encoder: {config.biencoder.max_steps} steps of {config.biencoder.batch_queries}",)
+                 if "biencoder" in config.rerankers else ())]
+    title = ", ".join([f"{len(test)} test contexts, prefetch {config.prefetch.spec} top {config.prefetch.depth}",
+                       f"enriched to {config.size}" if config.enrich else "no enrichment", *trained])
+    heading = ("ablations (SymTax Table 3)" if "symtax" in config.rerankers else "first stages and bi-encoder")
+    ablation = Table(f"Local citation recommendation: {heading} — {title}", list(MEASURES))
     lm_fusion = Table(f"LM × taxonomy fusion (SymTax Table 4) — {title}", list(MEASURES))
     for name, result in results.items():
         for table, rows in ((ablation, ablation_rows), (lm_fusion, fusion_rows)):
             if name in rows:
                 for measure, value in result.mean.items():
                     table.set(name, measure, value)
-    return [ablation] + ([lm_fusion] if len(fusion_rows) > 1 else []), {n: r.per_query for n, r in results.items()}
+    significance = _significance(results, [*ablation_rows, *fusion_rows], title)
+    return ([ablation] + ([lm_fusion] if len(fusion_rows) > 1 else []) + significance,
+            {n: r.per_query for n, r in results.items()})
+
+
+def _significance(results, rows: Sequence[str], title: str) -> list[Table]:
+    """Paired t-test and randomisation test p of every row against the first (the prefetcher)."""
+    names = list(dict.fromkeys(n for n in rows if n in results))
+    if len(names) < 2:
+        return []
+    tests = {kind: Table(f"Paired {kind} p against {names[0]} — {title}", list(MEASURES), scale=1.0)
+             for kind in ("t-test", "randomisation test")}
+    for name in names[1:]:
+        for measure in MEASURES:
+            c = compare(results[name], results[names[0]], measure, permutations=2000)
+            tests["t-test"].set(name, measure, c.t_test_p)
+            tests["randomisation test"].set(name, measure, c.randomisation_p)
+    return list(tests.values())
 
 
 # -- the composition ----------------------------------------------------------------------------------
@@ -258,7 +313,8 @@ class LocalRecommendation:
         config, started, seconds = self.config, time.perf_counter(), {}
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        log(f"reranker LM mode: {config.lm_mode}, at most {config.max_steps} training steps per reranker")
+        if "symtax" in config.rerankers:
+            log(f"reranker LM mode: {config.lm_mode}, at most {config.max_steps} training steps per reranker")
         corpus = load_corpus(self.store)
         data = query_set(self.store, config.data, out, log)
         queries = split(self.store, corpus, read_contexts(data), config.split, config.seed, log)
@@ -272,9 +328,12 @@ class LocalRecommendation:
         t = time.perf_counter()
         prefetched = prefetch(corpus, [*train, *test], config.prefetch, out / "index")
         seconds["prefetch"], t = time.perf_counter() - t, time.perf_counter()
-        enriched = enrich(queries.view, [*train, *test], prefetched, config)
-        seconds["enrich"] = time.perf_counter() - t
         n = len(train)
+        symtax = "symtax" in config.rerankers  # its training negatives come from the enriched lists
+        enriched = enrich(queries.view, [*train, *test] if symtax else test, prefetched if symtax else prefetched[n:],
+                          config)
+        enriched = enriched if symtax else [[] for _ in train] + enriched
+        seconds["enrich"] = time.perf_counter() - t
         info.update(_coverage(test, prefetched[n:], enriched[n:], corpus.candidates), documents=len(corpus.documents))
         log(f"prefetch ({config.prefetch.spec}) {seconds['prefetch']:.1f} s, enrichment {seconds['enrich']:.1f} s; "
             f"test candidates: {info['candidates_prefetched']:.0f} prefetched, {info['candidates_enriched']:.0f} "
@@ -283,26 +342,47 @@ class LocalRecommendation:
 
         first_stage = f"prefetch ({config.prefetch.spec})"
         baselines = {first_stage: _ordered(test, prefetched[n:])}
+        for spec in config.first_stages:
+            t = time.perf_counter()
+            baselines[f"prefetch ({spec})"] = _ordered(test, prefetch(corpus, test, replace(config.prefetch, spec=spec),
+                                                                      out / "index"))
+            seconds[f"prefetch ({spec})"] = time.perf_counter() - t
         if config.enrich:
             baselines[f"{first_stage} + enrichment"] = _ordered(test, enriched[n:])
-        taxonomy = load_taxonomy(self.store, sorted({c for p in corpus.candidates.values() for c in p.categories}
-                                                    | {c for q in [*train, *test] for c in q.categories}))
-        variants = Variants(config, corpus, taxonomy, [Example(c, tuple(e)) for c, e in zip(train, enriched[:n])], log)
-        variants.runs.update(baselines)
-        ablation_rows, fusion_rows = rerank(variants, test, prefetched[n:], enriched[n:])
-        result_tables, per_query = tables(config, test, variants.runs, [*baselines, *ablation_rows], fusion_rows)
+        runs, rows, fusion_rows, trained = dict(baselines), list(baselines), [], {}
+        if "biencoder" in config.rerankers:
+            t = time.perf_counter()
+            found, trained = biencoders(config, corpus, train, prefetched[:n], test, enriched[n:], runs[rows[-1]], log)
+            runs.update(found)
+            rows.extend(found)
+            seconds["bi-encoder"] = time.perf_counter() - t
+        if symtax:
+            taxonomy = load_taxonomy(self.store, sorted({c for p in corpus.candidates.values() for c in p.categories}
+                                                        | {c for q in [*train, *test] for c in q.categories}))
+            variants = Variants(config, corpus, taxonomy, [Example(c, tuple(e)) for c, e in zip(train, enriched[:n])],
+                                log)
+            t = time.perf_counter()
+            ablation_rows, fusion_rows = rerank(variants, test, prefetched[n:], enriched[n:])
+            seconds["SymTax"] = time.perf_counter() - t
+            runs.update(variants.runs)
+            rows.extend(ablation_rows)
+            trained.update(variants.trained)
+            info["pairs_encoded"] = variants.pairs_encoded
+        result_tables, per_query = tables(config, test, runs, rows, fusion_rows)
         seconds["total"] = time.perf_counter() - started
-        return Scores(result_tables, self.describe(data, variants, info, seconds), per_query)
+        return Scores(result_tables, self.describe(data, trained, info, seconds), per_query)
 
-    def describe(self, data: Path, variants: Variants, info: dict[str, Any], seconds: dict[str, float]) -> dict:
+    def describe(self, data: Path, trained: dict[str, Any], info: dict[str, Any], seconds: dict[str, float]) -> dict:
         """The configuration as results.json records it."""
         c = self.config
-        return {"data": str(data), "prefetch": c.prefetch.spec,
+        return {"data": str(data), "prefetch": c.prefetch.spec, "first_stages": list(c.first_stages),
+                "rerankers": list(c.rerankers), "biencoder": asdict(c.biencoder),
                 "encoders": list(c.lms), "ablations": list(c.ablations), "enrich": c.enrich, "lm_mode": c.lm_mode,
                 "textless": c.split.textless, "depth": c.prefetch.depth, "size": c.size,
                 "test_share": c.split.test_share, "whole_years": c.split.whole_years, "seed": c.seed,
-                "reranker": asdict(c.base), "variants": variants.trained, "data_info": info,
-                "pairs_encoded": variants.pairs_encoded, "seconds": {k: round(v, 1) for k, v in seconds.items()}}
+                "reranker": asdict(c.base), "variants": trained, "data_info": info,
+                "pairs_encoded": info.pop("pairs_encoded", {}), "seconds": {k: round(v, 1) for k, v in seconds.items()},
+                "load_average": [round(x, 2) for x in os.getloadavg()]}
 
 
 def evaluate_local(store: GraphStore, out: str | Path, config: LocalConfig = LocalConfig(),

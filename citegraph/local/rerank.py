@@ -139,9 +139,12 @@ class PairEncoder:
                                  return_offsets_mapping=True)["offset_mapping"]
         return [text[:spans[-1][1]] if spans else text for text, spans in zip(texts, offsets)]
 
-    def pairs(self, queries: Sequence[str], candidates: Sequence[str]):
-        """(pairs, D): the joint embedding e_tr of each pair, with gradients when training."""
-        batch = self._batch(queries, candidates)
+    def pairs(self, queries: Sequence[str], candidates: Sequence[str] | None):
+        """(pairs, D): the joint embedding e_tr of each pair (or of each query alone, with
+        ``candidates`` None: a bi-encoder's vectors), with gradients when training."""
+        return self._pooled(self._batch(queries, candidates))
+
+    def _pooled(self, batch):
         hidden = self.model(**batch).last_hidden_state
         mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
         return (hidden * mask).sum(1) / mask.sum(1).clamp_min(1.0)
@@ -157,10 +160,7 @@ class PairEncoder:
                 rows = order[start:start + batch_size]
                 a = [texts[i] for i in rows]
                 b = [second[i] for i in rows] if second is not None else None
-                batch = self._batch(a, b)
-                hidden = self.model(**batch).last_hidden_state.float()
-                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                out[rows] = ((hidden * mask).sum(1) / mask.sum(1).clamp_min(1.0)).cpu().numpy()
+                out[rows] = self._pooled(self._batch(a, b)).float().cpu().numpy()
         self.model.train(was_training)
         return out
 
