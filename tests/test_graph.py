@@ -65,7 +65,7 @@ def test_every_query_file_runs_on_the_server(store):
 def test_schema_is_idempotent_and_paper_ids_are_unique(store, server_config):
     apply_schema(store)
     apply_schema(store)
-    store.write(Write("ingest/papers", {"rows": [{"id": "P1", "props": {"title": "One"}}]}))
+    store.write(Write("ingest/papers", {"ingested": "2024-01-01", "rows": [{"id": "P1", "props": {"title": "One"}}]}))
     with neo4j.GraphDatabase.driver(server_config.uri, auth=(server_config.user, server_config.password)) as driver:
         constraints = driver.execute_query("SHOW CONSTRAINTS", database_=server_config.database).records
         assert {"paper_id", "field_name", "author_id"} <= {r["name"] for r in constraints}
@@ -77,8 +77,8 @@ def test_schema_is_idempotent_and_paper_ids_are_unique(store, server_config):
 def test_a_write_batch_is_one_transaction(store):
     """If any statement of a batch fails, nothing of the batch is written."""
     apply_schema(store)
-    good = Write("ingest/papers", {"rows": [{"id": "A", "props": {"title": "A"}}]})
-    bad = Write("ingest/papers", {"rows": [{"id": "B", "props": {"nested": {"maps": "are not properties"}}}]})
+    good = Write("ingest/papers", {"ingested": "2024-01-01", "rows": [{"id": "A", "props": {"title": "A"}}]})
+    bad = Write("ingest/papers", {"ingested": "2024-01-01", "rows": [{"id": "B", "props": {"nested": {"maps": "are not properties"}}}]})
     with pytest.raises(neo4j.exceptions.Neo4jError):
         store.write(good, bad)
     assert store.run("paper", id="A") == []
@@ -88,7 +88,7 @@ def test_a_write_batch_is_one_transaction(store):
 
 def test_rows_are_streamed_lazily_and_a_stream_can_be_abandoned(store):
     apply_schema(store)
-    store.write(Write("ingest/papers", {"rows": [{"id": f"P{i:04}", "props": {"year": 2000}} for i in range(3000)]}))
+    store.write(Write("ingest/papers", {"ingested": "2024-01-01", "rows": [{"id": f"P{i:04}", "props": {"year": 2000}} for i in range(3000)]}))
     store.fetch_size = 100
     rows = store.rows("most_cited", limit=3000)
     assert isinstance(rows, types.GeneratorType)
@@ -138,7 +138,7 @@ def test_embedded_default_starts_and_stops_its_own_server(tmp_path):
     with open_store(config) as store:
         assert "ArcadeDB" in store.server_info()["agent"]
         apply_schema(store)
-        store.write(Write("ingest/papers", {"rows": [{"id": "E1", "props": {"year": 2020}}]}))
+        store.write(Write("ingest/papers", {"ingested": "2024-01-01", "rows": [{"id": "E1", "props": {"year": 2020}}]}))
         pid = ArcadeServer(tmp_path / "arcadedb").status().pid
     assert ArcadeServer(tmp_path / "arcadedb").status() is None
     with pytest.raises(ProcessLookupError):
@@ -180,7 +180,7 @@ def test_backends_empty_the_graph(arcade_server, store):
     """What `citegraph clear` asks of the backend: ArcadeDB drops the database, a user's server
     deletes in batches of Cypher (here too on ArcadeDB, which speaks the same Cypher)."""
     def fill():
-        store.write(Write("ingest/papers", {"rows": [{"id": f"P{i}", "props": {"title": "t"}} for i in range(25)]}))
+        store.write(Write("ingest/papers", {"ingested": "2024-01-01", "rows": [{"id": f"P{i}", "props": {"title": "t"}} for i in range(25)]}))
 
     fill()
     assert Neo4jBackend().clear(store) == "deleted 25 nodes"

@@ -206,7 +206,7 @@ def test_a_batch_over_the_bolt_message_limit_is_split_not_hung(store, server_env
 def test_one_record_over_the_limit_is_refused_before_it_is_sent(store):
     started = time.monotonic()
     with pytest.raises(CitegraphError, match="over the graph server's message limit"):
-        store.write(Write("ingest/papers", {"rows": [{"id": "P1", "props": {"abstract": "x" * (20 << 20)}}]}))
+        store.write(Write("ingest/papers", {"ingested": "2024-01-01", "rows": [{"id": "P1", "props": {"abstract": "x" * (20 << 20)}}]}))
     assert time.monotonic() - started < 30
     assert store.run("stats/labels") == []  # nothing was sent, and the connection still works
 
