@@ -267,7 +267,7 @@ class Builder:
             "maps_to": _unique_pairs(_ints(self.maps_to[0]), _ints(self.maps_to[1])),
         }
         arrays["eligible"] = self._eligible(arrays["citation_count"][:self.rows])
-        topics, topic_edges = self.topics.finish(new, self.work)
+        topics = self.topics.finish(new, self.work)
         for name, values in arrays.items():
             np.save(self.work / f"{name}.npy", values)
         manifest = {
@@ -280,9 +280,6 @@ class Builder:
             "merges": self.merges,
             "stats": {"records": dict(self.stats.records), "citations": self.stats.citations,
                       "self_citations": self.stats.self_citations},
-            "created": {"nodes": n + len(self.authors) + len(self.fields) + len(self.categories) + len(self.concepts)
-                                 + len(topics),
-                        "relationships": sum(arrays[name].shape[1] for name in RELATIONSHIP_ARRAYS) + topic_edges},
         }
         (self.work / "manifest.json").write_text(encode(manifest), encoding="utf-8")
         return CompactGraph(self.work, manifest)
@@ -338,7 +335,6 @@ class Builder:
 
 
 #: The arrays of ``finish`` that hold one relationship per column.
-RELATIONSHIP_ARRAYS = ("cites", "cites_with_props", "wrote", "in_field", "in_category", "broader", "maps_to")
 
 
 def _unique_pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -347,6 +343,12 @@ def _unique_pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     width = int(b.max()) + 1
     key = np.unique(a * width + b)
     return np.stack([key // width, key % width])
+
+
+def _positions(positions: np.ndarray) -> Iterator[dict]:
+    """WROTE's properties, produced only when the loader reads them."""
+    for position in positions.tolist():
+        yield {"position": position}
 
 
 def _edges(name: str, kind: str, pairs: np.ndarray, props: Iterator[dict] | None) -> EdgeGroup:
@@ -366,7 +368,8 @@ class CompactGraph:
         return cls(Path(work), json.loads((Path(work) / "manifest.json").read_text(encoding="utf-8")))
 
     def _array(self, name: str) -> np.ndarray:
-        return np.load(self.work / f"{name}.npy")
+        """Memory-mapped: describing the groups (and counting them) reads no array."""
+        return np.load(self.work / f"{name}.npy", mmap_mode="r")
 
     def paper_ids(self) -> list[str]:
         """Final index → paper id (stubs after full papers)."""
@@ -410,7 +413,7 @@ class CompactGraph:
     def _merged_cite_props(self) -> Iterator[dict]:
         """CITES properties in the order of ``cites_with_props``: each edge's spilled lines
         merged as successive ``coalesce(new, old)`` SETs would, yielded at its last line."""
-        prop_group, remaining = self._array("prop_group"), self._array("props_per_group")
+        prop_group, remaining = self._array("prop_group"), np.array(self._array("props_per_group"))  # counted down
         pending: dict[int, dict] = {}
         with open(self.work / "cites_props.jsonl", encoding="utf-8") as f:
             for line, group in zip(f, prop_group.tolist()):
@@ -430,7 +433,7 @@ class CompactGraph:
         return [group for group in [
             _edges("cites", "CITES", self._array("cites"), None),
             _edges("cites_with_contexts", "CITES", self._array("cites_with_props"), self._merged_cite_props()),
-            _edges("wrote", "WROTE", wrote[:2], ({"position": p} for p in wrote[2].tolist())),
+            _edges("wrote", "WROTE", wrote[:2], _positions(wrote[2])),
             _edges("in_field", "IN_FIELD", self._array("in_field"), None),
             _edges("in_category", "IN_CATEGORY", self._array("in_category"), None),
             _edges("broader", "BROADER", self._array("broader"), None),
@@ -440,9 +443,10 @@ class CompactGraph:
         ] if group.pairs.shape[1]]
 
     def write_stats(self) -> WriteStats:
-        """From the manifest: counting the edges of the arrays meant loading them all."""
-        stats, created = self.manifest["stats"], self.manifest["created"]
-        return WriteStats(nodes_created=created["nodes"], relationships_created=created["relationships"],
+        """Counted from the groups the loader loads (memory-mapped arrays: only their shapes are read)."""
+        stats = self.manifest["stats"]
+        return WriteStats(nodes_created=sum(g.count for g in self.vertices()),
+                          relationships_created=sum(g.pairs.shape[1] for g in self.edges()),
                           external_created=self.manifest["stubs_found"], self_citations=stats["self_citations"],
                           citations=stats["citations"], records=Counter(stats["records"]))
 

@@ -79,9 +79,8 @@ class TopicTree:
             self.scores.append(math.nan if link.score is None else link.score)
             self.primary.append(link.primary)
 
-    def finish(self, new: np.ndarray, work: Path) -> tuple[list[dict], int]:
-        """Write the arrays (papers renumbered by ``new``) to ``work``; returns the nodes' rows
-        and the number of edges (IN_TOPIC and BROADER_TOPIC) written."""
+    def finish(self, new: np.ndarray, work: Path) -> list[dict]:
+        """Write the arrays (papers renumbered by ``new``) to ``work``; returns the nodes' rows."""
         paper = new[np.frombuffer(self.links[0], np.int64)] if self.links[0] else np.zeros(0, np.int64)
         topic = np.frombuffer(self.links[1], np.int64) if self.links[1] else np.zeros(0, np.int64)
         key = paper * max(len(self.ids), 1) + topic
@@ -92,7 +91,7 @@ class TopicTree:
         np.save(work / "in_topic_primary.npy", np.asarray(self.primary, np.bool_)[last])
         parents = sorted(self.parent.items())
         np.save(work / "broader_topic.npy", np.array(parents, np.int64).T.reshape(2, -1))
-        return [{"id": topic_id, **props} for topic_id, props in zip(self.ids, self.props)], int(last.size) + len(parents)
+        return [{"id": topic_id, **props} for topic_id, props in zip(self.ids, self.props)]
 
 
 def in_topic_props(work: Path) -> Iterator[dict]:
