@@ -155,6 +155,11 @@ def test_query_set_corpus_split_prefetch_and_enrich_alone(tiny_graph, tmp_path):
     queries = split(tiny_graph, corpus, read_contexts(data), SplitConfig(test_share=0.25, max_train=4), seed=12)
     assert {c.citing for c in queries.test} == {"G", "H"} and len(queries.test) == 4 and len(queries.train) == 4
     assert queries.info["train"] == 9 and queries.info["train_used"] == 4 and queries.view.held_out == ("G", "H")
+    for max_train in (2, 9):  # the test sample does not depend on how much is trained on
+        other = split(tiny_graph, corpus, read_contexts(data), SplitConfig(test_share=0.25, max_train=max_train,
+                                                                           max_test=2), seed=12)
+        assert [c.id for c in other.test] == [c.id for c in split(
+            tiny_graph, corpus, read_contexts(data), SplitConfig(test_share=0.25, max_test=2), seed=12).test]
 
     lists = prefetch(corpus, queries.test, PrefetchConfig("bm25:bm25s", depth=3), tmp_path / "index")
     for context, ids in zip(queries.test, lists):

@@ -126,8 +126,9 @@ def split(store: GraphStore, corpus: Corpus, contexts: Sequence[Context], config
         return Queries([], [], None, info)
     parts = time_split(kept, config.test_share, whole_years=config.whole_years)
     hidden = held_out_papers(parts, ((p["id"], p["year"], p["arxiv_id"]) for p in corpus.papers))
-    rng = np.random.default_rng(seed)
-    train, test = _sample(parts.train, config.max_train, rng), _sample(parts.test, config.max_test, rng)
+    # one generator per side, so that the test sample does not depend on how much was trained on
+    train_rng, test_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
+    train, test = _sample(parts.train, config.max_train, train_rng), _sample(parts.test, config.max_test, test_rng)
     info.update(parts.info, hidden_citing_papers=len(hidden), train_used=len(train), test_used=len(test))
     log(f"split: {parts.info}; using {len(train)} train and {len(test)} test contexts; "
         f"the view hides the citations of {len(hidden)} papers")
