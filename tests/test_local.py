@@ -24,7 +24,7 @@ from citegraph.local.rerank import RerankerConfig
 from citegraph.retrieval.base import Hit
 from citegraph.local.geometry import distance, mobius_add, to_manifold
 from citegraph.synth import SynthSpec, generate
-from conftest import citegraph_ok, shared
+from conftest import citegraph, citegraph_ok, shared
 
 torch = pytest.importorskip("torch")
 
@@ -374,6 +374,8 @@ def test_biencoder_draws_each_hard_negative_type_and_learns(tiny_bert, tmp_path)
     examples = [Training(c, ("d", "a", "e", "b")) for c in contexts]
     with pytest.raises(CitegraphError, match="unknown negative type"):
         BiEncoderConfig(negatives=("random",))
+    with pytest.raises(CitegraphError, match=r"checkpoint step\(s\) 0, 3 not between 0 and the last step \(3\)"):
+        BiEncoderConfig(max_steps=3, checkpoints=(0, 1, 3))
     config = BiEncoderConfig(lm=f"hf:{tiny_bert}", negatives=("prefetch", "cocited", "popular"), prefetch_top=1,
                              popular_top=1, batch_queries=4, max_steps=40, lr=1e-3, warmup=0.0, max_length=32)
     negatives = HardNegatives(examples, config)
@@ -406,12 +408,14 @@ def test_evaluate_local_with_the_biencoder_and_more_first_stages(store, server_e
     ingest(store, formats.get("jsonl"), [corpus])
     lm = f"hf:{tiny_bert}"
     result = citegraph_ok("evaluate", "local", "--out", str(out), "--encoder", str(tiny_bert), "--rerankers", "biencoder",
-                       "--first-stages", f"{lm},rrf(bm25:bm25s,{lm})", "--bi-steps", "3", "--bi-batch", "4",
+                       "--first-stages", f"{lm},rrf(bm25:bm25s,{lm})", "--bi-steps", "3", "--bi-checkpoints", "1,2",
+                       "--bi-batch", "4",
                        "--max-train", "12", "--max-test", "8", "--prefetch", "bm25:bm25s", env=server_env)
     assert "first stages and bi-encoder" in result.stdout and "bi-encoder: 3 steps of 4" in result.stdout
     main, t_test, randomisation = _tables(out)
     rows = ["prefetch (bm25:bm25s)", f"prefetch ({lm})", f"prefetch (rrf(bm25:bm25s,{lm}))",
             "prefetch (bm25:bm25s) + enrichment", "tiny-bert bi-encoder, untrained",
+            "tiny-bert bi-encoder, fine-tuned (1 of 3 steps)", "tiny-bert bi-encoder, fine-tuned (2 of 3 steps)",
             "tiny-bert bi-encoder, fine-tuned (3 steps)", "tiny-bert bi-encoder, fine-tuned (3 steps) + first stage (RRF)"]
     assert list(main["rows"]) == rows and list(t_test["rows"]) == list(randomisation["rows"]) == rows[1:]
     _check_metrics(main)
@@ -421,5 +425,10 @@ def test_evaluate_local_with_the_biencoder_and_more_first_stages(store, server_e
     trained = config["variants"]["tiny-bert bi-encoder, fine-tuned (3 steps)"]
     assert trained["steps"] == 3 and trained["device"] == "cpu" and trained["final_loss"] > 0
     assert config["variants"]["tiny-bert bi-encoder, untrained"]["steps"] == 0
+    assert [config["variants"][f"tiny-bert bi-encoder, fine-tuned ({k} of 3 steps)"]["steps"] for k in (1, 2)] == [1, 2]
+    bad = citegraph("evaluate", "local", "--out", str(tmp_path / "bad"), "--rerankers", "biencoder",
+                    "--bi-checkpoints", "1,x", env=server_env)
+    assert bad.returncode != 0 and "--bi-checkpoints: '1,x' is not a comma-separated list of steps" in bad.stderr
+    assert "Traceback" not in bad.stderr
     assert {"prefetch", "enrich", "bi-encoder", f"prefetch ({lm})", "total"} <= set(config["seconds"])
     assert len(config["load_average"]) == 3 and config["pairs_encoded"] == {}

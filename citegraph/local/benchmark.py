@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import CitegraphError
 from ..evaluation.benchmark import Benchmark, Option, Registered, register
 from ..retrieval.encoders import HUB_PREFIX, encoder_choices
 from .ablations import ABLATIONS, LM_MODES, RERANKERS
@@ -25,7 +26,7 @@ def lm_name(value: str) -> str:
 
 
 def build(store: GraphStore, *, data: Path | None, encoder: list[str], prefetch, first_stages, rerankers: list[str],
-          bi_steps: int, bi_batch: int, bi_negatives: list[str], bi_lr: float, bi_max_length: int, ablations: list[str], enrich: bool, lm_mode: str | None, max_steps: int, max_train: int, max_test: int,
+          bi_steps: int, bi_checkpoints: list[str], bi_batch: int, bi_negatives: list[str], bi_lr: float, bi_max_length: int, ablations: list[str], enrich: bool, lm_mode: str | None, max_steps: int, max_train: int, max_test: int,
           test_share: float, whole_years: bool, textless: str, depth: int, size: int, max_length: int,
           proj_dim: int, negatives: int, device: str | None, seed: int) -> Benchmark:
     """The benchmark from the command's options (``lm_mode`` None: chosen by the device)."""
@@ -37,12 +38,19 @@ def build(store: GraphStore, *, data: Path | None, encoder: list[str], prefetch,
         prefetch=PrefetchConfig(str(prefetch), depth), first_stages=tuple(str(s) for s in first_stages or ()),
         rerankers=tuple(rerankers),
         biencoder=BiEncoderConfig(lm=lm_name(encoder[0]), max_length=bi_max_length, batch_queries=bi_batch,
-                                  negatives=tuple(bi_negatives), max_steps=bi_steps, lr=bi_lr, seed=seed,
+                                  negatives=tuple(bi_negatives), max_steps=bi_steps, checkpoints=_steps(bi_checkpoints), lr=bi_lr, seed=seed,
                                   device=device),
         enrich=enrich, size=size, lms=tuple(lm_name(e) for e in encoder), ablations=tuple(ablations),
         lm_mode=lm_mode or default_lm_mode(device), max_steps=max_steps,
         reranker=RerankerConfig(max_length=max_length, proj_dim=proj_dim, negatives=negatives, device=device),
         seed=seed))
+
+
+def _steps(values: list[str]) -> tuple[int, ...]:
+    try:
+        return tuple(int(v) for v in values)
+    except ValueError:
+        raise CitegraphError(f"--bi-checkpoints: {','.join(values)!r} is not a comma-separated list of steps") from None
 
 
 #: The defaults the options show are the configuration's own, so the CLI and Python agree.
@@ -63,6 +71,9 @@ LOCAL = register(Registered(
                "and its ablations; biencoder: the LM fine-tuned with in-batch and graph hard negatives, untrained "
                "and fused rows beside it).", list, list(_RUN.rerankers)),
         Option("bi_steps", "--bi-steps", "Bi-encoder training steps (the CPU bound).", int, _BI.max_steps, minimum=0),
+        Option("bi_checkpoints", "--bi-checkpoints", "Bi-encoder steps, before the last, at which the model also "
+               "ranks the test contexts (rows of the table: a learning curve from one run), e.g. '100,200,400'.",
+               list, []),
         Option("bi_batch", "--bi-batch", "Bi-encoder contexts per step (in-batch negatives of each other).", int,
                _BI.batch_queries, minimum=1),
         Option("bi_negatives", "--bi-negatives", f"Bi-encoder hard negatives per context, one of each: "

@@ -59,6 +59,7 @@ class BiEncoderConfig:
     prefetch_top: int = 20
     popular_top: int = 100
     max_steps: int = 300
+    checkpoints: tuple[int, ...] = ()  # steps before the last at which the model also ranks the test lists
     lr: float = 2e-5
     warmup: float = 0.1  # share of the steps with a linearly rising learning rate
     scale: float = 20.0  # the inverse temperature of the cosine logits (sentence-transformers' default)
@@ -70,6 +71,10 @@ class BiEncoderConfig:
         unknown = sorted(set(self.negatives) - set(NEGATIVE_TYPES))
         if unknown:
             raise CitegraphError(f"unknown negative type(s) {', '.join(unknown)}; choose from {', '.join(NEGATIVE_TYPES)}")
+        late = [s for s in self.checkpoints if not 0 < s < self.max_steps]
+        if late:
+            raise CitegraphError(f"checkpoint step(s) {', '.join(map(str, late))} not between 0 and the last step "
+                                 f"({self.max_steps})")
         if self.batch_queries < 2 and not self.negatives:
             raise CitegraphError("one context per batch and no hard negatives leave nothing to contrast")
 
@@ -130,8 +135,11 @@ class BiEncoder:
         target = torch.tensor([column[p] for _, p, _ in batch], device=logits.device)
         return torch.nn.functional.cross_entropy(logits.masked_fill(also_cited, float("-inf")), target)
 
-    def train(self, examples: Sequence[Training], log: Callable[[str], None] | None = None) -> list[float]:
-        """Up to ``max_steps`` steps of ``batch_queries`` contexts, cycling through shuffled examples."""
+    def train(self, examples: Sequence[Training], log: Callable[[str], None] | None = None,
+              at_checkpoint: Callable[[int], None] | None = None) -> list[float]:
+        """Up to ``max_steps`` steps of ``batch_queries`` contexts, cycling through shuffled examples;
+        ``at_checkpoint(step)`` is called, the model in eval mode, after each of ``checkpoints``
+        (a learning curve from one run: the learning rate follows the whole run's schedule)."""
         config, started = self.config, time.perf_counter()
         usable = [e for e in examples if e.context.cited]
         if not usable or config.max_steps <= 0:
@@ -164,6 +172,10 @@ class BiEncoder:
             if log and (step + 1) % every == 0:
                 log(f"step {step + 1}/{config.max_steps}: loss {np.mean(self.losses[-every:]):.4f} "
                     f"({(time.perf_counter() - started) / (step + 1):.1f} s/step)")
+            if at_checkpoint and step + 1 in config.checkpoints:
+                self.encoder.model.eval()
+                at_checkpoint(step + 1)
+                self.encoder.model.train()
         self.encoder.model.eval()
         self.seconds = time.perf_counter() - started
         return self.losses

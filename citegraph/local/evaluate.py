@@ -246,14 +246,20 @@ def biencoders(config: LocalConfig, corpus: Corpus, train: Sequence[Context], pr
     runs: dict[str, dict[str, Ranking]] = {}
     described: dict[str, Any] = {}
     ids = [c.id for c in test]
-    for name, steps in ((f"{lm} bi-encoder, untrained", 0),
-                        (f"{lm} bi-encoder, fine-tuned ({settings.max_steps} steps)", settings.max_steps)):
-        model = BiEncoder(replace(settings, max_steps=steps), encoder, corpus.candidates)
-        model.train([Training(c, tuple(p)) for c, p in zip(train, prefetched)], log=lambda m: log(f"  {name}: {m}"))
+
+    def ranked(name: str, model: BiEncoder) -> None:
         started = time.perf_counter()
         runs[name] = dict(zip(ids, model.rank(test, candidates)))
         described[name] = {**model.describe(), "rank_seconds": round(time.perf_counter() - started, 1)}
         log(f"{name}: trained {described[name]['train_seconds']} s, ranked {described[name]['rank_seconds']} s")
+
+    for name, steps in ((f"{lm} bi-encoder, untrained", 0),
+                        (f"{lm} bi-encoder, fine-tuned ({settings.max_steps} steps)", settings.max_steps)):
+        model = BiEncoder(replace(settings, max_steps=steps, checkpoints=settings.checkpoints if steps else ()), encoder,
+                          corpus.candidates)
+        model.train([Training(c, tuple(p)) for c, p in zip(train, prefetched)], log=lambda m: log(f"  {name}: {m}"),
+                    at_checkpoint=lambda step: ranked(f"{lm} bi-encoder, fine-tuned ({step} of {steps} steps)", model))
+        ranked(name, model)
     fused, rrf = f"{name} + first stage (RRF)", ReciprocalRankFusion(())
     runs[fused] = {q: rank(rrf.fuse([runs[name][q], first_stage[q]]), len(runs[name][q])) for q in ids}
     return runs, described
