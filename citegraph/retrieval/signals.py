@@ -10,6 +10,7 @@ recommender and the reranker use.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -38,9 +39,12 @@ def enrich(store: GraphStore, candidates: Sequence[str], size: int = 300, *, hid
     room = max(0, size - len(kept))
     if not room:
         return Enriched(kept, {})
-    [row] = store.plain("signals/enrich", ids=[c for c in kept if c not in hidden], candidates=kept, exclude=exclude,
-                      max_year=max_year, as_of=as_of, with_text=with_text, limit=room)
-    return Enriched(kept + row["ids"], dict(zip(row["ids"], row["frequencies"])))
+    [row] = store.plain("signals/enrich", ids=[c for c in kept if c not in hidden], max_year=max_year, as_of=as_of,
+                        with_text=with_text)
+    left_out = {*kept, exclude}
+    frequency = Counter(n for cited in row["cited"] for n in cited if n not in left_out)
+    top = sorted(frequency.items(), key=lambda item: (-item[1], item[0]))[:room]  # most cited first, then by id
+    return Enriched(kept + [n for n, _ in top], dict(top))
 
 
 @dataclass(frozen=True, slots=True)
