@@ -20,10 +20,10 @@ own citation edges never count (which also makes held-out citations a fair test)
 co-citation with the references and coupling with the seed (both through at most
 ``fanout`` citing papers of each reference), citations by other papers, the MDCR overlap
 O, plus each retriever's min–max normalised score and the contexts score (relative to the
-best). The score is a weighted sum of the features — default weights, weights the user sets, or weights learned by logistic regression on
-held-out citations of the graph (:func:`train`). Candidates newer than the seed, outside
-the requested field or category, already cited, the seed itself and ``:External`` stubs
-(no text to show) are left out. Ties are broken by id, so a recommendation is
+best). The score is a weighted sum of the features — default weights, weights the user
+sets, or weights learned by logistic regression on held-out citations of the graph
+(:func:`train`). Candidates newer than the seed, outside the requested field or category,
+already cited, the seed itself and ``:External`` stubs (no text to show) are left out. Ties are broken by id, so a recommendation is
 deterministic.
 
 Each recommendation carries its **explanation**: the signals that fired, with the graph

@@ -93,7 +93,7 @@ def _contexts_tables(results: dict, baseline: str, cited: list[str], measures: l
         for measure, value in Evaluation(results[name].per_query, cited).mean.items():
             subset.set(name, measure, value)
     tests = Table(f"paired tests p: {WITH_CONTEXTS} against {baseline} (per paper)", measures, scale=1.0,
-                  name="recommend_contexts_p")
+                  name="recommend_contexts_p", digits=4)
     for papers, queries in (("all papers", results[baseline].queries), ("cited in contexts", cited)):
         for measure in measures:
             c = compare(Evaluation(results[WITH_CONTEXTS].per_query, queries),

@@ -15,16 +15,21 @@ from pathlib import Path
 import pytest
 
 from citegraph.recommend_contexts import CitingSentences
-from citegraph.recommend_held_out import evaluate_held_out, held_out_citations, train
+from citegraph.evaluation.sampling import generator, sample
+from citegraph.recommend_held_out import HeldOut, evaluate_held_out, held_out_citations, train
 
 from conftest import ACL200, ACL_INGESTED, SHARED, citegraph_ok
 
 pytest.importorskip("bm25s")
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "scisummnet"
-#: ScisummNet papers that ACL-200 papers cite most (each cited there by 10–16 of its citing papers)
+#: ScisummNet papers that ACL-200 papers cite most (each cited there by 9–16 of the citing papers of its
+#: citing sentences)
 SHARED_FOLDERS = ("W08-0509", "P06-1124", "D11-1142", "W08-0336", "P03-1054", "W04-2705", "N09-1046", "P03-1021",
-                  "W06-3119", "P04-1015", "P08-1115", "D08-1014")
+                  "W06-3119", "P04-1015", "P08-1115", "D08-1014", "W04-3250", "W06-2920", "N04-1022", "N10-1115",
+                  "D08-1021", "W08-0309", "D10-1120", "P08-1109", "E09-1013", "W11-2103", "N09-2004", "P07-1123",
+                  "N09-1037", "W04-0308", "P09-1068", "P07-2045", "D11-1125", "P10-2041", "P07-1005", "P09-1027",
+                  "P09-1088", "P07-1096", "P06-2005", "P06-1005", "P07-1055", "P10-1146", "P11-1020", "P98-1013")
 SCISUMMNET = SHARED / "samples" / "scisummnet" / "From-ScisummNet-2019"
 
 
@@ -69,13 +74,18 @@ def test_the_seeds_own_sentences_never_feed_the_signal(merged):
     blocked = {seed.id, *seed.references}
     query = seed.document.text
 
-    def relative(matches) -> dict[str, float]:
-        return {m.cited: m.score / matches[0].score for m in matches}
+    def scores(sentences) -> dict[str, float]:
+        return {m.cited: m.score for m in sentences.search(query, merged.text_depth, exclude=blocked)}
 
-    expected = relative(without.search(query, merged.text_depth, exclude=blocked))
-    leaked = relative(everything.search(query, merged.text_depth, exclude=blocked))
+    def relative(scored: dict[str, float]) -> dict[str, float]:
+        return {cid: score / max(scored.values()) for cid, score in scored.items()}
+
+    honest, leaked = scores(without), scores(everything)
+    assert leaked["W98-0705"] > honest["W98-0705"]  # the seed's own sentence would raise the held-out paper
+    expected = relative(honest)
+    assert relative(leaked) != expected
     found = {cid: c.features["contexts"] for cid, c in merged.candidates(seed).items() if "contexts" in c.features}
-    assert expected.keys() & found.keys() and leaked["W98-0705"] > expected.get("W98-0705", 0.0)
+    assert "W98-0705" in found
     for cid, value in found.items():
         assert value == pytest.approx(expected[cid], rel=1e-9), cid
     assert not [s for c in merged.candidates(seed).values() for s in c.signals
@@ -115,20 +125,36 @@ def test_explanations_quote_a_citing_sentence_of_the_candidate(merged):
     assert max(s.value for _, s in quoted) == 1.0  # the best match of the query
 
 
+def citing_the_scisummnet_papers(rec, n: int) -> list[HeldOut]:
+    """Held-out citations whose held-out reference is a ScisummNet paper of the graph: ``n``
+    graph papers with a title that cite one (seeded draw), each with the first it cites held out."""
+    sentences = rec.citing_sentences()
+    rows = [r for r in rec.store.run("recommend/held_out", min_refs=3)
+            if r["title"] and set(r["references"]) & set(sentences.cited_ids)]
+    examples = []
+    for row in sample(rows, n, generator(0, "contexts")):
+        held = min(set(row["references"]) & set(sentences.cited_ids))
+        examples.append(HeldOut(held_out(rec, row["id"], held), held))
+    return examples
+
+
 def test_contexts_find_the_held_out_citations_that_text_misses(merged):
-    """On held-out citations whose reference is cited in sentences the seed's view shows,
-    ranking by the contexts signal alone finds more of them than BM25 on titles, and the
-    learned weight of the signal is positive (seeds 0/1: 150 papers to learn from, 150 to test)."""
-    sentences = merged.citing_sentences()
-    train_set = held_out_citations(merged.store, 150, seed=0)
-    test_set = [e for e in held_out_citations(merged.store, 150, seed=0, skip=150)
-                if e.seed.document.text and sentences.cited_in_view(e.held_out, e.seed.id)]
-    assert len(test_set) >= 20
+    """On held-out citations of ScisummNet papers, ranking by the contexts signal alone finds
+    more of them than BM25 on the titles (R@5 0.28 against 0.02) and more than chance among the
+    papers it scores (MRR 0.25 against 0.12), and the learned weight of the signal is positive
+    (60 papers to learn from, 60 others to test on)."""
+    examples = citing_the_scisummnet_papers(merged, 120)
+    train_set, test_set = examples[:60], examples[60:]
+    assert len({e.seed.id for e in examples}) == 120
+    assert all(merged.citing_sentences().cited_in_view(e.held_out, e.seed.id) for e in test_set)
     learned = train(merged, train_set)
     assert learned["contexts"] > 0, learned
     results = evaluate_held_out(merged, test_set, {"contexts": {"contexts": 1.0}, "text": {"text": 1.0}})
-    r20 = {name: result.mean["R@20"] for name, result in results.items()}
-    assert r20["contexts"] >= r20["text"] + 0.05, r20
+    found = {name: result.mean for name, result in results.items()}
+    # ranked at random among the candidates the signal scores, the held-out paper's mean reciprocal rank
+    pools = [sum("contexts" in c.features for c in merged.candidates(e.seed).values()) for e in test_set]
+    chance = sum(sum(1 / r for r in range(1, m + 1)) / m for m in pools) / len(pools)
+    assert found["contexts"]["MRR"] >= 1.5 * chance and found["contexts"]["R@5"] >= found["text"]["R@5"] + 0.2, found
 
 
 def test_recommend_train_and_evaluate_with_and_without_the_signal(merged, server_env, tmp_path):
@@ -141,7 +167,8 @@ def test_recommend_train_and_evaluate_with_and_without_the_signal(merged, server
     done = citegraph_ok("evaluate", "recommend", "--model", str(plain), "--contexts-model", str(contexts),
                         "--papers", "40", "--skip", "60", "--out", str(tmp_path / "out"), env=server_env)
     assert "held-out reference cited in contexts" in done.stdout
-    tables = {t["title"].split(" (")[0]: t for t in json.loads((tmp_path / "out" / "results.json").read_text())["tables"]}
+    saved = json.loads((tmp_path / "out" / "results.json").read_text())
+    tables = {t["title"].split(" (")[0]: t for t in saved["tables"]}
     assert list(tables["held-out citations"]["rows"]) == ["text only", "fusion (default weights)", "learned",
                                                           "learned + contexts"]
     tests = tables["paired tests p: learned + contexts against learned"]["rows"]
