@@ -57,7 +57,15 @@ class ContextMatch:
     citing: str  # the paper that wrote the sentence
 
     def explanation(self) -> str:
-        return f"cited in contexts like: '{textwrap.shorten(self.sentence, SHOWN, placeholder=' …')}' ({self.citing})"
+        return f"cited in contexts like: '{excerpt(self.sentence)}' ({self.citing})"
+
+
+def excerpt(sentence: str, width: int = SHOWN) -> str:
+    """At most ``width`` characters of a sentence, from a word about ``width / 2`` before its
+    ``[CIT]`` marker when the marker would be cut off otherwise ("… as in [CIT] …")."""
+    marker = sentence.find(CONTEXT_MARKER)
+    start = 0 if marker < width // 2 else sentence.rfind(" ", 0, marker - width // 2) + 1
+    return ("… " if start else "") + textwrap.shorten(sentence[start:], width, placeholder=" …")
 
 
 class CitingSentences:

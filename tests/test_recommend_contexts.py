@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from citegraph.recommend_contexts import CitingSentences
+from citegraph.recommend_contexts import CitingSentences, excerpt
 from citegraph.evaluation.sampling import generator, sample
 from citegraph.recommend_held_out import HeldOut, evaluate_held_out, held_out_citations, train
 
@@ -97,6 +97,15 @@ def test_the_seeds_own_sentences_never_feed_the_signal(merged):
                 if s.name == "contexts" and example.seed.id in s.via]
 
 
+@pytest.mark.parametrize("sentence, shown", [
+    ("Short: [CIT] is cited.", "Short: [CIT] is cited."),
+    ("word " * 30 + "as in [CIT] here." + " more" * 40,
+     "… " + "word " * 9 + "as in [CIT] here." + " more" * 7 + " …"),  # from a word 50 before the marker
+])
+def test_an_excerpt_keeps_the_citation_marker(sentence, shown):
+    assert excerpt(sentence, 100) == shown
+
+
 def test_as_of_a_year_hides_the_sentences_of_later_papers(merged):
     """As of 2008, the signal is the one of an index holding only the sentences of papers up
     to 2008: matches and BM25 statistics alike."""
@@ -120,8 +129,10 @@ def test_explanations_quote_a_citing_sentence_of_the_candidate(merged):
     for recommendation, signal in quoted:
         assert signal.text.startswith("cited in contexts like: '") and 0 < signal.value <= 1
         [citing] = signal.via
-        shown = signal.text.removeprefix("cited in contexts like: '").rsplit("' (", 1)[0].removesuffix(" …")
-        assert any(s.startswith(shown) for s in sentences[citing, recommendation.id])
+        shown = signal.text.removeprefix("cited in contexts like: '").rsplit("' (", 1)[0]
+        assert any(shown.removeprefix("… ").removesuffix(" …") in " ".join(s.split())
+                   for s in sentences[citing, recommendation.id])
+        assert "[CIT]" in shown or not any("[CIT]" in s for s in sentences[citing, recommendation.id])
     assert max(s.value for _, s in quoted) == 1.0  # the best match of the query
 
 
