@@ -2,9 +2,12 @@
 
 A *seed* is a paper in the graph (its text, year and references come from the graph) or
 a new paper given as title + abstract, optionally with the references already chosen,
-its year and a field or arXiv category to stay within. Candidates come from two sides:
+its year and a field or arXiv category to stay within. Candidates come from three sides:
 
 * **text** — each configured retriever's top ``text_depth`` (BM25, a dense encoder, …);
+* **contexts** — where the graph's edges carry citing sentences, the ``text_depth`` papers
+  cited in sentences most like the seed's text (:mod:`citegraph.recommend_contexts`; the
+  seed's own sentences never count);
 * **graph** (Cypher, ``cypher/recommend/``) — papers cited by the seed's references, papers
   co-cited with them by other papers, papers coupled with the seed (citing its
   references), and the ego-network enrichment of the top text candidates (the papers
@@ -16,11 +19,11 @@ its metadata and citation count from ``recommend/features`` — computed so that
 own citation edges never count (which also makes held-out citations a fair test):
 co-citation with the references and coupling with the seed (both through at most
 ``fanout`` citing papers of each reference), citations by other papers, the MDCR overlap
-O, plus each retriever's min–max normalised score. The score is a weighted sum of the features —
-default weights, weights the user sets, or weights learned by logistic regression on
-held-out citations of the graph (:func:`train`). Candidates newer than the seed, outside
-the requested field or category, already cited, the seed itself and ``:External`` stubs
-(no text to show) are left out. Ties are broken by id, so a recommendation is
+O, plus each retriever's min–max normalised score and the contexts score (relative to the
+best). The score is a weighted sum of the features — default weights, weights the user
+sets, or weights learned by logistic regression on held-out citations of the graph
+(:func:`train`). Candidates newer than the seed, outside the requested field or category,
+already cited, the seed itself and ``:External`` stubs (no text to show) are left out. Ties are broken by id, so a recommendation is
 deterministic.
 
 Each recommendation carries its **explanation**: the signals that fired, with the graph
@@ -30,7 +33,7 @@ A *library* (a set of papers, :meth:`Recommender.for_library`) is a seed whose r
 are its papers ("cited by 4 of your papers"); *negative* papers give the candidates linked
 to them a negative feature; *as of* a year, the Cypher counts no later citation and no
 later paper is recommended. Learning the weights on held-out citations and measuring
-them: :mod:`citegraph.recommend_held_out`. (Just over 400 lines: the recommender is one
+them: :mod:`citegraph.recommend_held_out`. (Over 400 lines: the recommender is one
 class whose candidate pipeline reads best in one place.)
 """
 
@@ -52,15 +55,16 @@ from .errors import CitegraphError, NotFoundError
 from .graph import GraphStore
 from .library.entries import LibraryEntry, entry_from_id
 from .library.match import Match, PaperIndex, matched_ids
+from .recommend_contexts import CitingSentences, ContextMatch
 from .retrieval.base import Document, Ranking, Retriever, rank
 from .retrieval.signals import enrich
 from .retrieval.spec import Spec, parse_specs
 from .vocabulary import canonical_id
 
 _FEATURE_COLUMNS = ("id", "title", "year", "external", "citations", "ingested")  # recommend/features
-GRAPH_FEATURES = ("cited_by_references", "cocitation", "coupling", "citations", "overlap", "enrichment")
+GRAPH_FEATURES = ("cited_by_references", "cocitation", "coupling", "citations", "overlap", "enrichment", "contexts")
 DEFAULT_WEIGHTS = {"cited_by_references": 1.0, "cocitation": 0.5, "coupling": 0.5, "citations": 0.2,
-                   "overlap": 1.0, "enrichment": 0.3, "text": 1.0, "negative": -1.0}
+                   "overlap": 1.0, "enrichment": 0.3, "contexts": 1.0, "text": 1.0, "negative": -1.0}
 # Weights learned on held-out citations know no negative seeds: theirs push down this much.
 _UNLEARNED = {"negative": DEFAULT_WEIGHTS["negative"]}
 
@@ -143,7 +147,8 @@ class Recommender:
 
     def __init__(self, store: GraphStore, retrievers: Sequence[Retriever] = (), *,
                  weights: dict[str, float] | None = None, text_depth: int = 100, graph_depth: int = 100,
-                 enrich_depth: int = 20, fanout: int = 100, cache_size: int = 0, close_store: bool = False):
+                 enrich_depth: int = 20, fanout: int = 100, cache_size: int = 0, close_store: bool = False,
+                 contexts: bool = True):
         self.store = store
         self.retrievers = list(retrievers)
         self.weights = dict(DEFAULT_WEIGHTS if weights is None else weights)
@@ -159,6 +164,8 @@ class Recommender:
         self._text_thread: ThreadPoolExecutor | None = None
         self._close_store = close_store
         self._papers: PaperIndex | None = None  # for matching library entries, loaded when first needed
+        # the graph's citing sentences (recommend_contexts), read when first needed; False: not wanted
+        self._sentences: CitingSentences | bool | None = None if contexts else False
 
     @classmethod
     def open(cls, config=None, retrievers: str | Sequence[str | Spec] = ("bm25",), model: Path | None = None,
@@ -328,6 +335,12 @@ class Recommender:
                 candidate.features[f"text:{name}"] = value
                 candidate.signals.append(Signal(name, value, f"{name} rank {position}"))
             text_top += [h.id for h in ranking[: self.enrich_depth]]
+        matches = self._context_matches(seed, blocked)
+        for match in matches:
+            candidate = get(match.cited)
+            candidate.features["contexts"] = match.score / matches[0].score
+            candidate.signals.append(Signal("contexts", candidate.features["contexts"], match.explanation(),
+                                            (match.citing,)))
         enriched = enrich(self.store, text_top, size=len(text_top) + self.graph_depth, max_year=seed.as_of,
                           as_of=seed.as_of) if text_top else None
 
@@ -372,6 +385,23 @@ class Recommender:
                                                 f"cited by {row['citations']} papers in the corpus"))
             candidate.signals += [Signal("new", 1.0, text) for text in _why_new(seed, candidate.meta)]
         return {cid: c for cid, c in found.items() if c.meta and self._allowed(seed, c.meta)}
+
+    def citing_sentences(self) -> CitingSentences | None:
+        """The graph's citing sentences (None: it has none, or the recommender was made without them)."""
+        with self._lock:
+            if self._sentences is None:
+                self._sentences = CitingSentences.load(self.store) or False
+            return self._sentences or None
+
+    def _context_matches(self, seed: Seed, blocked: set[str]) -> list[ContextMatch]:
+        """The papers cited in sentences most like the seed's text, seen through the seed's
+        view: its own sentences hidden (a held-out citation's sentence is the answer), and
+        as of a year, those of later papers."""
+        sentences = self.citing_sentences()
+        if sentences is None or not seed.document.text:
+            return []
+        return sentences.search(seed.document.text, self.text_depth, hidden=seed.id, as_of=seed.as_of,
+                                exclude=blocked)
 
     def _neighbourhood(self, seed: Seed, refs: list[str], exclude: list[str], cocitation: bool = True) -> list[dict]:
         return self.store.plain("recommend/neighbourhood", refs=refs, exclude=exclude, seed=seed.id,

@@ -5,6 +5,15 @@ same seeded draw as ``citegraph recommend-train``, whose papers are skipped); th
 recommender, with the given text retrievers, ranks its candidates under each weighting —
 text alone, the default fusion, and learned weights when given — and the held-out
 reference is the one relevant paper. Light to import: the recommender is loaded when scored.
+
+With weights learned with the contexts signal (``--contexts-model``, from ``recommend-train``
+on a graph whose edges carry citing sentences), the other rows are computed by the
+recommender without that signal (neither its candidates nor its feature), so that
+"learned" and "learned + contexts" are the same recommender with and without it, on the
+same papers: paired tests (randomisation and t-test, per paper) compare the two, on all
+papers and on those whose held-out reference is cited in sentences the seed's view shows
+(the only ones the signal can find; its own sentences are hidden, see
+:mod:`citegraph.recommend_contexts`).
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ class HeldOutCitations:
     seed: int = 0
     skip: int = 300  # papers of the draw used for training
     weights: Path | None = None  # learned weights (citegraph recommend-train)
+    contexts_weights: Path | None = None  # learned with the contexts signal (recommend-train --contexts)
     name: str = "recommend"
 
     def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
@@ -38,25 +48,64 @@ class HeldOutCitations:
         variants = {"text only": {"text": 1.0}, "fusion (default weights)": DEFAULT_WEIGHTS}
         if self.weights:
             variants["learned"] = load_weights(self.weights)
+        contexts_variant = {WITH_CONTEXTS: load_weights(self.contexts_weights)} if self.contexts_weights else {}
         names = [r.name for r in retrievers]
-        recommender = Recommender(self.store, retrievers)
+        recommender = Recommender(self.store, retrievers, contexts=not contexts_variant)
+        with_contexts = Recommender(self.store, retrievers) if contexts_variant else None
         try:
             examples = held_out_citations(self.store, self.papers, self.seed, skip=self.skip)
             results = evaluate_held_out(recommender, examples, variants)
+            if with_contexts:
+                results |= evaluate_held_out(with_contexts, examples, contexts_variant)
+                sentences = with_contexts.citing_sentences()
+                cited = [e.seed.id for e in examples if sentences and sentences.cited_in_view(
+                    e.held_out, e.seed.id, e.seed.as_of)]
         finally:
             recommender.close()
+            if with_contexts:
+                with_contexts.close()
         measures = list(next(iter(results.values())).mean)
         table = Table(f"held-out citations ({self.papers} papers, text: {', '.join(names) or 'none'})", measures)
         for name, result in results.items():
             for measure, value in result.mean.items():
                 table.set(name, measure, value)
+        tables = [table]
+        if with_contexts:
+            baseline = "learned" if self.weights else "fusion (default weights)"
+            tables += _contexts_tables(results, baseline, cited, measures)
         config = {"papers": self.papers, "seed": self.seed, "skip": self.skip, "retrievers": names,
-                  "variants": variants}
-        return Scores([table], config, {n: r.per_query for n, r in results.items()})
+                  "variants": variants | contexts_variant}
+        return Scores(tables, config, {n: r.per_query for n, r in results.items()})
 
 
-def build(store: GraphStore, papers: int, seed: int, skip: int, weights: Path | None) -> HeldOutCitations:
-    return HeldOutCitations(store, papers, seed, skip, weights)
+WITH_CONTEXTS = "learned + contexts"
+
+
+def _contexts_tables(results: dict, baseline: str, cited: list[str], measures: list[str]) -> list[Table]:
+    """The rows on the papers whose held-out reference is cited in contexts the view shows,
+    and the paired tests of "learned + contexts" against ``baseline`` (the recommender
+    without the signal) on all papers and on those."""
+    from .evaluation.metrics import Evaluation, compare
+
+    subset = Table(f"held-out reference cited in contexts ({len(cited)} of {len(results[baseline].queries)} papers)",
+                   measures)
+    for name in (baseline, WITH_CONTEXTS):
+        for measure, value in Evaluation(results[name].per_query, cited).mean.items():
+            subset.set(name, measure, value)
+    tests = Table(f"paired tests p: {WITH_CONTEXTS} against {baseline} (per paper)", measures, scale=1.0,
+                  name="recommend_contexts_p", digits=4)
+    for papers, queries in (("all papers", results[baseline].queries), ("cited in contexts", cited)):
+        for measure in measures:
+            c = compare(Evaluation(results[WITH_CONTEXTS].per_query, queries),
+                        Evaluation(results[baseline].per_query, queries), measure, permutations=2000)
+            tests.set(f"{papers}: randomisation", measure, c.randomisation_p)
+            tests.set(f"{papers}: t-test", measure, c.t_test_p)
+    return [subset, tests]
+
+
+def build(store: GraphStore, papers: int, seed: int, skip: int, weights: Path | None,
+          contexts_weights: Path | None) -> HeldOutCitations:
+    return HeldOutCitations(store, papers, seed, skip, weights, contexts_weights)
 
 
 RECOMMEND = register(Registered(
@@ -65,5 +114,8 @@ RECOMMEND = register(Registered(
         Option("seed", "--seed", "Same seed as recommend-train: its papers are skipped.", int, 0),
         Option("skip", "--skip", "Papers of the draw used for training (skipped).", int, 300),
         Option("weights", "--model", "Learned weights (citegraph recommend-train).", Path, path="file"),
+        Option("contexts_weights", "--contexts-model",
+               "Weights learned with the contexts signal (recommend-train --contexts): the other rows are then "
+               "computed without it, and paired tests compare.", Path, path="file"),
     ), RetrieverOption("indexes", help="Text retrievers with built indexes (citegraph index …); '' for graph only.",
                        run_files=False), graph=True))

@@ -25,7 +25,9 @@ FLOORS = [
     # the benchmark harness (pools, MDCR, metrics, reports); synthetic corpora; a user's reference
     # library, read as ingest reads BibTeX and matched to graph papers
     {"evaluation", "synth", "library"},
-    {"local", "contextualise"},  # citation-context recommendation and contextualisation, scored by the harness
+    # citation-context recommendation and contextualisation, scored by the harness; the recommender's
+    # contexts signal (BM25 over the graph's citing sentences)
+    {"local", "contextualise", "recommend_contexts"},
     {"recommend", "explorer"},  # the recommender: text scorers + graph signals; the explorer's routes (given
     # the store and the recommender's matcher)
     {"recommend_held_out"},  # the recommender's weights learned and measured on held-out citations

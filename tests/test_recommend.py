@@ -42,6 +42,14 @@ def test_explanations_name_the_graph_path(acl):
     assert any(s.text.startswith("bm25 rank ") for r in top for s in r.signals)
 
 
+def test_without_citing_sentences_in_the_graph_there_is_no_contexts_signal(acl):
+    """ACL-200 edges carry no citing sentences: the recommender has none to read, and no
+    candidate gets the contexts feature (recommend_contexts; merged with ScisummNet:
+    test_recommend_contexts.py)."""
+    assert acl.citing_sentences() is None
+    assert not [c for c in acl.candidates(acl.seed("P12-1066")).values() if "contexts" in c.features]
+
+
 def test_the_fanout_caps_coupling_like_cocitation(acl):
     """A much-cited reference is followed through at most ``fanout`` citing papers for
     coupling too: each reference adds at most ``fanout`` to the coupling counts."""

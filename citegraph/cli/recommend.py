@@ -65,16 +65,19 @@ def recommend(config: Config, paper, title, abstract, references, year, field, c
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Weights file (JSON).")
 @click.option("--papers", default=300, show_default=True, help="Held-out citations to learn from.")
 @click.option("--seed", default=0, show_default=True)
+@click.option("--contexts/--no-contexts", default=True, show_default=True,
+              help="Use the citing sentences on the graph's edges as a signal (where it has them).")
 @with_retrievers
 @click.pass_obj
-def recommend_train(config: Config, out, papers, seed, retrievers):
+def recommend_train(config: Config, out, papers, seed, contexts, retrievers):
     """Learn the recommender's weights on held-out citations of the graph (logistic regression)."""
     from ..recommend import Recommender
     from ..recommend_held_out import held_out_citations, save_weights, train
 
-    with Recommender.open(config, retrievers) as rec:
+    with Recommender.open(config, retrievers, contexts=contexts) as rec:
         weights = train(rec, held_out_citations(rec.store, papers, seed))
-    save_weights(out, weights, {"trained_on": papers, "seed": seed, "retrievers": [str(s) for s in retrievers]})
+    save_weights(out, weights, {"trained_on": papers, "seed": seed, "retrievers": [str(s) for s in retrievers],
+                                "contexts": contexts})
     print_table(f"learned weights → {out}", [{"feature": k, "weight": round(v, 4)} for k, v in weights.items()])
 
 

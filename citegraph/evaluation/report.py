@@ -26,6 +26,7 @@ class Table:
     figure: str = ""  # how draw() plots it: "line", "bar", "heatmap" or nothing
     name: str = ""  # the figure's file name, without suffix
     xlabel: str = ""
+    digits: int = 2  # decimals shown (p values want more)
 
     def set(self, row: str, column: str, mean: float, std: float | None = None) -> None:
         self.rows.setdefault(row, {})[column] = [mean, std]
@@ -44,7 +45,8 @@ class Table:
                     shown.append("—")
                     continue
                 mean, std = cells[column]
-                text = f"{mean * self.scale:.2f}" + (f" ± {std * self.scale:.2f}" if std else "")
+                decimals = self.digits
+                text = f"{mean * self.scale:.{decimals}f}" + (f" ± {std * self.scale:.{decimals}f}" if std else "")
                 shown.append(f"**{text}**" if len(self.rows) > 1 and mean == self.best(column) else text)
             lines.append(f"| {model} | " + " | ".join(shown) + " |")
         return "\n".join(lines)

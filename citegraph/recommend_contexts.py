@@ -1,0 +1,160 @@
+"""The recommender's contexts signal: a candidate cited in sentences like the seed's text.
+
+Where the graph's ``CITES`` edges carry the citing sentences (ScisummNet, unarXive, S2ORC
+…), a paper is also described by what others wrote when they cited it. The seed's text
+(title and abstract, or a free text) is scored with BM25 against each cited paper's
+citing sentences **joined into one document**, and the explanation quotes the paper's
+sentence that matches best ("cited in contexts like: '…'"). The feature is the score
+relative to the best paper's (1.0 for the best), as each retriever's is normalised.
+
+Why joined and not each paper's best sentence: measured with ``recommend-train`` on 300
+held-out citations of ACL-200 ∪ ScisummNet and tested on the next 300 (seed 0), the
+learned recommender's MRR was 0.213 without the signal, 0.216 with the best sentence
+(relative or log score alike), 0.223 with the joined sentences (0.221 with the log of
+the score instead of the relative one); R@20 moved by at most one paper in 300. One
+sentence is short and matches few of the query's words; the joined sentences gather the
+ways a paper is cited (ScisummNet keeps at most about 20 sentences per paper, so much
+cited papers do not grow without bound).
+
+**The held-out view.** The seed's own sentences never count: neither as matches nor in
+the BM25 statistics (sentence count, average length, document frequencies are those of
+the sentences the view shows). A held-out citation's sentence was written by the seed
+paper and paraphrases its abstract: counting it would hand the answer to the
+recommender. As of a year, the sentences of later (or undated) citing papers are hidden
+too. Every query therefore scores the sentence matrix with the statistics of its view (a
+bincount per query term: well under a millisecond on the 16.6k ScisummNet sentences).
+
+The sentences are read from the graph once, when the recommender first needs them
+(:meth:`CitingSentences.load`); a graph without any (ACL-200 alone) gives no signal,
+and the recommender behaves as it does without this module. The analysis is BM25's
+(:func:`citegraph.retrieval.bm25.analyze`, Lucene's imitated), with the ``[CIT]``
+marker removed; k1 and b are BM25's defaults.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .ingest.records import CONTEXT_MARKER
+from .retrieval.bm25 import B, K1, analyze
+
+SHOWN = 200  # characters of the best sentence shown in an explanation
+
+
+@dataclass(frozen=True, slots=True)
+class ContextMatch:
+    """A cited paper and its best-matching citing sentence."""
+
+    cited: str
+    score: float
+    sentence: str
+    citing: str  # the paper that wrote the sentence
+
+    def explanation(self) -> str:
+        return f"cited in contexts like: '{excerpt(self.sentence)}' ({self.citing})"
+
+
+def excerpt(sentence: str, width: int = SHOWN) -> str:
+    """At most ``width`` characters of a sentence, from a word about ``width / 2`` before its
+    ``[CIT]`` marker when the marker would be cut off otherwise ("… as in [CIT] …")."""
+    marker = sentence.find(CONTEXT_MARKER)
+    start = 0 if marker < width // 2 else sentence.rfind(" ", 0, marker - width // 2) + 1
+    return ("… " if start else "") + textwrap.shorten(sentence[start:], width, placeholder=" …")
+
+
+class CitingSentences:
+    """Every citing sentence of the graph as a term matrix, scored per query under a view."""
+
+    def __init__(self, rows: Iterable[dict]):
+        from scipy.sparse import csr_matrix
+
+        citing, years, cited, self.texts = [], [], [], []
+        for row in rows:
+            for sentence in row["contexts"]:
+                citing.append(row["citing"])
+                years.append(math.nan if row["year"] is None else row["year"])
+                cited.append(row["cited"])
+                self.texts.append(sentence)
+        self.citing_ids, self.citing = np.unique(np.asarray(citing, dtype=object), return_inverse=True)
+        self.cited_ids, self.cited = np.unique(np.asarray(cited, dtype=object), return_inverse=True)
+        self.years = np.asarray(years, dtype=float)
+        self.vocabulary: dict[str, int] = {}
+        columns, offsets = [], [0]
+        for text in self.texts:
+            columns += [self.vocabulary.setdefault(t, len(self.vocabulary))
+                        for t in analyze(text.replace(CONTEXT_MARKER, " "))]
+            offsets.append(len(columns))
+        self.lengths = np.diff(offsets)
+        matrix = csr_matrix((np.ones(len(columns)), columns, offsets), shape=(len(self.texts), len(self.vocabulary)))
+        matrix.sum_duplicates()
+        self.terms = matrix.tocsc()  # a term's column: the sentences holding it, with its frequency
+
+    @classmethod
+    def load(cls, store) -> CitingSentences | None:
+        """The graph's citing sentences (recommend/contexts), or None when it has none."""
+        rows = store.plain("recommend/contexts")
+        return cls(rows) if rows else None
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def visible(self, hidden: str = "", as_of: int | None = None) -> np.ndarray:
+        """The sentences a view shows: not the ``hidden`` paper's own, as of a year none later."""
+        shown = self.lengths > 0  # like Lucene, a sentence without terms is not in the statistics
+        at = np.searchsorted(self.citing_ids, hidden)
+        if hidden and at < len(self.citing_ids) and self.citing_ids[at] == hidden:
+            shown &= self.citing != at
+        if as_of is not None:
+            shown &= self.years <= as_of  # NaN (undated) compares false: hidden
+        return shown
+
+    def cited_in_view(self, paper: str, hidden: str = "", as_of: int | None = None) -> bool:
+        """Whether ``paper`` is cited in a sentence the view shows."""
+        at = np.searchsorted(self.cited_ids, paper)
+        if at == len(self.cited_ids) or self.cited_ids[at] != paper:
+            return False
+        return bool((self.visible(hidden, as_of) & (self.cited == at)).any())
+
+    def search(self, query: str, depth: int, *, hidden: str = "", as_of: int | None = None,
+               exclude: Iterable[str] = ()) -> list[ContextMatch]:
+        """The ``depth`` cited papers (not in ``exclude``) whose visible citing sentences,
+        joined, match ``query`` best (BM25), best first, ties by id; each with its best sentence."""
+        shown = self.visible(hidden, as_of)
+        if not shown.any():
+            return []
+        papers = len(self.cited_ids)
+        lengths = self.lengths.astype(float)
+        joined = np.bincount(self.cited[shown], weights=lengths[shown], minlength=papers)
+        norm = K1 * (1 - B + B * lengths / lengths[shown].mean())  # of the sentences: which one to quote
+        joined_norm = K1 * (1 - B + B * joined / joined[joined > 0].mean())
+        cited_papers = int((joined > 0).sum())
+        sentence_scores, scores = np.zeros(len(self.texts)), np.zeros(papers)
+        for term, repeated in Counter(analyze(query.replace(CONTEXT_MARKER, " "))).items():
+            column = self.vocabulary.get(term)
+            if column is None:
+                continue
+            start, end = self.terms.indptr[column], self.terms.indptr[column + 1]
+            rows, frequency = self.terms.indices[start:end], self.terms.data[start:end]
+            keep = shown[rows]
+            rows, frequency = rows[keep], frequency[keep]
+            if not len(rows):
+                continue
+            sentence_scores[rows] += repeated * frequency / (frequency + norm[rows])
+            tf = np.bincount(self.cited[rows], weights=frequency, minlength=papers)
+            df = int((tf > 0).sum())
+            scores += repeated * math.log((cited_papers - df + 0.5) / (df + 0.5) + 1) * tf / (tf + joined_norm)
+        hits = np.flatnonzero(sentence_scores > 0)
+        order = hits[np.lexsort((hits, -sentence_scores[hits], self.cited[hits]))]
+        _, first = np.unique(self.cited[order], return_index=True)
+        skip = set(exclude)
+        found = sorted((ContextMatch(self.cited_ids[self.cited[row]], float(scores[self.cited[row]]), self.texts[row],
+                                     self.citing_ids[self.citing[row]])
+                        for row in order[first] if self.cited_ids[self.cited[row]] not in skip),
+                       key=lambda m: (-m.score, m.cited))
+        return found[:depth]
