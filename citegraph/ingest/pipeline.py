@@ -314,13 +314,17 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
                         duplicates)
     finally:
         progress.finish()
+    progress.start("recounting citations", None)
     writer.recount(cited)
+    progress.finish()
     if todo:
         store.write(*(Write("ingest/checkpoint_set", {"key": keys[file], "file": str(file), "line": line_counts[file],
                                                       "done": True}) for file in todo))
 
     if options.external == "drop":
         summary.external_dropped = writer.drop_external()
+    progress.start("marking eligibility", None)
     summary.eligibility = prefilter(store, options.prefilter)
+    progress.finish()
     summary.seconds = time.perf_counter() - started
     return summary
