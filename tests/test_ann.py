@@ -221,12 +221,24 @@ def test_build_from_read_only_memmap_in_chunks(vectors, flat, queries, tmp_path)
                                   vectors)
 
 
-def test_thread_setting_is_honoured(vectors, queries):
-    one = AnnIndex.build(vectors[:1_000], IDS[:1_000], threads=1)
-    assert faiss.omp_get_max_threads() == 1
-    two = AnnIndex.build(vectors[:1_000], IDS[:1_000], threads=2)
-    assert faiss.omp_get_max_threads() == 2
-    one.search(queries, K)
-    assert faiss.omp_get_max_threads() == 1
-    two.search(queries, K, [set(IDS[:50])] * len(queries))
-    assert faiss.omp_get_max_threads() == 2
+def test_thread_setting_is_honoured_for_the_call_only(vectors, queries, tmp_path, monkeypatch):
+    """Each call runs on the index's threads, and the process-wide OpenMP count is restored
+    after it: torch's matrix products read that count, and a bi-encoder fine-tuned after a
+    one-thread dense search ran on one core (issue 12's epoch run)."""
+    import citegraph.retrieval.ann as ann
+
+    seen, prepare = [], ann._prepare
+    monkeypatch.setattr(ann, "_prepare", lambda *a: seen.append(faiss.omp_get_max_threads()) or prepare(*a))
+    before = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(3)
+    try:
+        one = AnnIndex.build(vectors[:1_000], IDS[:1_000], threads=1)
+        two = AnnIndex.build(vectors[:1_000], IDS[:1_000], threads=2)
+        assert seen[-2:] == [1, 2] and faiss.omp_get_max_threads() == 3  # build prepares its chunks
+        one.search(queries, K)
+        two.search(queries, K, [set(IDS[:50])] * len(queries))
+        one.save(tmp_path / "one")
+        AnnIndex.load(tmp_path / "one", threads=1).search(queries, K)
+        assert seen[-3:] == [1, 2, 1] and faiss.omp_get_max_threads() == 3
+    finally:
+        faiss.omp_set_num_threads(before)

@@ -51,8 +51,10 @@ resolved by Faiss).
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import repeat
 from pathlib import Path
 from typing import Literal
@@ -70,6 +72,32 @@ IDS_FILE = "ids.txt"
 MANIFEST_FILE = "manifest.json"
 GPU_MAX_K = 2048  # Faiss GPU k-selection limit; larger k is searched on the CPU
 SHARED_POOL_QUERIES = 32  # from this many queries on one pool, score it by one BLAS product
+
+
+@contextmanager
+def omp_threads(threads: int) -> Iterator[None]:
+    """Faiss on ``threads`` OpenMP threads for a call, the count restored after it. The count
+    is process-wide and torch's CPU matrix products read it too: a one-thread search left
+    set would run a later fine-tuning in the same process on one core."""
+    before = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(threads)
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(before)
+
+
+def _in_threads(method: Callable) -> Callable:
+    """A method run under :func:`omp_threads`: the index's ``threads``, or the ``threads``
+    keyword of a classmethod (default 1)."""
+
+    @functools.wraps(method)
+    def run(owner, *args, **kwargs):
+        threads = kwargs.get("threads", 1) if isinstance(owner, type) else owner.threads
+        with omp_threads(threads):
+            return method(owner, *args, **kwargs)
+
+    return run
 
 
 class AnnIndex:
@@ -95,7 +123,6 @@ class AnnIndex:
         self._position = {doc_id: i for i, doc_id in enumerate(self.ids)}
         if len(self._position) != len(self.ids):
             raise ValueError("document ids are not unique")
-        self._set_threads()
         self._apply_params()
         self._storage = self._flat_storage()
         self._gpu = self._gpu_copy()
@@ -103,6 +130,7 @@ class AnnIndex:
     # ---------------------------------------------------------------- building
 
     @classmethod
+    @_in_threads
     def build(cls, vectors: np.ndarray, ids: Sequence[str], *, metric: Metric = "cosine",
               kind: Kind = "flat", nlist: int = 1024, nprobe: int = 32, m: int = 32,
               ef_construction: int = 40, ef_search: int = 256, key: str = "",
@@ -115,7 +143,6 @@ class AnnIndex:
         on ``train_size`` rows drawn at random (default ``min(n, 64·nlist)``, within
         Faiss' advice of 30–256 points per centroid).
         """
-        faiss.omp_set_num_threads(threads)
         if vectors.ndim != 2 or len(vectors) != len(ids):
             raise ValueError(f"need one row per id: {vectors.shape} for {len(ids)} ids")
         if any("\n" in doc_id for doc_id in ids):
@@ -176,8 +203,8 @@ class AnnIndex:
         # bytes, split on "\n" only: text mode and splitlines() would also split ids on
         # "\r", "\x85" or "\u2028", which ids may hold
         ids = (directory / IDS_FILE).read_bytes().decode("utf-8").split("\n")[:-1]
-        faiss.omp_set_num_threads(threads)
-        index = faiss.read_index(str(directory / INDEX_FILE))
+        with omp_threads(threads):
+            index = faiss.read_index(str(directory / INDEX_FILE))
         if manifest["count"] != len(ids) or manifest["dim"] != index.d:
             raise ValueError(f"index in {directory} does not match its manifest")
         return cls(index, ids, metric=manifest["metric"], kind=manifest["kind"],
@@ -193,6 +220,7 @@ class AnnIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
+    @_in_threads
     def search(self, query_vectors: np.ndarray, k: int,
                pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
         """The ``k`` most similar documents per query row, best first.
@@ -200,7 +228,6 @@ class AnnIndex:
         ``pools`` as in :class:`citegraph.retrieval.base.Retriever`: one collection of
         allowed ids per query; queries sharing one pool object are searched together.
         """
-        self._set_threads()
         queries = _prepare(np.atleast_2d(query_vectors), self.metric)
         if pools is None:
             return self._rankings(*self._search(queries, k), k)
@@ -322,10 +349,6 @@ class AnnIndex:
         return [self._hits(prow, srow, k) for prow, srow in zip(positions, scores)]
 
     # ------------------------------------------------------------ environment
-
-    def _set_threads(self) -> None:
-        """OpenMP's thread count is process-wide: set it again before each call."""
-        faiss.omp_set_num_threads(self.threads)
 
     def _apply_params(self) -> None:
         if self.kind == "ivf":
