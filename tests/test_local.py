@@ -8,6 +8,7 @@ import json
 import math
 from dataclasses import replace
 import tarfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -398,6 +399,17 @@ def test_biencoder_draws_each_hard_negative_type_and_learns(tiny_bert, tmp_path)
     assert len(losses) == 40 and np.mean(losses[-5:]) < np.mean(losses[:5])
     assert mrr(model) > before and mrr(model) >= 0.9  # it fits its training contexts …
     assert mrr(untrained) == before  # … on its own copy of the LM
+    seen = []
+    curve = BiEncoder(replace(config, max_steps=6, checkpoints=(2, 4)), encoder, corpus)
+
+    def evaluate(step: int) -> None:
+        seen.append((step, curve.steps, curve.seconds))
+        time.sleep(0.2)  # a checkpoint's ranking is not training time
+
+    started = time.perf_counter()
+    curve.train(examples, at_checkpoint=evaluate)
+    assert [(step, steps) for step, steps, _ in seen] == [(2, 2), (4, 4)]
+    assert 0 < seen[0][2] < seen[1][2] < curve.seconds < time.perf_counter() - started - 0.4
     [ranking] = model.rank(contexts[:1], [["e", "a", "a", "z"]])
     assert sorted(h.id for h in ranking) == ["a", "e", "z"]  # deduplicated; a paper without text still ranked
 

@@ -45,8 +45,9 @@ class Table:
                     shown.append("—")
                     continue
                 mean, std = cells[column]
-                decimals = self.digits
-                text = f"{mean * self.scale:.{decimals}f}" + (f" ± {std * self.scale:.{decimals}f}" if std else "")
+                text = f"{mean * self.scale:.{self.digits}f}"
+                if std:
+                    text += f" ± {std * self.scale:.{self.digits}f}"
                 shown.append(f"**{text}**" if len(self.rows) > 1 and mean == self.best(column) else text)
             lines.append(f"| {model} | " + " | ".join(shown) + " |")
         return "\n".join(lines)

@@ -139,8 +139,9 @@ class BiEncoder:
               at_checkpoint: Callable[[int], None] | None = None) -> list[float]:
         """Up to ``max_steps`` steps of ``batch_queries`` contexts, cycling through shuffled examples;
         ``at_checkpoint(step)`` is called, the model in eval mode, after each of ``checkpoints``
-        (a learning curve from one run: the learning rate follows the whole run's schedule)."""
-        config, started = self.config, time.perf_counter()
+        (a learning curve from one run: the learning rate follows the whole run's schedule);
+        ``seconds`` is then the training time so far, without the time spent at checkpoints."""
+        config, started, at_checkpoints = self.config, time.perf_counter(), 0.0
         usable = [e for e in examples if e.context.cited]
         if not usable or config.max_steps <= 0:
             return []
@@ -169,15 +170,17 @@ class BiEncoder:
             schedule.step()
             self.steps += 1
             self.losses.append(float(loss.detach()))
+            self.seconds = time.perf_counter() - started - at_checkpoints
             if log and (step + 1) % every == 0:
                 log(f"step {step + 1}/{config.max_steps}: loss {np.mean(self.losses[-every:]):.4f} "
-                    f"({(time.perf_counter() - started) / (step + 1):.1f} s/step)")
+                    f"({self.seconds / (step + 1):.1f} s/step)")
             if at_checkpoint and step + 1 in config.checkpoints:
+                paused = time.perf_counter()
                 self.encoder.model.eval()
                 at_checkpoint(step + 1)
                 self.encoder.model.train()
+                at_checkpoints += time.perf_counter() - paused
         self.encoder.model.eval()
-        self.seconds = time.perf_counter() - started
         return self.losses
 
     def rank(self, contexts: Sequence[Context], candidates: Sequence[Sequence[str]]) -> list[Ranking]:
