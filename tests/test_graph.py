@@ -107,7 +107,7 @@ def test_missing_parameter_fails_before_the_server(store):
 
 def test_clear_graph_deletes_in_batches(store):
     apply_schema(store)
-    store.write(Write("ingest/stubs", {"ids": [f"X{i}" for i in range(250)]}))
+    store.write(Write("ingest/stubs", {"rows": [{"id": f"X{i}", "count": 0} for i in range(250)]}))
     assert clear_graph(store, batch=100) == 250
     assert store.run("stats/labels") == []
 

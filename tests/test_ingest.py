@@ -173,6 +173,22 @@ def test_citation_counts_equal_inbound_edges_of_the_input(store):
     assert top[0] == ("P07-2045", 571)
 
 
+def test_papers_the_ingest_recounts_start_without_a_count(store):
+    """A paper (or stub) the ingest will recount is created without citation_count: on
+    ArcadeDB, replacing one of the index's many 0s scans them all. Others start at 0."""
+    from citegraph.graph.schema import apply_schema
+    from citegraph.ingest.records import Paper, Reference
+    from citegraph.ingest.writer import GraphWriter
+
+    apply_schema(store)
+    writer = GraphWriter(store, recounted={"B", "C"})
+    writer.write([Paper("A", "a", references=(Reference("B"), Reference("C"))), Paper("B", "b"), Paper("D", "d")])
+    start = {i: store.run("paper", id=i)[0]["citation_count"] for i in "ABCD"}
+    assert start == {"A": 0, "B": None, "C": None, "D": 0}
+    writer.recount(["B", "C"])
+    assert {i: store.run("paper", id=i)[0]["citation_count"] for i in "ABCD"} == {"A": 0, "B": 1, "C": 1, "D": 0}
+
+
 def test_ingest_is_idempotent(store):
     path = shared("samples/s2orc/metadata_sample.jsonl")
     ingest(store, formats.get("s2orc"), [path])

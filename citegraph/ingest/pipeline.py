@@ -303,7 +303,7 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
     line_counts = validate(fmt, todo, options, progress, summary, duplicates, cited)
     summary.lines = sum(line_counts.values())
 
-    writer = GraphWriter(store, options.clock())
+    writer = GraphWriter(store, options.clock(), recounted=cited)
     progress.start("writing", summary.lines)
     try:
         for file in todo:

@@ -15,7 +15,10 @@ written unless all of it is:
 ``citation_count`` of the cited papers is left to :meth:`GraphWriter.recount`, which the
 ingest runs once over every cited paper after the last batch: setting it per new edge
 rewrote the cited paper's whole record (abstract included) once per citation, which
-doubled the time of the ``CITES`` statement and its commit.
+doubled the time of the ``CITES`` statement and its commit. The papers the ingest will
+recount are created without a count (``recounted``): on ArcadeDB, replacing a 0 in the
+``citation_count`` index scans every paper indexed under 0, so a recount from 0 took
+eight times as long as one from none (benchmarks/README.md, streaming ingest).
 
 A :class:`~citegraph.ingest.records.SnapshotPaper` restates a work whole: its citations,
 fields, categories, topics and authorships that the new state lacks go first (2; topics no
@@ -36,7 +39,7 @@ statements would exceed the server's message limit is split in halves until each
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
@@ -89,9 +92,15 @@ class GraphWriter:
     """Turns batches of records into transactions on a :class:`GraphStore`; ``ingested`` is
     the run's date, stamped on the papers it creates (default: today's, UTC)."""
 
-    def __init__(self, store: GraphStore, ingested: date | None = None):
+    def __init__(self, store: GraphStore, ingested: date | None = None, recounted: Collection[str] = frozenset()):
         self.store = store
         self.ingested = (ingested or utc_today()).isoformat()
+        # papers whose citation_count the caller sets afterwards (recount): created without
+        # one, since on ArcadeDB replacing one of the index's many 0s scans them all
+        self.recounted = recounted
+
+    def _start_count(self, paper_id: str) -> int | None:
+        return None if paper_id in self.recounted else 0
 
     def write(self, records: Sequence[Record], extra: Sequence[Write] = ()) -> WriteStats:
         """Write ``records`` (and the ``extra`` statements) in one transaction, or in as
@@ -144,8 +153,8 @@ class GraphWriter:
             steps.append(Write("ingest/prune_topics", {}))
             roles.append("")
         add("topics", "rows", topic_rows(papers))
-        add("papers", "rows", [{"id": p.id, "props": paper.values(p)} for p in papers], "papers",
-            ingested=self.ingested)
+        add("papers", "rows", [{"id": p.id, "props": paper.values(p), "count": self._start_count(p.id)} for p in papers],
+            "papers", ingested=self.ingested)
         add("paper_fields", "rows", [{"id": p.id, "names": list(p.fields)} for p in papers if p.fields])
         add("paper_categories", "rows", [{"id": p.id, "codes": list(p.categories)} for p in papers if p.categories])
         add("paper_topics", "rows", paper_topic_rows(papers))
@@ -164,7 +173,7 @@ class GraphWriter:
         stats.unmarked_contexts = sum(CONTEXT_MARKER not in context for context in contexts)
         present = {p.id for p in papers}
         ends = dict.fromkeys(end for citing, ref in kept for end in (citing, ref.cited_id) if end not in present)
-        add("stubs", "ids", list(ends), "stubs")
+        add("stubs", "rows", [{"id": end, "count": self._start_count(end)} for end in ends], "stubs")
         by_citing: dict[str, list[dict]] = {}
         for citing, ref in kept:
             by_citing.setdefault(citing, []).append({"cited": ref.cited_id, "props": reference.values(ref)})
