@@ -57,7 +57,7 @@ from .library.entries import LibraryEntry, entry_from_id
 from .library.match import Match, PaperIndex, matched_ids
 from .recommend_contexts import CitingSentences, ContextMatch
 from .retrieval.base import Document, Ranking, Retriever, rank
-from .retrieval.signals import enrich
+from .retrieval.signals import Enriched, enrich
 from .retrieval.spec import Spec, parse_specs
 from .vocabulary import canonical_id
 
@@ -317,16 +317,15 @@ class Recommender:
         def get(cid: str) -> _Candidate:
             return found.setdefault(cid, _Candidate(cid))
 
-        # The text retrievers score on the recommender's text thread while this thread asks
-        # the graph for the references' neighbourhood (one statement); the enrichment of the
-        # top text matches follows once they are known.
-        texts = self._text_executor().submit(self._text_rankings, seed.document, blocked) if self.retrievers else None
+        # The text retrievers score, and the graph enriches their top matches, on the
+        # recommender's text thread while this thread asks the graph for the references'
+        # neighbourhood (one statement): the enrichment is off the request's critical path.
+        texts = self._text_executor().submit(self._text_side, seed, blocked) if self.retrievers else None
         try:
             rows = self._neighbourhood(seed, refs, exclude)
             against = self._neighbourhood(seed, list(seed.negatives), exclude, cocitation=False)
         finally:
-            rankings = texts.result() if texts else []
-        text_top: list[str] = []
+            rankings, enriched = texts.result() if texts else ([], None)
         for name, ranking in rankings:
             high, low = ranking[0].score, ranking[-1].score
             for position, hit in enumerate(ranking, start=1):
@@ -334,15 +333,12 @@ class Recommender:
                 candidate = get(hit.id)
                 candidate.features[f"text:{name}"] = value
                 candidate.signals.append(Signal(name, value, f"{name} rank {position}"))
-            text_top += [h.id for h in ranking[: self.enrich_depth]]
         matches = self._context_matches(seed, blocked)
         for match in matches:
             candidate = get(match.cited)
             candidate.features["contexts"] = match.score / matches[0].score
             candidate.signals.append(Signal("contexts", candidate.features["contexts"], match.explanation(),
                                             (match.citing,)))
-        enriched = enrich(self.store, text_top, size=len(text_top) + self.graph_depth, max_year=seed.as_of,
-                          as_of=seed.as_of) if text_top else None
 
         links = _links(rows)
         for row in rows:  # each kind's top graph_depth by citing papers (or references), then id
@@ -418,6 +414,14 @@ class Recommender:
                 candidate.features["negative"] = math.log1p(len(via))
                 candidate.signals.append(Signal("negative", -len(via), f"linked to {len(via)} of the papers you "
                                                 "marked as not wanted" + _path(via, len(via)), via))
+
+    def _text_side(self, seed: Seed, blocked: set[str]) -> tuple[list[tuple[str, Ranking]], Enriched | None]:
+        """The text rankings, and the ego-network enrichment of each one's top ``enrich_depth``."""
+        rankings = self._text_rankings(seed.document, blocked)
+        text_top = [hit.id for _, ranking in rankings for hit in ranking[: self.enrich_depth]]
+        enriched = enrich(self.store, text_top, size=len(text_top) + self.graph_depth, max_year=seed.as_of,
+                          as_of=seed.as_of) if text_top else None
+        return rankings, enriched
 
     def _text_rankings(self, document: Document, blocked: set[str]) -> list[tuple[str, Ranking]]:
         """Each retriever's top ``text_depth`` outside ``blocked`` (retrievers that found nothing left out)."""
