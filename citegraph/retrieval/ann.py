@@ -88,14 +88,12 @@ def omp_threads(threads: int) -> Iterator[None]:
 
 
 def _in_threads(method: Callable) -> Callable:
-    """A method run under :func:`omp_threads`: the index's ``threads``, or the ``threads``
-    keyword of a classmethod (default 1)."""
+    """An index method run on the index's ``threads`` (:func:`omp_threads`)."""
 
     @functools.wraps(method)
-    def run(owner, *args, **kwargs):
-        threads = kwargs.get("threads", 1) if isinstance(owner, type) else owner.threads
-        with omp_threads(threads):
-            return method(owner, *args, **kwargs)
+    def run(self, *args, **kwargs):
+        with omp_threads(self.threads):
+            return method(self, *args, **kwargs)
 
     return run
 
@@ -130,7 +128,6 @@ class AnnIndex:
     # ---------------------------------------------------------------- building
 
     @classmethod
-    @_in_threads
     def build(cls, vectors: np.ndarray, ids: Sequence[str], *, metric: Metric = "cosine",
               kind: Kind = "flat", nlist: int = 1024, nprobe: int = 32, m: int = 32,
               ef_construction: int = 40, ef_search: int = 256, key: str = "",
@@ -158,7 +155,8 @@ class AnnIndex:
             index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss_metric)
             rows = np.random.default_rng(seed).choice(
                 n, size=min(n, train_size or 64 * nlist), replace=False)
-            index.train(_prepare(vectors[np.sort(rows)], metric))
+            with omp_threads(threads):
+                index.train(_prepare(vectors[np.sort(rows)], metric))
             params = {"nlist": nlist, "nprobe": nprobe}
         elif kind == "hnsw":
             index = faiss.IndexHNSWFlat(dim, m, faiss_metric)
@@ -166,8 +164,9 @@ class AnnIndex:
             params = {"m": m, "ef_construction": ef_construction, "ef_search": ef_search}
         else:
             raise ValueError(f"unknown index kind {kind!r}")
-        for start in range(0, n, chunk):
-            index.add(_prepare(vectors[start:start + chunk], metric))
+        with omp_threads(threads):
+            for start in range(0, n, chunk):
+                index.add(_prepare(vectors[start:start + chunk], metric))
         if kind == "ivf":
             index.make_direct_map()  # lets the exact pool path gather vectors by position
         return cls(index, ids, metric=metric, kind=kind, params=params, key=key,
