@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 FAST_MARKERS := not server and not lucene and not browser and not slow
 NO_JVM := JAVA_TOOL_OPTIONS=-javaagent:/no-jvm-in-the-fast-test-tier.jar
 
-.PHONY: demo test test-fast repro install install-dev clean
+.PHONY: demo test test-fast test-without-shared repro install install-dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,10 +45,19 @@ demo: $(VENV)/.installed
 # pytest's exit code 5 (no tests collected, e.g. everything deselected) is not a failure here.
 test: $(VENV)/.installed-dev $(LINT_MODULES)
 	$(BIN)/python -m pytest || [ $$? -eq 5 ]
+	$(MAKE) --no-print-directory test-without-shared
 	$(BIN)/citegraph repro run --fast
 
 test-fast: $(VENV)/.installed-dev $(LINT_MODULES)
 	$(NO_JVM) $(BIN)/python -m pytest -m "$(FAST_MARKERS)" || [ $$? -eq 5 ]
+
+# A clone with no ../shared beside it, as a newcomer has: the fast tier again, then every test
+# file that reads the reference folder by its path rather than through conftest.shared() (which
+# skips) — a test there that needs the data without skipping fails here, not on a user's machine.
+NO_SHARED := CITEGRAPH_SHARED=/nonexistent/shared
+test-without-shared: $(VENV)/.installed-dev $(LINT_MODULES)
+	$(NO_SHARED) $(NO_JVM) $(BIN)/python -m pytest -q -m "$(FAST_MARKERS)" || [ $$? -eq 5 ]
+	$(NO_SHARED) $(BIN)/python -m pytest -q -m "not ($(FAST_MARKERS))" $$(grep -l 'SHARED' tests/test_*.py) || [ $$? -eq 5 ]
 
 # Every reproduction condition whose data is here (citegraph/repro/conditions/*.yaml).
 repro: $(VENV)/.installed-dev

@@ -20,8 +20,6 @@ from citegraph.recommend_held_out import HeldOut, evaluate_held_out, held_out_ci
 
 from conftest import ACL200, ACL_INGESTED, SHARED, citegraph_ok
 
-pytest.importorskip("bm25s")
-
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "scisummnet"
 #: ScisummNet papers that ACL-200 papers cite most (each cited there by 9–16 of the citing papers of its
 #: citing sentences)
@@ -31,6 +29,13 @@ SHARED_FOLDERS = ("W08-0509", "P06-1124", "D11-1142", "W08-0336", "P03-1054", "W
                   "N09-1037", "W04-0308", "P09-1068", "P07-2045", "D11-1125", "P10-2041", "P07-1005", "P09-1027",
                   "P09-1088", "P07-1096", "P06-2005", "P06-1005", "P07-1055", "P10-1146", "P11-1020", "P98-1013")
 SCISUMMNET = SHARED / "samples" / "scisummnet" / "From-ScisummNet-2019"
+
+
+def needs_shared_scisummnet() -> None:
+    """Skips, saying why, where ``merged`` holds only the fixtures' three folders."""
+    missing = [f for f in SHARED_FOLDERS if not (SCISUMMNET / f).is_dir()]
+    if missing:
+        pytest.skip(f"needs the ScisummNet folders of the reference data ({len(missing)} missing, e.g. {SCISUMMNET / missing[0]})")
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +95,14 @@ def test_the_seeds_own_sentences_never_feed_the_signal(merged):
         assert value == pytest.approx(expected[cid], rel=1e-9), cid
     assert not [s for c in merged.candidates(seed).values() for s in c.signals
                 if s.name == "contexts" and seed.id in s.via]
-    # the held-out evaluation's seeds go through the same view
+
+
+def test_the_held_out_evaluations_seeds_go_through_the_same_view(merged):
+    """A drawn held-out citation whose seed has citing sentences in the graph: none of them
+    reaches its candidates. Among 400 drawn seeds one such needs the ScisummNet folders of
+    ../shared (the fixtures' three are cited by too few ACL-200 papers)."""
+    needs_shared_scisummnet()
+    rows = merged.store.plain("recommend/contexts")
     example = next(e for e in held_out_citations(merged.store, 400, seed=1)
                    if any(r["citing"] == e.seed.id for r in rows))
     assert not [s for c in merged.candidates(example.seed).values() for s in c.signals
@@ -154,6 +166,7 @@ def test_contexts_find_the_held_out_citations_that_text_misses(merged):
     more of them than BM25 on the titles (R@5 0.28 against 0.02) and more than chance among the
     papers it scores (MRR 0.25 against 0.12), and the learned weight of the signal is positive
     (60 papers to learn from, 60 others to test on)."""
+    needs_shared_scisummnet()
     examples = citing_the_scisummnet_papers(merged, 120)
     train_set, test_set = examples[:60], examples[60:]
     assert len({e.seed.id for e in examples}) == 120

@@ -55,7 +55,7 @@ def test_shipped_conditions_load_and_name_their_data():
 
 def test_run_ok_fail_skip_and_report(conditions, tmp_path):
     data = tmp_path / "data"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEGRAPH_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEGRAPH_") or k == "CITEGRAPH_SHARED"}
     env["CITEGRAPH_DATA_DIR"] = str(data)
     done = citegraph("repro", "run", "--conditions", str(conditions), "--work", str(tmp_path / "work"), env=env)
     assert done.returncode == 0, done.stdout + done.stderr
