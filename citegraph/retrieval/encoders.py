@@ -393,8 +393,9 @@ def get_encoder(name: str, device: str | None = None, dtype: Precision = "auto",
     if name.startswith(HUB_PREFIX) and source.local:
         st_pooling, st_normalize, st_length = sentence_transformers_config(Path(source.location))
         if st_pooling:
+            # scored by cosine, and fed one text as sentence-transformers feeds it (no [SEP] join)
             spec = replace(spec, pooling=st_pooling, normalize=st_normalize, max_length=st_length or 512,
-                           similarity="cosine")  # sentence-transformers' default score
+                           similarity="cosine", separator="space")
     overrides = {k: v for k, v in {"pooling": pooling, "normalize": normalize, "layers": layers,
                                    "max_length": max_length}.items() if v is not None}
     if overrides:
