@@ -242,3 +242,13 @@ def test_thread_setting_is_honoured_for_the_call_only(vectors, queries, tmp_path
         assert seen[-3:] == [1, 2, 1] and faiss.omp_get_max_threads() == 3
     finally:
         faiss.omp_set_num_threads(before)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(faiss.get_num_gpus() == 0, reason="no GPU visible to Faiss (faiss-gpu and a CUDA device)")
+def test_a_gpu_copy_answers_unrestricted_searches_as_the_cpu_index(vectors, queries):
+    """The same code path on a GPU: the index keeps a GPU copy for unrestricted searches,
+    which ranks as brute force does."""
+    index = AnnIndex.build(vectors, IDS)
+    assert index._gpu is not None
+    assert_same(index.search(queries, K), brute_force(vectors, queries, K, "cosine"), rtol=1e-3)

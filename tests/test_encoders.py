@@ -100,6 +100,19 @@ def test_encoding_is_deterministic_and_independent_of_order_and_batching(tiny_be
     assert np.allclose(tiny.encode(DOCS[2:3]), reference[2:3], atol=1e-5)  # alone: no padding at all
 
 
+@pytest.mark.gpu
+def test_on_a_gpu_the_default_path_runs_there_in_float16_close_to_the_cpu(tiny_bert):
+    """Where CUDA is present the default encoder moves there (float16) by itself."""
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    gpu = get_encoder(f"hf:{tiny_bert}", batch_size=4)
+    assert gpu.device.type == "cuda" and gpu.precision == "float16"
+    cpu = get_encoder(f"hf:{tiny_bert}", device="cpu", batch_size=4)
+    assert cosine(gpu.encode(DOCS), cpu.encode(DOCS)).min() >= 0.999
+
+
 def test_title_and_abstract_are_joined_by_the_sep_token(tiny_bert, tiny):
     import torch
 
