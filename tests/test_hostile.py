@@ -364,7 +364,7 @@ def test_the_embedded_server_dying_is_said_at_once_and_the_ingest_resumes(tmp_pa
     from fastapi.testclient import TestClient
 
     from citegraph.recommend import Recommender
-    from citegraph.serve import create_app
+    from citegraph.service.http import create_app
 
     path = tmp_path / "c.jsonl"
     path.write_text("".join(json.dumps({"id": f"P{i}", "references": [f"P{i - 1}"]}) + "\n" for i in range(1, 3001)))

@@ -1,14 +1,15 @@
 """The package's floors: a module never imports a module of a higher floor, nor another unit of
-its own floor (README.md, *Architecture*). Every import counts: function-local ones, and
+its own floor (docs/architecture.md). Every import counts: function-local ones, and
 modules named to ``heavy.lazy`` or ``importlib.import_module`` as a string.
 
-A unit is a subpackage (``citegraph/graph/``) or a top-level module (``citegraph/demo.py``);
+A unit is a subpackage (``citegraph/graph/``) or a top-level module (``citegraph/config.py``);
 imports within a unit are free.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -18,22 +19,17 @@ PACKAGE = Path(__file__).resolve().parents[1] / "citegraph"
 FLOORS = [
     # __version__ (the root's lazy re-export: ALLOWED), error types, the domain's vocabulary, batching
     {"__init__", "errors", "vocabulary", "batches"},
-    {"config", "heavy", "serve_limits"},  # flags > environment > TOML file; heavy libraries imported on first use;
-    # HTTP limits (ASGI middleware, no citegraph import)
+    {"config", "heavy"},  # flags > environment > TOML file; heavy libraries imported on first use
     {"graph"},  # Bolt, the embedded ArcadeDB server, named Cypher queries
     {"ingest", "retrieval"},  # readers and writers into the graph; text scorers over what it hands out
     # the benchmark harness (pools, MDCR, metrics, reports); synthetic corpora; a user's reference
     # library, read as ingest reads BibTeX and matched to graph papers
     {"evaluation", "synth", "library"},
-    # citation-context recommendation and contextualisation, scored by the harness; the recommender's
-    # contexts signal (BM25 over the graph's citing sentences)
-    {"local", "contextualise", "recommend_contexts"},
-    {"recommend", "explorer"},  # the recommender: text scorers + graph signals; the explorer's routes (given
-    # the store and the recommender's matcher)
-    {"recommend_held_out"},  # the recommender's weights learned and measured on held-out citations
-    # what people run: the demo, the HTTP service, the MCP server, the reproduction matrix, and the
-    # recommender's benchmark (registered here: the harness never imports the recommender)
-    {"demo", "serve", "agents", "repro", "recommend_benchmark"},
+    # citation-context recommendation and contextualisation, scored by the harness
+    {"local", "contextualise"},
+    # the recommender (its signals, the contexts signal, held-out learning, its benchmark, the demo)
+    {"recommend"},
+    {"service", "repro"},  # HTTP, the explorer's routes, MCP; the reproduction matrix
     {"cli"},
 ]
 FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
@@ -101,7 +97,17 @@ def violations(package: Path, floor: dict[str, int], allowed: dict) -> list[str]
 def test_every_unit_has_a_floor():
     units = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
     units |= {p.stem for p in PACKAGE.glob("*.py")}
-    assert units == set(FLOOR), "place new units in FLOORS (and README.md, Architecture)"
+    assert units == set(FLOOR), "place new units in FLOORS (and docs/architecture.md)"
+
+
+def test_the_architecture_page_shows_these_floors():
+    """docs/architecture.md's table is the reader's copy of FLOORS: same floors, same units."""
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    shown = {}
+    for floor, units in re.findall(r"^\| (\d+) \| (.*?) \|", page, re.M):
+        shown[int(floor)] = {u.removeprefix("citegraph/").removesuffix("/").removesuffix(".py")
+                             for u in re.findall(r"`([^`]+)`", units)}
+    assert shown == dict(enumerate(FLOORS))
 
 
 def test_no_floor_imports_a_higher_one():

@@ -12,7 +12,7 @@ import pytest
 
 from citegraph.errors import CitegraphError
 from citegraph.recommend import DEFAULT_WEIGHTS
-from citegraph.recommend_held_out import evaluate_held_out, held_out_citations, train
+from citegraph.recommend.held_out import evaluate_held_out, held_out_citations, train
 from citegraph.retrieval.signals import enrich
 
 pytest.importorskip("bm25s")
@@ -44,7 +44,7 @@ def test_explanations_name_the_graph_path(acl):
 
 def test_without_citing_sentences_in_the_graph_there_is_no_contexts_signal(acl):
     """ACL-200 edges carry no citing sentences: the recommender has none to read, and no
-    candidate gets the contexts feature (recommend_contexts; merged with ScisummNet:
+    candidate gets the contexts feature (recommend.contexts; merged with ScisummNet:
     test_recommend_contexts.py)."""
     assert acl.citing_sentences() is None
     assert not [c for c in acl.candidates(acl.seed("P12-1066")).values() if "contexts" in c.features]

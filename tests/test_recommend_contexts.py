@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from citegraph.recommend_contexts import CitingSentences, excerpt
+from citegraph.recommend.contexts import CitingSentences, excerpt
 from citegraph.evaluation.sampling import generator, sample
-from citegraph.recommend_held_out import HeldOut, evaluate_held_out, held_out_citations, train
+from citegraph.recommend.held_out import HeldOut, evaluate_held_out, held_out_citations, train
 
 from conftest import ACL200, ACL_INGESTED, SHARED, citegraph_ok
 
@@ -59,7 +59,7 @@ def merged(arcade_server, server_config):
 
 
 def held_out(rec, paper: str, reference: str):
-    """``paper`` as a seed with ``reference`` held out (as recommend_held_out draws them)."""
+    """``paper`` as a seed with ``reference`` held out (as recommend.held_out draws them)."""
     seed = rec.seed(paper)
     assert reference in seed.references
     return dataclasses.replace(seed, references=tuple(r for r in seed.references if r != reference))

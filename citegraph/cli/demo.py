@@ -26,7 +26,7 @@ from .output import (
 def demo(config: Config, progress):
     """The main job on bundled data: ingest ACL-200 and the taxonomies, query the graph,
     and benchmark BM25 against a graph scorer on held-out citations."""
-    from .. import demo as demo_
+    from ..recommend import demo as demo_
 
     show = sys.stderr.isatty() if progress is None else progress
     with open_graph(config) as store:

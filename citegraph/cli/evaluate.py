@@ -17,7 +17,7 @@ from typing import cast
 
 import click
 
-from .. import recommend_benchmark  # noqa: F401  (registers)
+from ..recommend import benchmark as recommend_benchmark  # noqa: F401  (registers)
 from ..config import Config
 from ..contextualise import benchmark as contextualise_benchmark  # noqa: F401  (registers)
 from ..evaluation.benchmark import Benchmark, Option, Registered, WithDocuments, registered

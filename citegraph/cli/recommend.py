@@ -72,7 +72,7 @@ def recommend(config: Config, paper, title, abstract, references, year, field, c
 def recommend_train(config: Config, out, papers, seed, contexts, retrievers):
     """Learn the recommender's weights on held-out citations of the graph (logistic regression)."""
     from ..recommend import Recommender
-    from ..recommend_held_out import held_out_citations, save_weights, train
+    from ..recommend.held_out import held_out_citations, save_weights, train
 
     with Recommender.open(config, retrievers, contexts=contexts) as rec:
         weights = train(rec, held_out_citations(rec.store, papers, seed))
@@ -91,7 +91,7 @@ def recommend_train(config: Config, out, papers, seed, contexts, retrievers):
 def serve(config: Config, host, port, retrievers, model):
     """HTTP service (/recommend, /paper, /neighbours, /search, /queries; docs at /docs) and the graph explorer at /."""
     try:
-        from ..serve import serve as serve_
+        from ..service.http import serve as serve_
     except ImportError as exc:
         raise CitegraphError(f"citegraph serve needs the [serve] extra ({exc.name} is not installed): "
                              "pip install 'citegraph[serve]'") from exc
@@ -108,7 +108,7 @@ def mcp(config: Config, retrievers, model):
     """Model Context Protocol server on stdio, for AI agents: search, papers, neighbours,
     recommend (a paper, a text or a library; negatives; as of a date), explain, contextualise."""
     try:
-        from ..agents import serve_mcp
+        from ..service.mcp import serve_mcp
     except ImportError as exc:
         raise CitegraphError(f"citegraph mcp needs the [mcp] extra ({exc.name} is not installed): "
                              "pip install 'citegraph[mcp]'") from exc

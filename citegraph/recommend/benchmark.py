@@ -1,6 +1,6 @@
 """The recommender on held-out citations, registered as the benchmark ``recommend``.
 
-Papers of the graph each lose one reference (:func:`.recommend_held_out.held_out_citations`, the
+Papers of the graph each lose one reference (:func:`.held_out.held_out_citations`, the
 same seeded draw as ``citegraph recommend-train``, whose papers are skipped); the
 recommender, with the given text retrievers, ranks its candidates under each weighting —
 text alone, the default fusion, and learned weights when given — and the held-out
@@ -13,7 +13,7 @@ recommender without that signal (neither its candidates nor its feature), so tha
 same papers: paired tests (randomisation and t-test, per paper) compare the two, on all
 papers and on those whose held-out reference is cited in sentences the seed's view shows
 (the only ones the signal can find; its own sentences are hidden, see
-:mod:`citegraph.recommend_contexts`).
+:mod:`citegraph.recommend.contexts`).
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .evaluation.benchmark import Log, Option, Registered, RetrieverOption, Scores, quiet, register
-from .evaluation.report import Table
-from .retrieval.base import Retriever
+from ..evaluation.benchmark import Log, Option, Registered, RetrieverOption, Scores, quiet, register
+from ..evaluation.report import Table
+from ..retrieval.base import Retriever
 
 if TYPE_CHECKING:
-    from .graph import GraphStore
+    from ..graph import GraphStore
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,8 @@ class HeldOutCitations:
     name: str = "recommend"
 
     def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
-        from .recommend import DEFAULT_WEIGHTS, Recommender, load_weights
-        from .recommend_held_out import evaluate_held_out, held_out_citations
+        from .recommender import DEFAULT_WEIGHTS, Recommender, load_weights
+        from .held_out import evaluate_held_out, held_out_citations
 
         variants = {"text only": {"text": 1.0}, "fusion (default weights)": DEFAULT_WEIGHTS}
         if self.weights:
@@ -85,7 +85,7 @@ def _contexts_tables(results: dict, baseline: str, cited: list[str], measures: l
     """The rows on the papers whose held-out reference is cited in contexts the view shows,
     and the paired tests of "learned + contexts" against ``baseline`` (the recommender
     without the signal) on all papers and on those."""
-    from .evaluation.metrics import Evaluation, compare
+    from ..evaluation.metrics import Evaluation, compare
 
     subset = Table(f"held-out reference cited in contexts ({len(cited)} of {len(results[baseline].queries)} papers)",
                    measures)

@@ -21,20 +21,20 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from .evaluation import mdcr
-from .evaluation.benchmark import run as run_benchmark
-from .evaluation.mdcr_eval import MDCR
-from .evaluation.pools import ALL_FIELDS
-from .evaluation.report import Table
-from .graph import GraphStore
-from .graph.schema import graph_stats
-from .ingest import IngestOptions, IngestSummary, Prefilter, get, ingest, prefilter
-from .ingest.pipeline import NoProgress, Progress
-from .ingest.taxonomy import BUNDLED as TAXONOMY
-from .recommend import Recommendation, Recommender, Seed
-from .retrieval.corpus import documents
-from .retrieval.signals import CoCitationScorer
-from .retrieval.spec import BM25
+from ..evaluation import mdcr
+from ..evaluation.benchmark import run as run_benchmark
+from ..evaluation.mdcr_eval import MDCR
+from ..evaluation.pools import ALL_FIELDS
+from ..evaluation.report import Table
+from ..graph import GraphStore
+from ..graph.schema import graph_stats
+from ..ingest import IngestOptions, IngestSummary, Prefilter, get, ingest, prefilter
+from ..ingest.pipeline import NoProgress, Progress
+from ..ingest.taxonomy import BUNDLED as TAXONOMY
+from .recommender import Recommendation, Recommender, Seed
+from ..retrieval.corpus import documents
+from ..retrieval.signals import CoCitationScorer
+from ..retrieval.spec import BM25
 
 ACL200 = Path(str(resources.files("citegraph") / "data" / "acl200"))
 TITLES_ONLY = Prefilter(min_abstract=0, min_citations=1)

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import CitegraphError
-from .recommend import Recommender, Seed
-from .retrieval.base import rank
+from ..errors import CitegraphError
+from .recommender import Recommender, Seed
+from ..retrieval.base import rank
 
 if TYPE_CHECKING:
-    from .graph import GraphStore
+    from ..graph import GraphStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +33,7 @@ def held_out_citations(store: GraphStore, n: int, seed: int = 0, min_refs: int =
                        skip: int = 0) -> list[HeldOut]:
     """``n`` papers, each with one random reference held out (seeded); ``skip`` passes over
     the first papers of the same draw, so that training and test sets are disjoint."""
-    from .evaluation.sampling import generator, sample
+    from ..evaluation.sampling import generator, sample
 
     rows = store.run("recommend/held_out", min_refs=min_refs)
     chosen = sample(rows, skip + n, generator(seed, "held-out"))[skip:]
@@ -71,7 +71,7 @@ def save_weights(path: Path, weights: dict[str, float], about: dict) -> None:
 def evaluate_held_out(recommender: Recommender, examples: Sequence[HeldOut], variants: dict[str, dict[str, float]],
                       k: int = 100, measures: Sequence[str] = ("R@5", "R@20", "MRR", "MAP")):
     """Each weighting's metrics on the held-out citations (one relevant paper per seed)."""
-    from .evaluation.metrics import evaluate
+    from ..evaluation.metrics import evaluate
 
     qrels = {e.seed.id: {e.held_out: 1} for e in examples}
     candidates = {e.seed.id: recommender.candidates(e.seed) for e in examples}

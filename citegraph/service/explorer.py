@@ -1,4 +1,4 @@
-"""The explorer's own routes, mounted by the HTTP service (:mod:`citegraph.serve`) under
+"""The explorer's own routes, mounted by the HTTP service (:mod:`citegraph.service.http`) under
 ``/explore``: what the page needs beyond the API everyone uses.
 
 * ``POST /explore/library`` — a pasted list of ids/DOIs or an uploaded ``.bib``/``.ris``/
@@ -24,12 +24,12 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from .library.entries import LibraryEntry, parse_library
-from .library.export import export
-from .library.match import Match, matched_ids
+from ..library.entries import LibraryEntry, parse_library
+from ..library.export import export
+from ..library.match import Match, matched_ids
 
 if TYPE_CHECKING:  # the driver loads with the first store
-    from .graph import GraphStore
+    from ..graph import GraphStore
 
 ROLES = ("seed", "recommended", "prior", "derivative", "reference", "citing")  # the first a paper has colours it
 AROUND = 12  # references and citing papers drawn per seed (most cited first)

@@ -61,16 +61,16 @@ from pydantic import (
 )
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from . import __version__
-from .errors import CitegraphError, NotFoundError, ServerError
+from .. import __version__
+from ..errors import CitegraphError, NotFoundError, ServerError
 from .explorer import MatchOut, explorer_routes
-from .graph import queries
-from .library.match import matched_ids
-from .library.works import prior_and_derivative
-from .recommend import Recommender, recommendation_dict
-from .retrieval.spec import Spec
-from .serve_limits import LOOPBACK, BodyLimit, served_hosts
-from .vocabulary import canonical_id
+from ..graph import queries
+from ..library.match import matched_ids
+from ..library.works import prior_and_derivative
+from ..recommend import Recommender, recommendation_dict
+from ..retrieval.spec import Spec
+from .limits import LOOPBACK, BodyLimit, served_hosts
+from ..vocabulary import canonical_id
 
 SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
 WEB = Path(str(resources.files("citegraph") / "web"))

@@ -19,9 +19,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from .errors import CitegraphError
-from .recommend import Recommender, Seed, recommendation_dict
-from .vocabulary import canonical_id
+from ..errors import CitegraphError
+from ..recommend import Recommender, Seed, recommendation_dict
+from ..vocabulary import canonical_id
 
 Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]], Field(max_length=2_000)]
 Id = Annotated[str, Field(min_length=1, max_length=200, description="A paper id in the graph")]
@@ -32,7 +32,7 @@ Date = Annotated[str | None, Field(pattern=r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
 def create_server(recommender: Recommender, indexes: Path):
     """The MCP server over ``recommender`` (its store answers the graph tools); ``indexes``
     holds the contextualisation models' word statistics (built on first use)."""
-    from . import __version__
+    from .. import __version__
 
     store = recommender.store
     server = MCPServer("citegraph", version=__version__, instructions=(
@@ -124,8 +124,8 @@ def create_server(recommender: Recommender, indexes: Path):
                                                                  description="The citing sentence")],
                                k: Annotated[int, Field(ge=1, le=20)] = 3) -> list[dict[str, Any]]:
         """The sentences of the cited paper (title, abstract) that a citing sentence most likely refers to."""
-        from .contextualise import graph
-        from .contextualise.models import MODELS
+        from ..contextualise import graph
+        from ..contextualise.models import MODELS
 
         model = MODELS["lmd"]
         resources = graph.graph_resources(store, model, indexes / "contextualise")

@@ -6,7 +6,7 @@ its year and a field or arXiv category to stay within. Candidates come from thre
 
 * **text** — each configured retriever's top ``text_depth`` (BM25, a dense encoder, …);
 * **contexts** — where the graph's edges carry citing sentences, the ``text_depth`` papers
-  cited in sentences most like the seed's text (:mod:`citegraph.recommend_contexts`; the
+  cited in sentences most like the seed's text (:mod:`citegraph.recommend.contexts`; the
   seed's own sentences never count);
 * **graph** (Cypher, ``cypher/recommend/``) — papers cited by the seed's references, papers
   co-cited with them by other papers, papers coupled with the seed (citing its
@@ -33,7 +33,7 @@ A *library* (a set of papers, :meth:`Recommender.for_library`) is a seed whose r
 are its papers ("cited by 4 of your papers"); *negative* papers give the candidates linked
 to them a negative feature; *as of* a year, the Cypher counts no later citation and no
 later paper is recommended. Learning the weights on held-out citations and measuring
-them: :mod:`citegraph.recommend_held_out`. (Over 400 lines: the recommender is one
+them: :mod:`citegraph.recommend.held_out`. (Over 400 lines: the recommender is one
 class whose candidate pipeline reads best in one place.)
 """
 
@@ -51,15 +51,15 @@ from dataclasses import asdict, dataclass, field
 from itertools import repeat
 from pathlib import Path
 
-from .errors import CitegraphError, NotFoundError
-from .graph import GraphStore
-from .library.entries import LibraryEntry, entry_from_id
-from .library.match import Match, PaperIndex, matched_ids
-from .recommend_contexts import CitingSentences, ContextMatch
-from .retrieval.base import Document, Ranking, Retriever, rank
-from .retrieval.signals import Enriched, enrich
-from .retrieval.spec import Spec, parse_specs
-from .vocabulary import canonical_id
+from ..errors import CitegraphError, NotFoundError
+from ..graph import GraphStore
+from ..library.entries import LibraryEntry, entry_from_id
+from ..library.match import Match, PaperIndex, matched_ids
+from .contexts import CitingSentences, ContextMatch
+from ..retrieval.base import Document, Ranking, Retriever, rank
+from ..retrieval.signals import Enriched, enrich
+from ..retrieval.spec import Spec, parse_specs
+from ..vocabulary import canonical_id
 
 _FEATURE_COLUMNS = ("id", "title", "year", "external", "citations", "ingested")  # recommend/features
 GRAPH_FEATURES = ("cited_by_references", "cocitation", "coupling", "citations", "overlap", "enrichment", "contexts")
@@ -164,7 +164,7 @@ class Recommender:
         self._text_thread: ThreadPoolExecutor | None = None
         self._close_store = close_store
         self._papers: PaperIndex | None = None  # for matching library entries, loaded when first needed
-        # the graph's citing sentences (recommend_contexts), read when first needed; False: not wanted
+        # the graph's citing sentences (.contexts), read when first needed; False: not wanted
         self._sentences: CitingSentences | bool | None = None if contexts else False
 
     @classmethod
@@ -172,8 +172,8 @@ class Recommender:
              **options) -> "Recommender":
         """A recommender on the configured graph (the embedded one by default) with retriever
         specs opened from ``<data dir>/indexes`` and, optionally, learned weights."""
-        from .config import Config
-        from .graph import open_store
+        from ..config import Config
+        from ..graph import open_store
 
         config = config or Config.load()
         opened = [spec.open(Path(config.data_dir) / "indexes") for spec in parse_specs(retrievers)]
