@@ -13,6 +13,8 @@ import pytest
 
 mcp = pytest.importorskip("mcp")
 
+from citegraph.recommend import View
+
 TOOLS = {"search_papers", "paper", "neighbours", "recommend", "explain_recommendation", "contextualise_citation"}
 
 
@@ -66,7 +68,7 @@ def test_an_mcp_client_uses_every_tool(acl, server_env):
     assert _data(calls["paper"])["title"] == "Selective Sharing for Multilingual Dependency Parsing"
     assert _data(calls["neighbours"])
     got = _data(calls["recommend"])
-    expected = acl.for_library(library, k=5, negatives=["D10-1120"], as_of=2012)
+    expected = acl.for_library(library, k=5, negatives=["D10-1120"], view=View(as_of=2012))
     assert [r["id"] for r in got["recommendations"]] == [r.id for r in expected]
     assert [m["how"] for m in got["matches"]][:2] == ["ACL Anthology DOI", "paper id"]
     assert [r["id"] for r in _data(calls["by_paper"])["recommendations"]] == [r.id for r in acl.recommend("P12-1066", k=5)]

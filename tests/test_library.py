@@ -19,7 +19,7 @@ from citegraph.errors import CitegraphError, InputError
 from citegraph.library.entries import entry_from_id, read_library
 from citegraph.library.export import WRITERS, exported
 from citegraph.library.match import TITLE_THRESHOLD, PaperIndex, measure_matcher
-from citegraph.recommend import DEFAULT_WEIGHTS
+from citegraph.recommend import DEFAULT_WEIGHTS, View
 
 DEMO = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "demo" / "library.bib"
 LIBRARY = ["D11-1006", "N12-1052", "P12-1066", "P13-2017"]
@@ -108,13 +108,13 @@ def test_as_of_a_date_hides_later_papers_and_later_citations(acl):
     """P13-2017 (2013) is in the library: as of 2013 its references are evidence ("cited by
     … of your papers: P13-2017"), as of 2012 they are not, and citation counts only count
     citing papers of 2012 or before."""
-    now, then = (acl.library_seed(LIBRARY, as_of=year) for year in (2013, 2012))
+    now, then = (acl.library_seed(LIBRARY, view=View(as_of=year)) for year in (2013, 2012))
     later, earlier = acl.recommend_for(now, 40), acl.recommend_for(then, 40)
     assert all(r.year is not None and r.year <= 2012 for r in earlier)
     assert any("P13-2017" in s.via for r in later for s in r.signals if s.name == "cited_by_references")
     assert not any("P13-2017" in s.via for r in earlier for s in r.signals)
     assert [r.id for r in earlier] != [r.id for r in later]
-    counts = {when: {c.id: c.meta["citations"] for c in acl.candidates(seed).values()}
+    counts = {when: {c.id: c.facts.citations for c in acl.candidates(seed).values()}
               for when, seed in (("now", now), ("then", then))}
     both = counts["now"].keys() & counts["then"].keys()
     assert all(counts["then"][c] <= counts["now"][c] for c in both)
@@ -124,7 +124,7 @@ def test_as_of_a_date_hides_later_papers_and_later_citations(acl):
 @pytest.mark.parametrize("format_, suffix", [("bibtex", ".bib"), ("ris", ".ris"), ("csl-json", ".json"),
                                              ("jsonl", ".jsonl")])
 def test_exports_read_back_as_the_same_papers_with_their_reasons(acl, tmp_path, format_, suffix):
-    found = acl.for_library(LIBRARY, k=8, as_of=2012)
+    found = acl.for_library(LIBRARY, k=8, view=View(as_of=2012))
     notes = {r.id: "; ".join(r.explanation()) for r in found}
     text = WRITERS[format_](exported(acl.store, [r.id for r in found], notes))
     path = tmp_path / f"export{suffix}"
@@ -151,7 +151,7 @@ def test_the_cli_recommends_for_a_library_and_exports_one_paper(acl, server_env,
     (tmp_path / "out.ris").write_text(run.stdout, encoding="utf-8")
     ids = [m.paper for m in acl.match(read_library(tmp_path / "out.ris"))]
     mine = [m.paper for m in acl.match(read_library(DEMO)) if m.paper]
-    assert ids == [r.id for r in acl.for_library(mine, k=5, as_of=2012, negatives=["D10-1120"])]
+    assert ids == [r.id for r in acl.for_library(mine, k=5, view=View(as_of=2012), negatives=["D10-1120"])]
     one = subprocess.run([sys.executable, "-m", "citegraph.cli", "paper", "P12-1066", "--format", "bibtex"],
                          capture_output=True, text=True, env=server_env, timeout=300)
     assert one.returncode == 0, one.stderr
@@ -184,7 +184,7 @@ def test_watch_lists_what_is_new_for_a_library(acl, server_env):
     assert run.returncode == 0, run.stderr
     rows = [json.loads(line) for line in run.stdout.splitlines()]
     mine = [m.paper for m in acl.match(read_library(DEMO)) if m.paper]
-    expected = acl.recommend_for(acl.library_seed(mine, since=2014), 5)
+    expected = acl.recommend_for(acl.library_seed(mine, view=View(since=2014)), 5)
     assert [r["id"] for r in rows] == [r.id for r in expected] and len(rows) == 5
     assert all(r["year"] >= 2014 for r in rows) and all(r["explanation"] for r in rows)
     assert all(f"published in {r['year']} (since 2014)" in r["explanation"] for r in rows)

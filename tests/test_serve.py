@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 
 from citegraph.graph import open_store
-from citegraph.recommend import Recommender
+from citegraph.recommend import Recommender, View
 from citegraph.retrieval.spec import BM25
 
 
@@ -78,7 +78,7 @@ def test_recommend_for_a_library_with_negatives_as_of_a_date(http, local):
     library = ["10.18653/v1/D15-1039", "P12-1066", "N12-1052", "nope"]
     body = http.post("/recommend", json={"papers": library, "negatives": ["D10-1120"], "as_of": "2012-06-30",
                                          "k": 10}).json()
-    expected = local.for_library(library, k=10, negatives=["D10-1120"], as_of=2012)
+    expected = local.for_library(library, k=10, negatives=["D10-1120"], view=View(as_of=2012))
     assert [(r["id"], r["score"]) for r in body["recommendations"]] == [(r.id, r.score) for r in expected]
     assert all(r["year"] <= 2012 for r in body["recommendations"])
     assert [(m["entry"], m["paper"], m["how"]) for m in body["matches"]][:2] == [

@@ -40,13 +40,13 @@ def recommend(config: Config, paper, title, abstract, references, year, field, c
               k, retrievers, model, explain, as_json, format_):
     """Which papers should this paper (or this library) cite? From the graph and text scorers, with reasons."""
     from ..library.entries import entries_of
-    from ..recommend import Recommender, recommendation_dict
+    from ..recommend import Recommender, View, recommendation_dict
 
     if library and (paper or title or abstract):
         raise CitegraphError("give --library or a paper (--paper, --title, --abstract), not both")
     with Recommender.open(config, retrievers, model) as rec:
         asked = rec.ask(paper, papers=entries_of(str(library)) if library else (), title=title, abstract=abstract,
-                        references=references, year=year, field=field, category=category, as_of=as_of,
+                        references=references, year=year, view=View(as_of=as_of, field=field, category=category),
                         negatives=[e for source in negatives for e in entries_of(source)])
         print_matches("not wanted", asked.negatives)
         print_matches(str(library), asked.library)
@@ -71,12 +71,12 @@ def recommend(config: Config, paper, title, abstract, references, year, field, c
 @click.pass_obj
 def recommend_train(config: Config, out, papers, seed, contexts, retrievers):
     """Learn the recommender's weights on held-out citations of the graph (logistic regression)."""
-    from ..recommend import Recommender
-    from ..recommend.held_out import held_out_citations, save_weights, train
+    from ..recommend import Recommender, Weights
+    from ..recommend.held_out import held_out_citations, train
 
     with Recommender.open(config, retrievers, contexts=contexts) as rec:
         weights = train(rec, held_out_citations(rec.store, papers, seed))
-    save_weights(out, weights, {"trained_on": papers, "seed": seed, "retrievers": [str(s) for s in retrievers],
+    Weights(weights).save(out, {"trained_on": papers, "seed": seed, "retrievers": [str(s) for s in retrievers],
                                 "contexts": contexts})
     print_table(f"learned weights → {out}", [{"feature": k, "weight": round(v, 4)} for k, v in weights.items()])
 
@@ -132,10 +132,11 @@ def watch(config: Config, library, since, negatives, k, retrievers, model, forma
     """Alerts: the papers published or ingested since a date that the recommender ranks highest for a library,
     with reasons (which of the two applied among them)."""
     from ..library.entries import entries_of
-    from ..recommend import Recommender
+    from ..recommend import Recommender, View
 
     with Recommender.open(config, retrievers, model) as rec:
-        asked = rec.ask(papers=entries_of(str(library)), since=since.year, ingested_since=since.date().isoformat(),
+        asked = rec.ask(papers=entries_of(str(library)), view=View(since=since.year,
+                                                                   ingested_since=since.date().isoformat()),
                         negatives=[e for source in negatives for e in entries_of(source)])
         print_matches(str(library), asked.library)
         found = rec.recommend_for(asked.seed, k)

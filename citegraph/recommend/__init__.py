@@ -10,26 +10,26 @@ and measures them, :mod:`.benchmark` is that measurement as a registered benchma
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .recommender import (
-        DEFAULT_WEIGHTS,
-        GRAPH_FEATURES,
-        Asked,
-        Recommendation,
-        Recommender,
-        Seed,
-        Signal,
-        load_weights,
-        recommendation_dict,
-    )
+_PUBLIC = {
+    "Recommender": "recommender",
+    "Seed": "seed", "View": "seed", "Asked": "seed", "year_of": "seed",
+    "Candidate": "candidates", "Candidates": "candidates", "Facts": "candidates", "Signal": "candidates",
+    "Recommendation": "candidates", "recommendation_dict": "candidates",
+    "Weights": "weights", "DEFAULT_WEIGHTS": "weights", "GRAPH_FEATURES": "weights",
+}
 
-__all__ = ["DEFAULT_WEIGHTS", "GRAPH_FEATURES", "Asked", "Recommendation", "Recommender", "Seed", "Signal",
-           "load_weights", "recommendation_dict"]
+if TYPE_CHECKING:
+    from .candidates import Candidate, Candidates, Facts, Recommendation, Signal, recommendation_dict
+    from .recommender import Recommender
+    from .seed import Asked, Seed, View, year_of
+    from .weights import DEFAULT_WEIGHTS, GRAPH_FEATURES, Weights
+
+__all__ = sorted(_PUBLIC)
 
 
 def __getattr__(name: str):
     """The public names, imported on first use: the benchmark registry and ``citegraph --help``
     reach this package without the graph driver the recommender needs."""
-    if name in __all__:
-        return getattr(import_module(".recommender", __name__), name)
+    if name in _PUBLIC:
+        return getattr(import_module(f".{_PUBLIC[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

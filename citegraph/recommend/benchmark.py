@@ -42,13 +42,14 @@ class HeldOutCitations:
     name: str = "recommend"
 
     def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
-        from .recommender import DEFAULT_WEIGHTS, Recommender, load_weights
         from .held_out import evaluate_held_out, held_out_citations
+        from .recommender import Recommender
+        from .weights import Weights
 
-        variants = {"text only": {"text": 1.0}, "fusion (default weights)": DEFAULT_WEIGHTS}
+        variants = {"text only": Weights({"text": 1.0}), "fusion (default weights)": Weights()}
         if self.weights:
-            variants["learned"] = load_weights(self.weights)
-        contexts_variant = {WITH_CONTEXTS: load_weights(self.contexts_weights)} if self.contexts_weights else {}
+            variants["learned"] = Weights.load(self.weights)
+        contexts_variant = {WITH_CONTEXTS: Weights.load(self.contexts_weights)} if self.contexts_weights else {}
         names = [r.name for r in retrievers]
         recommender = Recommender(self.store, retrievers, contexts=not contexts_variant)
         with_contexts = Recommender(self.store, retrievers) if contexts_variant else None
@@ -59,7 +60,7 @@ class HeldOutCitations:
                 results |= evaluate_held_out(with_contexts, examples, contexts_variant)
                 sentences = with_contexts.citing_sentences()
                 cited = [e.seed.id for e in examples if sentences and sentences.cited_in_view(
-                    e.held_out, e.seed.id, e.seed.as_of)]
+                    e.held_out, e.seed.id, e.seed.view.as_of)]
         finally:
             recommender.close()
             if with_contexts:
@@ -74,7 +75,7 @@ class HeldOutCitations:
             baseline = "learned" if self.weights else "fusion (default weights)"
             tables += _contexts_tables(results, baseline, cited, measures)
         config = {"papers": self.papers, "seed": self.seed, "skip": self.skip, "retrievers": names,
-                  "variants": variants | contexts_variant}
+                  "variants": {name: dict(w.values) for name, w in (variants | contexts_variant).items()}}
         return Scores(tables, config, {n: r.per_query for n, r in results.items()})
 
 

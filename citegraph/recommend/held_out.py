@@ -2,22 +2,21 @@
 
 A paper of the graph loses one reference; the recommender, seeded with the paper and its
 other references, should rank the lost one high (its own citation edges never count as
-evidence, see :mod:`citegraph.recommend`). :func:`train` fits the weights by logistic
+evidence, see :mod:`citegraph.recommend.recommender`). :func:`train` fits the weights by logistic
 regression on such examples (``citegraph recommend-train``); :func:`evaluate_held_out`
 ranks the candidates under each weighting (the registered benchmark ``recommend``).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import CitegraphError
-from .recommender import Recommender, Seed
-from ..retrieval.base import rank
+from .recommender import Recommender
+from .seed import Seed
+from .weights import Weights
 
 if TYPE_CHECKING:
     from ..graph import GraphStore
@@ -64,11 +63,8 @@ def train(recommender: Recommender, examples: Sequence[HeldOut]) -> dict[str, fl
     return {**{name: float(w) for name, w in zip(names, model.coef_[0])}, "bias": float(model.intercept_[0])}
 
 
-def save_weights(path: Path, weights: dict[str, float], about: dict) -> None:
-    Path(path).write_text(json.dumps({"weights": weights, **about}, indent=2) + "\n", encoding="utf-8")
-
-
-def evaluate_held_out(recommender: Recommender, examples: Sequence[HeldOut], variants: dict[str, dict[str, float]],
+def evaluate_held_out(recommender: Recommender, examples: Sequence[HeldOut],
+                      variants: Mapping[str, Weights | Mapping[str, float]],
                       k: int = 100, measures: Sequence[str] = ("R@5", "R@20", "MRR", "MAP")):
     """Each weighting's metrics on the held-out citations (one relevant paper per seed)."""
     from ..evaluation.metrics import evaluate
@@ -77,7 +73,7 @@ def evaluate_held_out(recommender: Recommender, examples: Sequence[HeldOut], var
     candidates = {e.seed.id: recommender.candidates(e.seed) for e in examples}
     results = {}
     for name, weights in variants.items():
-        scorer = Recommender(recommender.store, weights=weights)
-        run = {q: rank({c.id: scorer.score(c.features) for c in cs.values()}, k) for q, cs in candidates.items()}
+        scorer = weights if isinstance(weights, Weights) else Weights(weights)
+        run = {q: scorer.rank(cs, k) for q, cs in candidates.items()}
         results[name] = evaluate(qrels, run, measures, depth=k)
     return results

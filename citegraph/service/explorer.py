@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..library.entries import LibraryEntry, parse_library
 from ..library.export import export
 from ..library.match import Match, matched_ids
+from ..recommend.seed import year_of
 
 if TYPE_CHECKING:  # the driver loads with the first store
     from ..graph import GraphStore
@@ -102,7 +103,7 @@ def explorer_routes(store: GraphStore, match: Callable[[Sequence[LibraryEntry]],
 
     @router.post("/map", response_model=list[MapPaper], summary="The papers to draw around a seed set, with roles")
     def map_(request: MapRequest) -> list[dict]:
-        as_of = int(request.as_of[:4]) if request.as_of else None
+        as_of = year_of(request.as_of)
         roles: dict[str, list[str]] = {paper: ["seed"] for paper in request.seeds}
         for role in ROLES[1:4]:
             for paper in getattr(request, role):

@@ -67,7 +67,7 @@ from .explorer import MatchOut, explorer_routes
 from ..graph import queries
 from ..library.match import matched_ids
 from ..library.works import prior_and_derivative
-from ..recommend import Recommender, recommendation_dict
+from ..recommend import Recommender, View, recommendation_dict, year_of
 from ..retrieval.spec import Spec
 from .limits import LOOPBACK, BodyLimit, served_hosts
 from ..vocabulary import canonical_id
@@ -306,8 +306,8 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[s
     def recommend(request: RecommendRequest) -> dict:
         asked = recommender.ask(request.paper, papers=request.papers or (), title=request.title or "",
                                 abstract=request.abstract or "", references=request.references, year=request.year,
-                                field=request.field, category=request.category, negatives=request.negatives,
-                                as_of=int(request.as_of[:4]) if request.as_of else None)
+                                negatives=request.negatives, view=View(as_of=year_of(request.as_of), field=request.field,
+                                                                       category=request.category))
         seed = asked.seed
         given = [canonical_id(r) for r in request.references]  # a paper's own and a library's are known
         known = {row["id"] for row in store.run("explore/known_ids", ids=given)} if given else set()
@@ -327,7 +327,7 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[s
         ids = matched_ids(matches)
         if not ids:
             raise NotFoundError("no paper of the library is in the graph")
-        found = prior_and_derivative(store, ids, as_of=int(request.as_of[:4]) if request.as_of else None,
+        found = prior_and_derivative(store, ids, as_of=year_of(request.as_of),
                                      k=request.k, fanout=recommender.fanout)
         return {**{kind: [asdict(w) for w in ws] for kind, ws in found.items()},
                 "matches": [m.as_dict() for m in matches]}

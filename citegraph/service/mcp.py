@@ -20,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from ..errors import CitegraphError
-from ..recommend import Recommender, Seed, recommendation_dict
+from ..recommend import Recommender, Seed, View, recommendation_dict, year_of
 from ..vocabulary import canonical_id
 
 Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]], Field(max_length=2_000)]
@@ -56,7 +56,7 @@ def create_server(recommender: Recommender, indexes: Path):
     def seed_of(paper: str | None, papers: list[str], title: str, abstract: str, negatives: list[str],
                 as_of: str | None) -> tuple[Seed, list[dict]]:
         asked = recommender.ask(paper, papers=papers, title=title, abstract=abstract, negatives=negatives,
-                                as_of=int(as_of[:4]) if as_of else None)
+                                view=View(as_of=year_of(as_of)))
         return asked.seed, [m.as_dict() for m in asked.matches]
 
     @tool
@@ -110,12 +110,11 @@ def create_server(recommender: Recommender, indexes: Path):
             return {"candidate": candidate, "candidate_found": False,
                     "why_not": "not a candidate: not linked to the seed in the graph nor among the text matches, "
                                "or excluded (already cited, a seed, newer than the seed or the as-of date)"}
-        scores = {cid: recommender.score(c.features) for cid, c in candidates.items()}
-        mine = scores[candidate]
+        ranking = recommender.weights.rank(candidates, len(candidates))
+        [(rank, hit)] = [(i, h) for i, h in enumerate(ranking, start=1) if h.id == candidate]
         found = candidates[candidate]
-        return {"candidate": candidate, "candidate_found": True, "title": found.meta.get("title"),
-                "rank": 1 + sum(1 for cid, s in scores.items() if (-s, cid) < (-mine, candidate)),
-                "of": len(scores), "score": round(mine, 6), "features": found.features,
+        return {"candidate": candidate, "candidate_found": True, "title": found.facts.title if found.facts else None,
+                "rank": rank, "of": len(ranking), "score": round(hit.score, 6), "features": found.features,
                 "explanation": [s.text for s in found.signals]}
 
     @tool

@@ -1,0 +1,88 @@
+"""What a recommendation is for (:class:`Seed`) and what it may see (:class:`View`).
+
+A seed is a paper of the graph or a new paper's text, with the references already chosen;
+its :class:`View` travels with it as one value, so that every statement, every signal and
+every filter sees the same as-of year, the same negative papers and the same limits. The
+seed's own citation edges are always hidden (they would hand a held-out citation to the
+recommender): the Cypher statements take the seed's id for that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from ..errors import CitegraphError
+from ..library.match import Match
+from ..retrieval.base import Document
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one recommendation may see and recommend."""
+
+    as_of: int | None = None  # the year of the view: nothing later recommended or used as evidence
+    negatives: tuple[str, ...] = ()  # papers the user does not want more of
+    field: str | None = None  # only candidates in this MAG field
+    category: str | None = None  # only candidates in this arXiv category
+    since: int | None = None  # only papers of this year or later (alerts: what is new for the seed)
+    ingested_since: str | None = None  # …or ingested on this date (YYYY-MM-DD) or later (with ``since``)
+
+
+@dataclass(frozen=True, slots=True)
+class Seed:
+    """What a recommendation is for."""
+
+    id: str = ""  # '' for a paper not in the graph
+    title: str = ""
+    abstract: str = ""
+    year: int | None = None
+    references: tuple[str, ...] = ()
+    view: View = field(default_factory=View)
+    library: bool = False  # the references are the user's library (a set of seeds), not one paper's
+
+    @property
+    def mine(self) -> str:
+        """What the references are to the user, in explanations."""
+        return "your papers" if self.library else "your references"
+
+    @property
+    def document(self) -> Document:
+        return Document(self.id or "seed", self.title, self.abstract)
+
+    @property
+    def blocked(self) -> set[str]:
+        """Never a candidate: the seed, its references and the papers it does not want."""
+        return {*([self.id] if self.id else []), *self.references, *self.view.negatives}
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A seed and how the entries the user gave were matched to the graph (:meth:`Recommender.ask`)."""
+
+    seed: Seed
+    library: list[Match]
+    negatives: list[Match]
+
+    @property
+    def matches(self) -> list[Match]:
+        return [*self.library, *self.negatives]
+
+
+def year_of(day: str | date | None) -> int | None:
+    """The year of an as-of date (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, checked to be a real
+    date, or a date) as views count it; None for none."""
+    if day is None or day == "":
+        return None
+    if isinstance(day, date):
+        return day.year
+    padded = {4: "-01-01", 7: "-01"}.get(len(day), "")
+    try:
+        return date.fromisoformat(day + padded).year
+    except ValueError:
+        raise CitegraphError(f"as_of: {day!r} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)") from None
+
+
+def earliest(year: int | None, as_of: int | None) -> int | None:
+    """A seed's year seen as of a year: the earlier of the two."""
+    return min((y for y in (year, as_of) if y is not None), default=None)

@@ -1,0 +1,66 @@
+"""What the graph says of every candidate (``recommend/features``): metadata for filters and
+display, citations by papers other than the seed (as of the view's year), and the view's
+field and category; with the references' links it sets the graph features."""
+
+from __future__ import annotations
+
+import math
+
+from ...graph import GraphStore
+from ..candidates import Candidates, Facts, Signal
+from ..seed import Seed
+from .graph import Links
+
+COLUMNS = ("id", "title", "year", "external", "citations", "ingested")  # of recommend/features' lists
+
+
+def describe(store: GraphStore, found: Candidates, seed: Seed, links: Links) -> None:
+    """Sets each described candidate's facts, graph features and signals."""
+    view = seed.view
+    rows = store.plain("recommend/features", ids=list(found), seed=seed.id, as_of=view.as_of,
+                       field=view.field or None, category=view.category or None)
+    refs = len(seed.references)
+    for values in (rows[0]["candidates"] if rows else []):
+        row = dict(zip(COLUMNS, values, strict=True))
+        cid = row.pop("id")
+        cited_by, coupling, cocitation = (links.count(kind, cid) for kind in ("cited_by", "coupling", "cocitation"))
+        facts = Facts(**row, cocitation=cocitation, coupling=coupling,
+                      overlap=(cited_by + coupling) / refs if refs else 0.0)
+        candidate = found[cid]
+        candidate.facts = facts
+        candidate.features.update({
+            "cited_by_references": math.log1p(cited_by), "cocitation": math.log1p(cocitation),
+            "coupling": math.log1p(coupling), "citations": math.log1p(facts.citations), "overlap": facts.overlap})
+        if cocitation:
+            candidate.add(Signal("cocitation", cocitation, f"co-cited with {seed.mine} {cocitation} times"))
+        if facts.citations:
+            candidate.add(Signal("citations", facts.citations, f"cited by {facts.citations} papers in the corpus"))
+        for text in why_new(seed, facts):
+            candidate.add(Signal("new", 1.0, text))
+
+
+def allowed(seed: Seed, facts: Facts) -> bool:
+    """Not a stub, not newer than the seed, dated when seen as of a year, new for an alert
+    (the field and category are checked by the statement)."""
+    if facts.external:
+        return False
+    if seed.year is not None and facts.year is not None and facts.year > seed.year:
+        return False
+    if seed.view.as_of is not None and facts.year is None:  # undated: cannot tell
+        return False
+    return seed.view.since is None or bool(why_new(seed, facts))
+
+
+def why_new(seed: Seed, facts: Facts) -> list[str]:
+    """Why a candidate is new for an alert (a view with ``since``): published in or after
+    that year, and/or ingested on or after ``ingested_since`` (papers ingested before the
+    graph recorded dates have none). Empty without ``since``, or when it is not new."""
+    view = seed.view
+    if view.since is None:
+        return []
+    reasons = []
+    if facts.year is not None and facts.year >= view.since:
+        reasons.append(f"published in {facts.year} (since {view.since})")
+    if view.ingested_since and facts.ingested and facts.ingested >= view.ingested_since:
+        reasons.append(f"ingested on {facts.ingested} (since {view.ingested_since})")
+    return reasons

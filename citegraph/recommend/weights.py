@@ -1,0 +1,62 @@
+"""How candidates are scored: a weighted sum of their features, ties broken by id.
+
+Default weights, weights the user sets, or weights learned by logistic regression on
+held-out citations (:mod:`.held_out`), saved as ``{"weights": {feature: weight}, …}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+from ..errors import CitegraphError
+from ..retrieval.base import Ranking, rank
+from .candidates import Candidate
+
+GRAPH_FEATURES = ("cited_by_references", "cocitation", "coupling", "citations", "overlap", "enrichment", "contexts")
+DEFAULT_WEIGHTS = {"cited_by_references": 1.0, "cocitation": 0.5, "coupling": 0.5, "citations": 0.2,
+                   "overlap": 1.0, "enrichment": 0.3, "contexts": 1.0, "text": 1.0, "negative": -1.0}
+# Weights learned on held-out citations know no negative seeds: theirs push down this much.
+_UNLEARNED = {"negative": DEFAULT_WEIGHTS["negative"]}
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Feature → weight; ``text`` weighs every retriever's score (``text:<name>``) that has no
+    weight of its own, ``bias`` is added to every score."""
+
+    values: Mapping[str, float] = field(default_factory=lambda: MappingProxyType(dict(DEFAULT_WEIGHTS)))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", MappingProxyType({str(k): float(v) for k, v in self.values.items()}))
+
+    def score(self, features: Mapping[str, float]) -> float:
+        total = self.values.get("bias", 0.0)
+        for name, value in features.items():
+            fallback = self.values.get("text", 0.0) if name.startswith("text:") else _UNLEARNED.get(name, 0.0)
+            total += self.values.get(name, fallback) * value
+        return total
+
+    def rank(self, candidates: Mapping[str, Candidate], k: int) -> Ranking:
+        """The top ``k`` by score, ties by id (the one tie-break of every recommendation)."""
+        return rank({cid: self.score(c.features) for cid, c in candidates.items()}, k)
+
+    @classmethod
+    def load(cls, path: Path) -> Weights:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CitegraphError(f"{path}: cannot read weights: {exc}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("weights"), dict):
+            raise CitegraphError(f"{path}: expected {{\"weights\": {{feature: weight}}}}")
+        try:
+            return cls(data["weights"])
+        except (TypeError, ValueError):
+            raise CitegraphError(f"{path}: every weight must be a number") from None
+
+    def save(self, path: Path, about: Mapping[str, object]) -> None:
+        """The weights and what they were learned on (``about``: papers, seed, retrievers …)."""
+        Path(path).write_text(json.dumps({"weights": dict(self.values), **about}, indent=2) + "\n", encoding="utf-8")
