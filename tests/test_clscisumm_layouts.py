@@ -3,7 +3,9 @@
 2018 test release with empty-gold CSVs and the gold one CSV per annotator in its own
 folder), carrying every defect found in the real files; the repairs counted, strict
 reading refusing each, and the train/test protocol scored by hand, the annotators pooled
-as the official script pools its gold files."""
+as the official script pools its gold files. The 2018 release itself, laid out as shipped
+(Training-Set-2018/, Test-Set-2018/, Test-Set-2018-Gold/Task1/), with the offset cells that
+stopped the reader, runs through `evaluate contextualise` end to end."""
 
 from __future__ import annotations
 
