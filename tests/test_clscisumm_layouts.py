@@ -186,13 +186,14 @@ RELEASE = FIXTURES / "release2018"
 TRAIN_2018, TEST_2018, GOLD_2018 = (RELEASE / "Training-Set-2018", RELEASE / "Test-Set-2018",
                                     RELEASE / "Test-Set-2018-Gold")
 ABOUT_2018 = GOLD_2018 / "Task1" / "F01-1001_aakansha.csv"
-RELEASE_REPAIRS = {"no citation offset": 2, "no gold": 3, "stray character": 2, "unbalanced quote": 1}
+RELEASE_REPAIRS = {"no citation offset": 2, "no gold": 4, "stray character": 2, "unbalanced quote": 1}
 
 
 def test_the_2018_release_reads_every_offset_defect_counted_where_it_is():
     """NA, ??? and empty offsets, an id with a stray ';' (and a quote on one side), the two
     header layouts (with and without Citation Text Clean): a Reference Offset that names no
-    sentence leaves its citance out; a Citation (Marker) Offset that names none keeps it."""
+    sentence leaves its citance out, and so does offset 0 (the title) with “NA” for its text,
+    as the official script skips it; a Citation (Marker) Offset that names none keeps it."""
     repairs = Repairs()
     topics = read_topics(TEST_2018, GOLD_2018, repairs)
     gold = {c.id: c.gold for t in topics for c in t.citances}
@@ -207,6 +208,7 @@ def test_the_2018_release_reads_every_offset_defect_counted_where_it_is():
         ("no gold", "Reference Offset", "F01-1001_aakansha.csv:8"),  # empty
         ("no citation offset", "Citation Offset", "F01-1001_aakansha.csv:9"),  # NA
         ("no citation offset", "Citation Marker Offset", "F01-1001_aakansha.csv:10"),  # ?
+        ("no gold", "Reference Text", "F01-1001_aakansha.csv:11"),  # offset 0 (the title), its text “NA”
         ("unbalanced quote", "Reference Offset", "F01-1002_swastika.csv:3"),  # 2'
         ("stray character", "Reference Offset", "F01-1002_swastika.csv:4"),  # ;'3'
     }
@@ -220,6 +222,7 @@ def test_the_2018_release_reads_every_offset_defect_counted_where_it_is():
     ("F01-1001_aakansha.csv", 8, "Reference Offset", "'' names no sentence (a defect: no gold"),
     ("F01-1001_aakansha.csv", 9, "Citation Offset", "'NA' names no sentence (a defect: no citation offset"),
     ("F01-1001_aakansha.csv", 10, "Citation Marker Offset", "'?' names no sentence (a defect: no citation offset"),
+    ("F01-1001_aakansha.csv", 11, "Reference Text", "'“NA”' names no sentence (a defect: no gold"),
     ("F01-1002_swastika.csv", 4, "Reference Offset", "\";'3'\" has a stray ';' (a defect: stray character"),
 ])
 def test_strict_reading_refuses_each_offset_defect_of_the_release(tmp_path, gold_file, line, field, says):
@@ -241,7 +244,7 @@ def test_evaluate_contextualise_runs_on_the_2018_release_layout(tmp_path):
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "test (2 topics, 8 citances; tuned on 1 training topics, 3 citances)" in result.output
-    assert "8 defects of the input repaired" in result.output
+    assert "9 defects of the input repaired" in result.output
     assert "2 × stray character, first at " in result.output and "F01-1001_aakansha.csv:7" in result.output
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["config"]["repairs"]["counts"] == RELEASE_REPAIRS

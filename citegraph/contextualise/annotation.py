@@ -25,7 +25,9 @@ reported with its file:line (``strict`` refuses them instead: an :class:`InputEr
   quote) dropped, the id kept — it is clean once they are gone, where the official script
   would read ``;'17`` and so never match it;
 * ``no gold`` — ``NA``, ``???``, an empty cell or ``[]``: the citance is left out (the
-  official script skips such rows too);
+  official script skips such rows too); so is a row whose ``Reference Text`` is ``NA``
+  (``0,“NA”`` in the 2018 test gold: offset 0 is the title, not a sentence the annotator
+  chose), which the official script cannot read either;
 * ``unreadable offset`` — anything else (``['x']``, ``'4',,'5'``): the citance cannot be
   scored, so it is left out rather than guessed;
 * ``no citation offset`` — the same defects in ``Citation Offset`` / ``Citation Marker
@@ -251,6 +253,11 @@ def read_gold_rows(path: Path, topic: str, repairs: Repairs) -> list[GoldRow]:
         offsets = _offsets(values.get("Reference Offset", ""), where, "Reference Offset", repairs)
         if offsets is None:
             continue
+        reference_text = values.get("Reference Text", "").strip()
+        if reference_text and _NO_GOLD.match(reference_text.strip("“”\"'")):
+            repairs.add("no gold", where, "Reference Text", f"{reference_text!r} names no sentence; citance left out "
+                        f"(its offset {', '.join(offsets)} is not the annotator's choice)")
+            continue
         for key in ("Citation Offset", "Citation Marker Offset"):
             if key in values:
                 _offsets(values[key], where, key, repairs)
@@ -261,5 +268,5 @@ def read_gold_rows(path: Path, topic: str, repairs: Repairs) -> list[GoldRow]:
                         f"{article!r} is not the topic's paper {topic!r}"
                         f"{' (it is the citing paper)' if article == citing else ''}; the row stays with {topic}")
         rows.append(GoldRow(number, topic, citing, text, offsets, values.get("Citation Marker", "").strip(),
-                            _facets(values.get("Discourse Facet", "")), values.get("Reference Text", ""), where))
+                            _facets(values.get("Discourse Facet", "")), reference_text, where))
     return rows
