@@ -3,7 +3,9 @@
 2018 test release with empty-gold CSVs and the gold one CSV per annotator in its own
 folder), carrying every defect found in the real files; the repairs counted, strict
 reading refusing each, and the train/test protocol scored by hand, the annotators pooled
-as the official script pools its gold files."""
+as the official script pools its gold files. The 2018 release itself, laid out as shipped
+(Training-Set-2018/, Test-Set-2018/, Test-Set-2018-Gold/Task1/), with the offset cells that
+stopped the reader, runs through `evaluate contextualise` end to end."""
 
 from __future__ import annotations
 
@@ -177,3 +179,79 @@ def test_repeated_cross_validation_refuses_the_shared_task_options(tmp_path):
     for extra in (["--gold", str(GOLD)], ["--strict"]):
         result = CliRunner().invoke(main, [*args, *extra])
         assert result.exit_code != 0 and "do not apply" in result.output and "Traceback" not in result.output
+
+
+# -- the 2018 release as shipped: Training-Set-2018/, Test-Set-2018/, Test-Set-2018-Gold/Task1/ ----------
+RELEASE = FIXTURES / "release2018"
+TRAIN_2018, TEST_2018, GOLD_2018 = (RELEASE / "Training-Set-2018", RELEASE / "Test-Set-2018",
+                                    RELEASE / "Test-Set-2018-Gold")
+ABOUT_2018 = GOLD_2018 / "Task1" / "F01-1001_aakansha.csv"
+RELEASE_REPAIRS = {"no citation offset": 2, "no gold": 4, "stray character": 2, "unbalanced quote": 1}
+
+
+def test_the_2018_release_reads_every_offset_defect_counted_where_it_is():
+    """NA, ??? and empty offsets, an id with a stray ';' (and a quote on one side), the two
+    header layouts (with and without Citation Text Clean): a Reference Offset that names no
+    sentence leaves its citance out, and so does offset 0 (the title) with “NA” for its text,
+    as the official script skips it; a Citation (Marker) Offset that names none keeps it."""
+    repairs = Repairs()
+    topics = read_topics(TEST_2018, GOLD_2018, repairs)
+    gold = {c.id: c.gold for t in topics for c in t.citances}
+    assert gold == {"F01-1001:1": ("1",), "F01-1001:2": ("2", "3"), "F01-1001:5": ("4",), "F01-1001:7": ("5",),
+                    "F01-1001:8": ("3",), "F01-1002:1": ("1",), "F01-1002:2": ("2",), "F01-1002:3": ("3",)}
+    assert repairs.counts() == RELEASE_REPAIRS
+    found = {(r.kind, r.field, f"{r.where.path.name}:{r.where.line}") for r in repairs.made}
+    assert found == {
+        ("no gold", "Reference Offset", "F01-1001_aakansha.csv:5"),  # NA
+        ("no gold", "Reference Offset", "F01-1001_aakansha.csv:6"),  # ???
+        ("stray character", "Reference Offset", "F01-1001_aakansha.csv:7"),  # ;4'
+        ("no gold", "Reference Offset", "F01-1001_aakansha.csv:8"),  # empty
+        ("no citation offset", "Citation Offset", "F01-1001_aakansha.csv:9"),  # NA
+        ("no citation offset", "Citation Marker Offset", "F01-1001_aakansha.csv:10"),  # ?
+        ("no gold", "Reference Text", "F01-1001_aakansha.csv:11"),  # offset 0 (the title), its text “NA”
+        ("unbalanced quote", "Reference Offset", "F01-1002_swastika.csv:3"),  # 2'
+        ("stray character", "Reference Offset", "F01-1002_swastika.csv:4"),  # ;'3'
+    }
+
+
+@pytest.mark.parametrize("gold_file, line, field, says", [
+    ("F01-1001_aakansha.csv", 5, "Reference Offset", "'NA' names no sentence (a defect: no gold"),
+    ("F01-1001_aakansha.csv", 6, "Reference Offset", "'???' names no sentence (a defect: no gold"),
+    ("F01-1001_aakansha.csv", 7, "Reference Offset", "\";4'\" has a stray ';' and a quote on one side only "
+                                                     "(a defect: stray character"),
+    ("F01-1001_aakansha.csv", 8, "Reference Offset", "'' names no sentence (a defect: no gold"),
+    ("F01-1001_aakansha.csv", 9, "Citation Offset", "'NA' names no sentence (a defect: no citation offset"),
+    ("F01-1001_aakansha.csv", 10, "Citation Marker Offset", "'?' names no sentence (a defect: no citation offset"),
+    ("F01-1001_aakansha.csv", 11, "Reference Text", "'“NA”' names no sentence (a defect: no gold"),
+    ("F01-1002_swastika.csv", 4, "Reference Offset", "\";'3'\" has a stray ';' (a defect: stray character"),
+])
+def test_strict_reading_refuses_each_offset_defect_of_the_release(tmp_path, gold_file, line, field, says):
+    """Each defective row alone under its file's header, in the release's layout."""
+    topic = gold_file.split("_")[0]
+    shutil.copytree(TEST_2018 / topic, tmp_path / "Test-Set-2018" / topic)
+    header, *rows = (GOLD_2018 / "Task1" / gold_file).read_text(encoding="utf-8").splitlines()
+    (tmp_path / "Test-Set-2018-Gold" / "Task1").mkdir(parents=True)
+    (tmp_path / "Test-Set-2018-Gold" / "Task1" / gold_file).write_text(f"{header}\n{rows[line - 2]}\n",
+                                                                        encoding="utf-8")
+    with pytest.raises(InputError) as error:
+        read_topic(tmp_path / "Test-Set-2018" / topic, tmp_path / "Test-Set-2018-Gold", Repairs(strict=True))
+    assert f"{gold_file}:2: field '{field}'" in str(error.value) and says in str(error.value), str(error.value)
+
+
+def test_evaluate_contextualise_runs_on_the_2018_release_layout(tmp_path):
+    args = ["evaluate", "contextualise", "--train", str(TRAIN_2018), "--test", str(TEST_2018),
+            "--gold", str(GOLD_2018), "--models", "bm25,lmd", "--out", str(tmp_path / "out")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "test (2 topics, 8 citances; tuned on 1 training topics, 3 citances)" in result.output
+    assert "9 defects of the input repaired" in result.output
+    assert "2 × stray character, first at " in result.output and "F01-1001_aakansha.csv:7" in result.output
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["config"]["repairs"]["counts"] == RELEASE_REPAIRS
+    assert any("F01-1001_aakansha.csv:10: field 'Citation Marker Offset'" in r
+               for r in results["config"]["repairs"]["repairs"])
+    assert set(results["per_query"]["BM25"]["c-F"]) == {"F01-1001:1", "F01-1001:2", "F01-1001:5", "F01-1001:7",
+                                                       "F01-1001:8", "F01-1002:1", "F01-1002:2", "F01-1002:3"}
+    strict = CliRunner().invoke(main, [*args, "--strict"])
+    assert strict.exit_code != 0 and "Traceback" not in strict.output
+    assert "F01-1001_aakansha.csv:5: field 'Reference Offset' 'NA' names no sentence" in strict.output

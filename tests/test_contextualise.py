@@ -145,7 +145,9 @@ def _topic(root: Path, paper: str, sentences: list[str], citances: list[tuple[st
 
 
 @pytest.mark.parametrize("offsets, field, reason, repaired", [
-    ("['x']", "Reference Offset", "expected a list of sentence ids", None),  # not a defect the reader repairs
+    ("['x']", "Reference Offset", "expected a list of sentence ids", "unreadable offset"),
+    ("'1',,'2'", "Reference Offset", "expected a list of sentence ids", "unreadable offset"),
+    (";1'", "Reference Offset", "has a stray ';' and a quote on one side only", "stray character"),
     ("['1','9']", "Reference Offset", "sentence id(s) 9 are not in", "unknown sentence"),
     ("[]", "Reference Offset", "names no sentence", "no gold"),
 ])

@@ -42,7 +42,6 @@ def test_topic_files_of_every_shape(name, field, expected):
      "the topic has no <title> or <query> text (it has: desc, num)"),
     ("<top>\n<title> no number\n</top>\n", ".trec", "t.trec:1: field 'num'", "a <top> without a <num>"),
     ("q1\tfine\nq2 no tab\n", ".tsv", "t.tsv:2:", "expected 'qid<TAB>text'"),
-    ("q1\tfine\nq1\tagain\n", ".tsv", "t.tsv:2: field 'id'", "topic q1 already given at line 1"),
     ('{"id": "q1", "text": "x"}\n{"text": "no id"}\n', ".jsonl", "t.jsonl:2: field 'id'", "no query id"),
     ('{"id": "q1", "query": ""}\n', ".jsonl", "t.jsonl:1: field 'text'", "no query text"),
 ])
@@ -52,6 +51,24 @@ def test_bad_topic_files_are_located(tmp_path, text, suffix, where, says):
     with pytest.raises(InputError) as error:
         read_topics(path)
     assert where in str(error.value) and says in str(error.value), str(error.value)
+
+
+@pytest.mark.parametrize("policy, kept", [("last", "citation graph database"), ("first", "genetics of reading")])
+def test_a_repeated_topic_id_keeps_one_text_with_a_warning_naming_both_lines(policy, kept):
+    """A real topic file gives one id twice with two texts: read into a map, as Anserini reads
+    topics (the later one wins by default), and scored once per id, as trec_eval scores."""
+    warnings: list[str] = []
+    topics = read_topics(COLLECTION / "topics-repeated.txt", on_duplicate=policy, warn=warnings.append)
+    assert [(t.id, t.text) for t in topics] == [("1", "citation recommendation"), ("2", kept),
+                                                ("3", "dense retrieval")]
+    [warning] = warnings
+    assert "topics-repeated.txt:22: field 'id'" in warning and "topic 2 also given at line 8" in warning
+    assert f"the {policy} text is kept (--on-duplicate {policy})" in warning
+
+
+def test_a_repeated_topic_id_can_be_an_error():
+    with pytest.raises(InputError, match=r"topics-repeated.txt:22: field 'id' topic 2 already given at line 8"):
+        read_topics(COLLECTION / "topics-repeated.txt", on_duplicate="error")
 
 
 def test_runs_scored_by_hand_dois_matched_whatever_their_case():

@@ -13,7 +13,7 @@ from citegraph.evaluation.pools import read_qrels
 from citegraph.evaluation.scorers import RunFile
 from citegraph.evaluation.trec import read_topics, score_runs
 
-from conftest import citegraph_ok
+from conftest import citegraph, citegraph_ok
 
 COLLECTION = Path(__file__).parent / "fixtures" / "trec" / "collection"
 TOPICS, QRELS, CORPUS = COLLECTION / "topics.txt", COLLECTION / "qrels.txt", COLLECTION / "corpus.bib"
@@ -38,6 +38,34 @@ def test_three_commands_from_files_to_a_scored_table(store, server_env, tmp_path
     again = score_runs(read_topics(TOPICS), read_qrels(QRELS), {"bm25": run.rankings}, 5)
     assert again.table.rows["bm25"] == {m: [v[0], None] for m, v in results["tables"][0]["rows"]["bm25"].items()}
     assert f"{results['tables'][0]['rows']['bm25']['MAP'][0] * 100:.2f}" in done.stdout
+
+
+def test_a_topic_file_with_a_repeated_id_is_scored_once_per_id(store, server_env, tmp_path):
+    """Topic 2 is given twice (lines 8 and 22): by default the later text is searched and scored, as
+    Anserini reads topics into a map and trec_eval scores per id; a warning names both lines;
+    --on-duplicate first keeps the first; --on-duplicate error and --strict refuse."""
+    _loaded(server_env)
+    repeated = COLLECTION / "topics-repeated.txt"
+    args = ["evaluate", "trec", "--topics", str(repeated), "--qrels", str(QRELS), "--with", "bm25", "-k", "5"]
+    done = citegraph_ok(*args, "--out", str(tmp_path / "last"), env=server_env)
+    assert "topics-repeated.txt:22: field 'id' topic 2 also given at line 8" in done.stderr
+    last = json.loads((tmp_path / "last" / "results.json").read_text())
+    assert last["config"]["topics"] == 3 and set(last["per_query"]["bm25"]["MAP"]) == {"1", "2", "3"}
+    assert last["per_query"]["bm25"]["MRR"]["2"] == 1.0  # 'citation graph database' finds the graph paper first
+    citegraph_ok(*args, "--on-duplicate", "first", "--out", str(tmp_path / "first"), env=server_env)
+    first = json.loads((tmp_path / "first" / "results.json").read_text())
+    assert first["per_query"]["bm25"]["MRR"]["2"] < 1.0  # 'genetics of reading' finds the genetics paper
+    for refuse in (["--on-duplicate", "error"], ["--strict"]):
+        failed = citegraph(*args, *refuse, "--out", str(tmp_path / "x"), env=server_env)
+        assert failed.returncode != 0 and "Traceback" not in failed.stderr
+        assert "topics-repeated.txt:22: field 'id' topic 2 already given at line 8" in failed.stderr
+    offline = {**server_env, "CITEGRAPH_URI": "bolt://127.0.0.1:9"}
+    run = tmp_path / "run.trec"
+    searched = citegraph_ok("search", "--topics", str(repeated), "-k", "1", "--run", str(run), env=offline)
+    assert "3 topics, top 1 each" in searched.stdout and "topic 2 also given at line 8" in searched.stderr
+    assert [line.split()[:3] for line in run.read_text().splitlines()][1] == ["2", "Q0", "10.3233/DS-190001"]
+    refused = citegraph("search", "--topics", str(repeated), "--strict", env=offline)
+    assert refused.returncode != 0 and "already given at line 8" in refused.stderr
 
 
 def test_topic_search_in_one_process_without_the_graph(store, server_env, tmp_path):

@@ -10,10 +10,11 @@ from pathlib import Path
 import click
 
 from ..config import Config
+from ..evaluation.benchmark import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP
 from ..retrieval.encoders import encoder_choices
 from ..retrieval.spec import BACKENDS
 from .app import corpus_documents, indexes_dir, main, open_graph
-from .options import ids_file, retrievers_option
+from .options import ids_file, on_duplicate_option, retrievers_option
 from .output import RichProgress, print_table
 
 
@@ -116,20 +117,24 @@ def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, 
 @click.option("--run", "run_path", type=click.Path(dir_okay=False, path_type=Path),
               help="With --topics: write a TREC run file (qid Q0 doc rank score tag); with several retrievers, "
                    "one per retriever, its name added to the file name.")
+@on_duplicate_option(TOPIC_DUPLICATE_POLICIES, "last",
+                     "With --topics: " + TOPIC_ON_DUPLICATE_HELP[0].lower() + TOPIC_ON_DUPLICATE_HELP[1:])
+@click.option("--strict", is_flag=True, help="With --topics: refuse a repeated topic id (file:line:field).")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
-def search(config: Config, text, retrievers, k, pool, topics, field, run_path, as_json):
+def search(config: Config, text, retrievers, k, pool, topics, field, run_path, on_duplicate, strict, as_json):
     """Rank the corpus (or a pool) for a free TEXT, or for every topic of --topics.
 
     Titles come from the corpus text `citegraph index` records beside the indexes: a
     search starts no graph server (one built before that record existed is asked instead)."""
     if bool(text) == bool(topics):
         raise click.UsageError("give a TEXT or --topics FILE")
-    if (run_path or field) and not topics:
-        raise click.UsageError("--run and --field go with --topics")
+    if (run_path or field or strict) and not topics:
+        raise click.UsageError("--run, --field and --strict go with --topics")
     pools = [set(pool.read_text(encoding="utf-8").split())] if pool else None
     if topics:
-        _search_topics(config, retrievers, topics, field, k, pools, run_path, as_json)
+        _search_topics(config, retrievers, topics, field, "error" if strict else on_duplicate, k, pools, run_path,
+                       as_json)
         return
     rankings = {}
     for spec in retrievers:
@@ -145,11 +150,12 @@ def search(config: Config, text, retrievers, k, pool, topics, field, run_path, a
             print_table(f"{name}: {text}", rows)
 
 
-def _search_topics(config: Config, retrievers, topics: Path, field, k: int, pools, run_path, as_json) -> None:
+def _search_topics(config: Config, retrievers, topics: Path, field, on_duplicate, k: int, pools, run_path,
+                   as_json) -> None:
     from ..evaluation.scorers import write_run
     from ..evaluation.trec import rank_topics, read_topics
 
-    found = read_topics(topics, field)
+    found = read_topics(topics, field, on_duplicate, lambda warning: click.echo(warning, err=True))
     for spec in retrievers:
         rankings = rank_topics(spec.open(indexes_dir(config)), found, k, pools and pools * len(found))
         if run_path:

@@ -12,7 +12,7 @@ from ..config import Config
 from ..ingest.formats import FORMATS
 from ..ingest.records import DUPLICATE_POLICIES
 from .app import main, open_graph
-from .options import CommaList, prefilter_options, selection_options
+from .options import CommaList, on_duplicate_option, prefilter_options, selection_options
 from .output import RichProgress, print_eligibility, print_summary, print_table
 
 INGEST_HELP = """Ingest PATHS (files or folders) in FORMAT into the graph.
@@ -38,9 +38,8 @@ Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
               help="Cited papers absent from the corpus: keep as :Paper:External stubs, or drop them "
                    "and their citations after the ingest.")
 @click.option("--restart", is_flag=True, help="Ignore checkpoints: re-read files already ingested.")
-@click.option("--on-duplicate", type=click.Choice(DUPLICATE_POLICIES), default="merge", show_default=True,
-              help="A paper id given more than once (counted in the summary): merge its records as the graph's "
-                   "MERGEs do, keep the first or the last record, or stop with an error.")
+@on_duplicate_option(DUPLICATE_POLICIES, "merge", "A paper id given more than once (counted in the summary): merge "
+                     "its records as the graph's MERGEs do, keep the first or the last record, or stop with an error.")
 @prefilter_options
 @selection_options
 @click.option("--bulk", is_flag=True, help="Load an empty embedded graph with ArcadeDB's bulk loader "

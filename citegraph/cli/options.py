@@ -25,6 +25,12 @@ class CommaList(click.ParamType):
             self.fail(f"expected comma-separated {self.item.__name__} values, got {value!r}", param, ctx)
 
 
+def on_duplicate_option(policies: tuple[str, ...], default: str, help: str):
+    """``--on-duplicate POLICY``: what a command does with an id given more than once (an ingest's
+    papers, a topic file's topics), one spelling for every command."""
+    return click.option("--on-duplicate", type=click.Choice(policies), default=default, show_default=True, help=help)
+
+
 class RetrieverList(click.ParamType):
     """Retriever specs (citegraph.retrieval.spec), comma-separated: parsed once, each a typed spec.
 

@@ -21,8 +21,18 @@ files have them, and each one the reader gets past is a :class:`Repair`, counted
 reported with its file:line (``strict`` refuses them instead: an :class:`InputError`):
 
 * ``unbalanced quote`` — ``17'``: the stray quote is dropped;
+* ``stray character`` — ``;17'``, ``;'17'`` (the 2018 test gold): the stray ``;`` (and
+  quote) dropped, the id kept — it is clean once they are gone, where the official script
+  would read ``;'17`` and so never match it;
 * ``no gold`` — ``NA``, ``???``, an empty cell or ``[]``: the citance is left out (the
-  official script skips such rows too);
+  official script skips such rows too); so is a row whose ``Reference Text`` is ``NA``
+  (``0,“NA”`` in the 2018 test gold: offset 0 is the title, not a sentence the annotator
+  chose), which the official script cannot read either;
+* ``unreadable offset`` — anything else (``['x']``, ``'4',,'5'``): the citance cannot be
+  scored, so it is left out rather than guessed;
+* ``no citation offset`` — the same defects in ``Citation Offset`` / ``Citation Marker
+  Offset`` (which locate the citance in the citing paper): the citance is kept, as its
+  citation text is what is scored (the official 2018 script reads both as ``0``);
 * ``reference article`` — the cell names another paper (often the citing one): the row
   stays with the topic whose file holds it;
 * ``citation text`` — the text is empty: ``Citation Text Clean`` is used, or the citance
@@ -55,7 +65,7 @@ KEYS = ("Citance Number", "Reference Article", "Citing Article", "Citation Marke
         "Citation Offset", "Citation Text", "Citation Text Clean", "Reference Offset", "Reference Text",
         "Discourse Facet", "Annotator")
 _KEY = re.compile(r"(?:^|\|)\s*(" + "|".join(re.escape(k) for k in KEYS) + r")\s*:")
-_ID = re.compile(r"""^(["']?)(\d+)(["']?)$""")
+_ID = re.compile(r"""^(;?)(["']?)(\d+)(["']?)$""")
 _NO_GOLD = re.compile(r"^(?:|\[\s*\]|na|n/a|none|\?+)$", re.IGNORECASE)
 
 
@@ -180,23 +190,31 @@ def is_csv(path: Path) -> bool:
 
 
 # -- cells ---------------------------------------------------------------------------------
-def _offsets(value: str, where: Location, repairs: Repairs) -> tuple[str, ...] | None:
-    """Sentence ids of a ``Reference Offset`` cell; None when it names none (repaired: no gold)."""
+def _offsets(value: str, where: Location, field: str, repairs: Repairs) -> tuple[str, ...] | None:
+    """Sentence ids of an offset cell; None when it names none or cannot be read (repaired as the
+    module docstring says: only a ``Reference Offset`` without ids leaves its citance out)."""
+    scored = field == "Reference Offset"
+    outcome = "citance left out" if scored else "the citance is kept (its citation text is scored, not this)"
     inner = value.strip()
     if inner.startswith("[") and inner.endswith("]"):
         inner = inner[1:-1]
     if _NO_GOLD.match(inner.strip()):
-        repairs.add("no gold", where, "Reference Offset", f"{value!r} names no sentence; citance left out")
+        repairs.add("no gold" if scored else "no citation offset", where, field,
+                    f"{value!r} names no sentence; {outcome}")
         return None
     ids = []
-    for part in inner.split(","):
-        match = _ID.match(part.strip())
+    for part in (p.strip() for p in inner.split(",")):
+        match = _ID.match(part)
         if match is None:
-            raise InputError(Problem(where, "Reference Offset",
-                                     f"expected a list of sentence ids like ['12','13'], got {value[:60]!r}"))
-        if match.group(1) != match.group(3):
-            repairs.add("unbalanced quote", where, "Reference Offset", f"{part.strip()!r} has a quote on one side only; read as {match.group(2)}")
-        ids.append(match.group(2))
+            repairs.add("unreadable offset", where, field,
+                        f"expected a list of sentence ids like ['12','13'], got {value[:60]!r}; {outcome}")
+            return None
+        stray, left, sid, right = match.groups()
+        wrong = [what for what, found in (("a stray ';'", stray), ("a quote on one side only", left != right)) if found]
+        if wrong:
+            repairs.add("stray character" if stray else "unbalanced quote", where, field,
+                        f"{part!r} has {' and '.join(wrong)}; read as {sid}")
+        ids.append(sid)
     return tuple(dict.fromkeys(ids))
 
 
@@ -232,9 +250,17 @@ def read_gold_rows(path: Path, topic: str, repairs: Repairs) -> list[GoldRow]:
                 "the Citation Text Clean cell is used" if text else "citance left out"))
             if not text:
                 continue
-        offsets = _offsets(values.get("Reference Offset", ""), where, repairs)
+        offsets = _offsets(values.get("Reference Offset", ""), where, "Reference Offset", repairs)
         if offsets is None:
             continue
+        reference_text = values.get("Reference Text", "").strip()
+        if reference_text and _NO_GOLD.match(reference_text.strip("“”\"'")):
+            repairs.add("no gold", where, "Reference Text", f"{reference_text!r} names no sentence; citance left out "
+                        f"(its offset {', '.join(offsets)} is not the annotator's choice)")
+            continue
+        for key in ("Citation Offset", "Citation Marker Offset"):
+            if key in values:
+                _offsets(values[key], where, key, repairs)
         article = paper_id(values.get("Reference Article", ""))
         citing = paper_id(values.get("Citing Article", ""))
         if article and article != topic:
@@ -242,5 +268,5 @@ def read_gold_rows(path: Path, topic: str, repairs: Repairs) -> list[GoldRow]:
                         f"{article!r} is not the topic's paper {topic!r}"
                         f"{' (it is the citing paper)' if article == citing else ''}; the row stays with {topic}")
         rows.append(GoldRow(number, topic, citing, text, offsets, values.get("Citation Marker", "").strip(),
-                            _facets(values.get("Discourse Facet", "")), values.get("Reference Text", ""), where))
+                            _facets(values.get("Discourse Facet", "")), reference_text, where))
     return rows

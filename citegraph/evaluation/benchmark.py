@@ -220,11 +220,22 @@ def _csfcube(data_dir: Path, models: Sequence, facet_text: Sequence, run_file: P
     return CSFCube(Path(data_dir), systems, run_file, run_facet, work, unranked)
 
 
-def _trec(topics: Path, qrels: Path, field: str | None, k: int, depth: int, rerank_depth: int | None) -> Benchmark:
+#: What a topic file's repeated id does (``--on-duplicate``, spelled as ``citegraph ingest``'s):
+#: the later text wins (Anserini reads topics into a map), the first does, or it is an error.
+TopicDuplicatePolicy = Literal["first", "last", "error"]
+TOPIC_DUPLICATE_POLICIES: tuple[TopicDuplicatePolicy, ...] = ("first", "last", "error")
+TOPIC_ON_DUPLICATE_HELP = ("A topic id given more than once: keep the last text (as Anserini reads topics) or the "
+                           "first, with a warning naming both lines, or stop with an error.")
+
+
+def _trec(topics: Path, qrels: Path, field: str | None, k: int, depth: int, rerank_depth: int | None,
+          on_duplicate: TopicDuplicatePolicy, strict: bool) -> Benchmark:
     from .pools import read_qrels
     from .trec import TRECCollection, read_topics
 
-    return TRECCollection(read_topics(topics, field), read_qrels(qrels), k, depth, rerank_depth)
+    warnings: list[str] = []
+    found = read_topics(topics, field, "error" if strict else on_duplicate, warnings.append)
+    return TRECCollection(found, read_qrels(qrels), k, depth, rerank_depth, tuple(warnings))
 
 
 register(Registered(
@@ -263,6 +274,9 @@ register(Registered(
      Option("depth", "--depth", "Papers each retriever ranks per topic (MAP, MRR).", int, 100),
      Option("rerank_depth", "--rerank-depth", "The first retriever's top N per topic, re-ranked by each of the others; "
             "a dense encoder encodes only those candidates (cached: a second run encodes only the topics).", int,
-            minimum=1)),
+            minimum=1),
+     Option("on_duplicate", "--on-duplicate", TOPIC_ON_DUPLICATE_HELP, TOPIC_DUPLICATE_POLICIES, "last"),
+     Option("strict", "--strict", "Refuse a repeated topic id (file:line:field) instead of keeping one text.", bool,
+            False)),
     RetrieverOption("indexes", help="Retrievers to score; the first is the baseline of the paired tests and, with "
                     "--rerank-depth, the first stage.", rerank="rerank_depth")))

@@ -11,7 +11,10 @@
 * JSONL, one object a line: the id in ``id``, ``qid``, ``_id`` or ``query_id``; the text
   in ``field`` when given, else ``text``, ``query`` or ``title``.
 
-Bad input is a :class:`~citegraph.errors.InputError` naming file, line and field.
+Bad input is a :class:`~citegraph.errors.InputError` naming file, line and field. A topic id
+given twice (real collections have one, with two texts) is read as Anserini reads topics,
+into a map where the later text wins, and scored once, as trec_eval scores per id: with a
+warning naming both lines; ``on_duplicate`` keeps the first instead, or makes it an error.
 
 **Ids** are compared case-insensitively where their scheme says so: a DOI (``10.…``)
 in the qrels matches the same DOI in a run whatever the letters' case (publishers write
@@ -25,13 +28,13 @@ import html
 import json
 import re
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CitegraphError, InputError, Location, Problem
 from ..retrieval.base import Document, Hit, Ranking, Retriever
-from .benchmark import Log, Scores, quiet
+from .benchmark import Log, Scores, TopicDuplicatePolicy, quiet
 from .metrics import DEPTH, Evaluation, compare, evaluate
 from .report import Table
 from .scorers import write_run
@@ -142,8 +145,10 @@ def _jsonl_topics(path: Path, content: str, field: str | None) -> list[Topic]:
     return topics
 
 
-def read_topics(path: Path, field: str | None = None) -> list[Topic]:
-    """The topics of a TREC topic file, a TSV or a JSONL file (see the module docstring)."""
+def read_topics(path: Path, field: str | None = None, on_duplicate: TopicDuplicatePolicy = "last",
+                warn: Callable[[str], None] = lambda message: None) -> list[Topic]:
+    """The topics of a TREC topic file, a TSV or a JSONL file (see the module docstring), one per
+    id in the order ids first appear; ``warn`` is told of each repeated id."""
     path = Path(path)
     try:
         content = path.read_text(encoding="utf-8")
@@ -159,13 +164,21 @@ def read_topics(path: Path, field: str | None = None) -> list[Topic]:
     if not topics:
         raise InputError(Problem(Location(path, 1), None, "no topics found (TREC <top>/<topic>, qid<TAB>text, "
                                  "or JSONL with id and text)"))
-    seen: dict[str, Location | None] = {}
+    kept: dict[str, Topic] = {}
     for topic in topics:
-        if topic.id in seen:
-            raise InputError(Problem(topic.where or Location(path, 1), "id",
-                                     f"topic {topic.id} already given at line {seen[topic.id].line}"))
-        seen[topic.id] = topic.where
-    return topics
+        earlier = kept.get(topic.id)
+        if earlier is None:
+            kept[topic.id] = topic
+            continue
+        where, first_line = topic.where or Location(path, 1), earlier.where.line if earlier.where else 1
+        if on_duplicate == "error":
+            raise InputError(Problem(where, "id", f"topic {topic.id} already given at line {first_line}"))
+        warn(str(Problem(where, "id", f"topic {topic.id} also given at line {first_line}"
+                                      f"{' with another text' if topic.text != earlier.text else ''}; "
+                                      f"the {on_duplicate} text is kept (--on-duplicate {on_duplicate})")))
+        if on_duplicate == "last":
+            kept[topic.id] = topic  # in the place the id first took (a dict keeps its keys' order)
+    return list(kept.values())
 
 
 # -- ids across qrels and runs ---------------------------------------------------------
@@ -264,10 +277,13 @@ class TRECCollection:
     k: int = 10
     depth: int = 100
     rerank_depth: int | None = None
+    warnings: tuple[str, ...] = ()  # what reading the topics repaired (a repeated id), logged with the scores
     name: str = "trec"
 
     def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
         """``details["scores"]``: the :class:`RunScores`."""
+        for warning in self.warnings:
+            log(warning)
         runs: dict[str, dict[str, Ranking]] = {}
         pools = None
         for position, retriever in enumerate(retrievers):
@@ -288,6 +304,6 @@ class TRECCollection:
                 f"{', '.join(scores.unjudged[:10])}")
         config = {"topics": len(self.topics), "judged": len(self.topics) - len(scores.unjudged),
                   "unjudged": scores.unjudged, "k": self.k, "depth": self.depth, "rerank_depth": self.rerank_depth,
-                  "retrievers": list(runs), "significance": scores.significance}
+                  "retrievers": list(runs), "significance": scores.significance, "topic_warnings": list(self.warnings)}
         return Scores(scores.tables(), config, {n: e.per_query for n, e in scores.evaluations.items()},
                       {"scores": scores})
