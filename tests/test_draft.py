@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from citegraph.errors import CitegraphError, InputError
-from citegraph.library.draft import MAX_CONTEXT_CHARS, MAX_DRAFT_BYTES, Slot, context_slot, read_draft
+from citegraph.library.draft import (
+    MAX_CONTEXT_CHARS,
+    MAX_DRAFT_BYTES,
+    Slot,
+    context_slot,
+    read_draft,
+)
 
 DRAFTS = Path(__file__).resolve().parent / "fixtures" / "drafts"
 PAPER = DRAFTS / "paper"
@@ -85,8 +91,8 @@ def test_without_a_bibliography_only_empty_and_unknown_citations_are_slots(tmp_p
     draft = read_draft(main)
     assert [s.command for s in draft.slots] == ["\\citep", "\\citet", "[CIT]", "\\autocite", "\\cite", "\\cite"]
     assert draft.references == {} and all(s.cited_in_paragraph == () for s in draft.slots)
-    assert draft.warnings == (f"{main}: no bibliography: cited keys are not checked, only empty and '?' citations "
-                              "are slots (give one with --bib)",)
+    assert draft.warnings == ((f"{main}: no bibliography: cited keys are not checked, only empty and '?' citations "
+                              "are slots (give one with --bib)"),)
     assert [s.line for s in read_draft(main, bib=BIB).slots] == [20, 21, 22, 24, 4, 9, 12]  # bib= given instead
 
 
@@ -130,8 +136,8 @@ def test_plain_text_and_a_format_override():
     ]
     as_text = read_draft(MAIN, format="text")  # only the literal marker counts, the LaTeX stays as written
     assert [(s.where, s.sentence) for s in as_text.slots] == [
-        (f"{MAIN}:24:36", "We follow prior work on small data [CIT] and report BLEU~\\citep{papineni2002bleu}. "
-                          "\\begin{equation} \\hat{w} = \\arg\\max_w \\mathrm{BLEU}(w) \\cite{math2000} \\end{equation}")]
+        (f"{MAIN}:24:36", ("We follow prior work on small data [CIT] and report BLEU~\\citep{papineni2002bleu}. "
+                          "\\begin{equation} \\hat{w} = \\arg\\max_w \\mathrm{BLEU}(w) \\cite{math2000} \\end{equation}"))]
 
 
 def test_a_context_is_one_slot_with_or_without_a_marker():
@@ -146,8 +152,8 @@ def test_a_context_is_one_slot_with_or_without_a_marker():
 BAD = [  # (case, files, draft, options, error type, message with {tmp} for the folder)
     ("no-slot", {"d.tex": "No citation here \\citep{a}.\n", "a.bib": "@misc{a, title={A}}\n"}, "d.tex",
      {"bib": "a.bib"}, CitegraphError,
-     "{tmp}/d.tex: no citation slot: mark one with [CIT], an empty or '?' citation (\\cite{{}}, \\cite{{?}}, [@?]) "
-     "or a key the bibliography lacks"),
+     ("{tmp}/d.tex: no citation slot: mark one with [CIT], an empty or '?' citation (\\cite{{}}, \\cite{{?}}, [@?]) "
+     "or a key the bibliography lacks")),
     ("missing-bib", {"d.tex": "X \\cite{}.\n\\bibliography{refs}\n"}, "d.tex", {}, CitegraphError,
      "{tmp}/d.tex:2: bibliography {tmp}/refs.bib: no such file (give one with --bib)"),
     ("missing-bib-option", {"d.md": "X [@?].\n"}, "d.md", {"bib": "none.bib"}, CitegraphError,
@@ -185,8 +191,8 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path, monkeypatch, case,
 
 
 @pytest.mark.parametrize("text,message", [
-    ("x" * (MAX_CONTEXT_CHARS + 1), f"field 'context': {MAX_CONTEXT_CHARS + 1} characters, over the limit of "
-                                    f"{MAX_CONTEXT_CHARS}"),
+    ("x" * (MAX_CONTEXT_CHARS + 1), (f"field 'context': {MAX_CONTEXT_CHARS + 1} characters, over the limit of "
+                                    f"{MAX_CONTEXT_CHARS}")),
     (" \n", "field 'context': empty")])
 def test_a_bad_context_names_the_field(text, message):
     with pytest.raises(CitegraphError, match=f"^{message}$"):
@@ -207,3 +213,11 @@ def test_a_forty_slot_latex_draft_reads_in_well_under_a_second(tmp_path):
     assert len(draft.slots) == 40 and draft.slots[-1].id == 40
     assert draft.slots[0].cited_in_paragraph == ("koehn2003phrase", "papineni2002bleu")
     assert elapsed < 2, f"{elapsed:.2f} s"
+
+
+def test_markdown_positions_count_the_prefix_of_quotes_and_list_items(tmp_path):
+    md = tmp_path / "d.md"
+    md.write_text("> Quoted claims [@?] here.\n\n- An item\n  continued [CIT].\n\n    indented code [@?]\n",
+                  encoding="utf-8")
+    assert [(s.where, s.sentence) for s in read_draft(md).slots] == [
+        (f"{md}:1:17", "Quoted claims [CIT] here."), (f"{md}:4:13", "An item continued [CIT].")]

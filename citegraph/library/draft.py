@@ -25,9 +25,11 @@ be checked: only empty and ``?`` citations are slots, and the draft says so in i
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 from ..errors import CitegraphError, InputError, Location, Problem
@@ -293,8 +295,6 @@ class _LineIndex:
         self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def at(self, offset: int) -> tuple[int, int]:
-        import bisect
-
         line = bisect.bisect_right(self.starts, offset)
         return line, offset - self.starts[line - 1] + 1
 
@@ -356,8 +356,14 @@ class _LatexReader(_Reader):
                 self.macro(node, where)
 
     def walk(self, nodes, where: _Where) -> None:
-        from pylatexenc.latexwalker import (LatexCharsNode, LatexCommentNode, LatexEnvironmentNode,
-                                            LatexGroupNode, LatexMacroNode, LatexMathNode)
+        from pylatexenc.latexwalker import (
+            LatexCharsNode,
+            LatexCommentNode,
+            LatexEnvironmentNode,
+            LatexGroupNode,
+            LatexMacroNode,
+            LatexMathNode,
+        )
 
         plain = []  # nodes without a citation, rendered together by pylatexenc
         for node in nodes or ():
@@ -532,7 +538,7 @@ class _MarkdownReader(_Reader):
         lines = text.split("\n")
         markdown = MarkdownIt("commonmark")
         tokens = markdown.parse(text)
-        for opening, inline in zip(tokens, tokens[1:]):
+        for opening, inline in pairwise(tokens):
             if opening.type == "paragraph_open" and inline.type == "inline":
                 marked = self.citations(inline.content, lines, opening.map[0])
                 self.add_paragraphs(self.plain(markdown, marked))
@@ -565,15 +571,12 @@ class _MarkdownReader(_Reader):
     def citations(self, content: str, lines: list[str], first_line: int) -> str:
         """A paragraph's text with Pandoc citations and [CIT] markers as citation tokens."""
         masked = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), content)
-        starts = [0] + [m.end() for m in re.finditer("\n", content)]
+        in_paragraph = _LineIndex(content)
 
         def at(offset: int) -> tuple[int, int]:  # the paragraph's lines are the source's, less their prefix
-            import bisect
-
-            row = bisect.bisect_right(starts, offset) - 1
-            source = lines[first_line + row]
-            piece = content[starts[row]:].split("\n", 1)[0]
-            return first_line + row + 1, max(source.find(piece), 0) + offset - starts[row] + 1
+            row, column = in_paragraph.at(offset)
+            piece = content[in_paragraph.starts[row - 1]:].split("\n", 1)[0]
+            return first_line + row, max(lines[first_line + row - 1].find(piece), 0) + column
 
         out, last = [], 0
         found = sorted([*((m.start(), m.end(), self.pandoc(m, at)) for m in _PANDOC_CITATION.finditer(masked)),
