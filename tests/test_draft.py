@@ -217,7 +217,7 @@ def test_a_forty_slot_latex_draft_reads_in_well_under_a_second(tmp_path):
 
 def test_markdown_positions_count_the_prefix_of_quotes_and_list_items(tmp_path):
     md = tmp_path / "d.md"
-    md.write_text("> Quoted claims [@?] here.\n\n- An item\n  continued [CIT].\n\n    indented code [@?]\n",
+    md.write_text("> Quoted claims [@?] here.\n\n    indented code [@?]\n\n- An item\n  continued [CIT].\n",
                   encoding="utf-8")
     assert [(s.where, s.sentence) for s in read_draft(md).slots] == [
-        (f"{md}:1:17", "Quoted claims [CIT] here."), (f"{md}:4:13", "An item continued [CIT].")]
+        (f"{md}:1:17", "Quoted claims [CIT] here."), (f"{md}:6:13", "An item continued [CIT].")]
