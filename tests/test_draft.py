@@ -221,3 +221,22 @@ def test_markdown_positions_count_the_prefix_of_quotes_and_list_items(tmp_path):
                   encoding="utf-8")
     assert [(s.where, s.sentence) for s in read_draft(md).slots] == [
         (f"{md}:1:17", "Quoted claims [CIT] here."), (f"{md}:6:13", "An item continued [CIT].")]
+
+
+def test_a_biblatex_draft_with_an_included_chapter(tmp_path):
+    shutil.copy(BIB, tmp_path / "refs.bib")
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "chapters" / "one.tex").write_text("\\chapter{One}\nTuning is old \\textcite{}.\n", encoding="utf-8")
+    main = tmp_path / "thesis.tex"
+    main.write_text("\\documentclass{book}\n\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n\\begin{document}\n"
+                    "MERT \\parencite[see][12]{och2003mert, missing} is \\emph{the tuner \\Parencite*{?}}.\n"
+                    "\\include{chapters/one}\n\\printbibliography\n\\end{document}\n", encoding="utf-8")
+    draft = read_draft(main)
+    assert draft.bibliographies == (tmp_path / "refs.bib",)
+    assert rows(draft.slots) == [
+        (1, f"{main}:5:6", "\\parencite", "MERT [CIT] is the tuner [REF].", (), (), ("missing",), ("och2003mert",),
+         ("och2003mert",)),
+        (2, f"{main}:5:67", "\\Parencite", "MERT [REF] is the tuner [CIT].", (), (), (), ("och2003mert",),
+         ("och2003mert",)),
+        (3, f"{tmp_path / 'chapters' / 'one.tex'}:2:15", "\\textcite", "Tuning is old [CIT].", (), (), (), (), ()),
+    ]

@@ -59,11 +59,13 @@ _SKIPPED_ENVIRONMENTS = _MATH_ENVIRONMENTS | {"verbatim", "Verbatim", "lstlistin
 _FLOATS = frozenset({"figure", "figure*", "table", "table*", "wrapfigure", "wraptable", "algorithm", "algorithm*"})
 _HEADINGS = frozenset(name for base in ("part", "chapter", "section", "subsection", "subsubsection", "paragraph",
                                         "subparagraph") for name in (base, base + "*"))
-_NOT_TEXT = frozenset({"thanks", "footnote", "label"})  # left out of a title
 # front matter and commands whose arguments are not prose
 _NOT_PROSE = frozenset({"author", "date", "affiliation", "affil", "institute", "email", "thanks", "keywords",
                         "bibliographystyle", "maketitle", "label", "nocite"})
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
+# the commands the LaTeX reader handles itself (the others pylatexenc renders as text)
+_READ_HERE = CITE_COMMANDS | _HEADINGS | _NOT_PROSE | {"input", "include", "item", "par", "title", "bibliography",
+                                                       "addbibresource", "abstract", "footnote"}
 # A citation inside a paragraph's text while it is split into sentences: 'CIT', a private-use
 # pair and its number, so the splitter sees '[C…' as the start of a sentence like '[CIT]'.
 _TOKEN = re.compile("\\[CIT\ue000(\\d+)\ue001\\]")
@@ -324,7 +326,6 @@ class _LatexReader(_Reader):
         self.to_text = LatexNodes2Text(math_mode="text")
         self.parts: list[str] = []  # the paragraph text being built
         self.reading: list[Path] = []  # the file being read, and the files that \input it
-        self.abstract_parts: list[str] | None = None
 
     def read(self, text: str) -> None:
         try:
@@ -365,13 +366,17 @@ class _LatexReader(_Reader):
             LatexMathNode,
         )
 
-        plain = []  # nodes without a citation, rendered together by pylatexenc
+        plain = []  # nodes pylatexenc renders as they are, together
         for node in nodes or ():
             if isinstance(node, LatexCommentNode):
                 continue
-            if isinstance(node, LatexMathNode) and node.displaytype == "inline" or (
-                    not isinstance(node, (LatexCharsNode, LatexEnvironmentNode, LatexMathNode))
-                    and not (isinstance(node, LatexMacroNode) and self.special(node)) and not _has_cite(node)):
+            if isinstance(node, LatexMathNode):
+                as_is = node.displaytype == "inline"  # display math is skipped
+            elif isinstance(node, LatexMacroNode) and node.macroname in _READ_HERE:
+                as_is = False
+            else:
+                as_is = not isinstance(node, (LatexCharsNode, LatexEnvironmentNode)) and not _has_cite(node)
+            if as_is:
                 plain.append(node)
                 continue
             self.text(self.to_text.nodelist_to_text(plain))
@@ -384,14 +389,7 @@ class _LatexReader(_Reader):
                 self.macro(node, where)
             elif isinstance(node, LatexGroupNode):
                 self.walk(node.nodelist, where)
-            # display math: skipped
         self.text(self.to_text.nodelist_to_text(plain))
-
-    def special(self, node) -> bool:
-        return (node.macroname in CITE_COMMANDS or node.macroname in _HEADINGS
-                or node.macroname in _NOT_PROSE
-                or node.macroname in ("input", "include", "item", "par", "title", "bibliography", "addbibresource",
-                                      "abstract", "footnote"))
 
     def macro(self, node, where: _Where) -> None:
         name = node.macroname
@@ -409,7 +407,7 @@ class _LatexReader(_Reader):
             self.include(_verbatim(last).strip(), node, where)
         elif name == "title":
             self.title = " ".join(self.to_text.nodelist_to_text(
-                [n for n in _nodes(last) if getattr(n, "macroname", None) not in _NOT_TEXT]).split())
+                [n for n in _nodes(last) if getattr(n, "macroname", None) not in _NOT_PROSE | {"footnote"}]).split())
         elif name == "abstract":
             self.abstract = " ".join(self.to_text.nodelist_to_text(_nodes(last)).split())
         elif name in ("bibliography", "addbibresource"):
