@@ -394,6 +394,13 @@ def test_the_embedded_server_dying_is_said_at_once_and_the_ingest_resumes(tmp_pa
 
 
 # -- 9. a killed bulk ingest -------------------------------------------------------------------
+def _ended(process: psutil.Process) -> bool:
+    try:
+        return process.status() == psutil.STATUS_ZOMBIE  # dead, not yet reaped by whoever adopted it
+    except psutil.NoSuchProcess:
+        return True
+
+
 @pytest.mark.slow
 def test_a_killed_bulk_ingest_is_shown_by_stats_cleaned_up_and_repaired_by_streaming(tmp_path):
     env = {**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data"), "CITEGRAPH_HEAP": "512m"}
@@ -406,11 +413,16 @@ def test_a_killed_bulk_ingest_is_shown_by_stats_cleaned_up_and_repaired_by_strea
                              "--no-progress"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + 180
-    while not (home / "bulk-loading.json").exists():
+    while not (loader := [p for p in psutil.Process(bulk.pid).children()
+                          if "citegraph.ingest.arcadedb_loader" in p.cmdline()]):
         assert bulk.poll() is None and time.monotonic() < deadline, "the bulk ingest ended before loading"
         time.sleep(0.02)
-    os.killpg(bulk.pid, signal.SIGKILL)  # the CLI and its loader; the server follows its parent
+    os.kill(bulk.pid, signal.SIGKILL)  # the CLI alone: its loader and its server must follow it
     bulk.wait()
+    deadline = time.monotonic() + 2
+    while not all(map(_ended, loader)):
+        assert time.monotonic() < deadline, "the loader outlived its ingest (issue 23 §4.3)"
+        time.sleep(0.05)
     assert list(home.glob("bulk-*/"))
     for _ in range(200):
         if ArcadeServer(home).status() is None:

@@ -30,6 +30,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from importlib.util import find_spec
@@ -101,19 +102,22 @@ def _command_line(pid: int) -> list[str] | None:
         return None
 
 
-def _die_with_parent() -> None:
-    """Runs in the child before exec: SIGTERM it when the parent dies (Linux).
+def tied_to_parent(death_signal: int) -> Callable[[], None]:
+    """The ``preexec_fn`` of a child process that must not outlive this one: it gets its own
+    process group (a terminal's ^C reaches the parent, which ends the child in order) and,
+    on Linux, ``death_signal`` from the kernel when its parent dies — even by SIGKILL, which
+    no signal handler or process group of the parent can answer. The kernel ties that signal
+    to the *thread* that forks: the child must not outlive the calling thread."""
 
-    Its own process group keeps a terminal's ^C from reaching the server before the
-    parent has closed its connections. The kernel ties the death signal to the *thread*
-    that forked, so it is only requested from the main thread (see ``start``).
-    """
-    os.setpgrp()
-    if sys.platform.startswith("linux"):
-        import ctypes
+    def preexec() -> None:
+        os.setpgrp()
+        if sys.platform.startswith("linux"):
+            import ctypes
 
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+            PR_SET_PDEATHSIG = 1
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, death_signal)
+
+    return preexec
 
 
 class ArcadeServer:
@@ -246,7 +250,8 @@ class ArcadeServer:
                     stderr=subprocess.STDOUT,
                     start_new_session=detach,
                     preexec_fn=None if detach else (
-                        _die_with_parent if threading.current_thread() is threading.main_thread() else os.setpgrp),
+                        tied_to_parent(signal.SIGTERM)
+                        if threading.current_thread() is threading.main_thread() else os.setpgrp),
                 )
             info = ServerInfo(self._process.pid, bolt_port, http_port, detach)
             try:
