@@ -17,7 +17,9 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import psutil
@@ -391,6 +393,103 @@ def test_the_embedded_server_dying_is_said_at_once_and_the_ingest_resumes(tmp_pa
         summary = ingest(store, formats.get("jsonl"), [path], IngestOptions(batch_size=200))
         assert summary.resumed == {str(path): 800}
         assert counts(store) == ({"Paper": 3001, "External": 1}, {"CITES": 3000})
+
+
+class _KillDuringWrite(_KillWhileWriting):
+    """Progress that freezes the embedded server (SIGSTOP) once ``after`` lines have been
+    written, so that the next batch is in flight when it is SIGKILLed a second later."""
+
+    killed_at: float | None = None
+
+    def advance(self, lines):
+        if self.stage == "writing" and self.killed_at is None:
+            self.written += lines
+            if self.written >= self.after:
+                os.kill(self.pid, signal.SIGSTOP)
+                self.killed_at = time.monotonic() + 1.0
+                threading.Timer(1.0, os.kill, (self.pid, signal.SIGKILL)).start()
+
+
+@pytest.mark.slow
+def test_the_embedded_server_dying_under_a_write_stops_the_ingest_at_once(tmp_path):
+    """Not after the driver's five retries over 31 s (issue 23 §4.18)."""
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({"id": f"P{i}"}) + "\n" for i in range(1, 3001)))
+    with open_store(Config(data_dir=tmp_path / "data", heap="512m")) as store:
+        progress = _KillDuringWrite(ArcadeServer(tmp_path / "data" / "arcadedb").status().pid, 1000)
+        with pytest.raises(ServerError) as raised:
+            ingest(store, formats.get("jsonl"), [path], IngestOptions(batch_size=200), progress)
+        stopped_after = time.monotonic() - progress.killed_at
+    message = str(raised.value)
+    assert "killed by signal 9" in message and "committed up to line" in message, message
+    assert stopped_after < 5, f"the ingest stopped {stopped_after:.1f} s after the server died"
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=10) as response:
+            return response.status == 200
+    except OSError:  # refused, or an HTTP error such as 503
+        return False
+
+
+def _recovers(url: str, within: float = 120) -> None:
+    deadline = time.monotonic() + within
+    while not _healthy(url):
+        assert time.monotonic() < deadline, f"{url}/health did not recover within {within:.0f} s"
+        time.sleep(0.5)
+    with urllib.request.urlopen(f"{url}/paper/P1", timeout=30) as response:
+        assert json.loads(response.read())["title"] == "one"
+
+
+@pytest.mark.slow
+def test_services_keep_their_embedded_graph_running_and_share_it(tmp_path):
+    """Two services on one data directory: the graph server killed under them, or stopped
+    with the service that had started it, comes back, and both answer again; one restarted
+    later uses the server that runs (issue 23 §4.4)."""
+    from citegraph.graph.arcadedb import free_port
+    from citegraph.serve import wait_serving
+
+    env = {key: value for key, value in os.environ.items() if not key.startswith("CITEGRAPH_")}
+    env |= {"CITEGRAPH_DATA_DIR": str(tmp_path / "data"), "CITEGRAPH_HEAP": "512m"}
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "P1", "title": "one"}, {"id": "P2", "title": "two"}])
+    assert citegraph("ingest", "jsonl", str(path), "--no-progress", env=env).returncode == 0
+    assert citegraph("index", "bm25", "--backend", "bm25s", env=env).returncode == 0
+    home = ArcadeServer(tmp_path / "data" / "arcadedb")
+
+    def serve(port: int) -> subprocess.Popen:
+        with open(tmp_path / f"serve-{port}.log", "ab") as log:
+            process = subprocess.Popen([sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)],
+                                       env=env, stdout=log, stderr=subprocess.STDOUT)
+        wait_serving(f"http://127.0.0.1:{port}", process, log=tmp_path / f"serve-{port}.log")
+        return process
+
+    ports = free_port(), free_port()
+    urls = [f"http://127.0.0.1:{port}" for port in ports]
+    services = {}
+    try:
+        for port in ports:
+            services[port] = serve(port)
+        first = home.status().pid
+        os.kill(first, signal.SIGKILL)
+        for url in urls:
+            _recovers(url)
+        second = home.status()
+        assert second.pid != first
+        [owner] = [port for port, process in services.items() if psutil.Process(second.pid).ppid() == process.pid]
+        [other] = [port for port in ports if port != owner]
+        stopped = services.pop(owner)
+        stopped.terminate()  # stops the server it had started
+        stopped.wait(timeout=60)
+        _recovers(f"http://127.0.0.1:{other}")
+        assert home.status().pid != second.pid
+        services[owner] = serve(owner)
+        _recovers(f"http://127.0.0.1:{owner}")
+    finally:
+        for process in services.values():
+            process.terminate()
+            process.wait(timeout=60)
+    assert home.status() is None
 
 
 # -- 9. a killed bulk ingest -------------------------------------------------------------------

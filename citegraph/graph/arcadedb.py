@@ -127,10 +127,12 @@ class ArcadeServer:
         self.home = Path(home).expanduser().resolve()
         self.heap = heap
         self._process: subprocess.Popen | None = None
+        self._info: ServerInfo | None = None  # of the server this object started
+        self._superseded = False  # it died, and another process's server serves the home since
 
     @property
     def started_here(self) -> bool:
-        """Whether this object started the running server (and so should stop it)."""
+        """Whether this object started a server (and so should stop it), running or not."""
         return self._process is not None
 
     @property
@@ -221,12 +223,15 @@ class ArcadeServer:
             _MAIN_CLASS,
         ]
 
-    def start(self, port: int | None = None, *, detach: bool = False, timeout: float = 120.0) -> ServerInfo:
+    def start(self, port: int | None = None, *, detach: bool = False, timeout: float = 120.0,
+              thread_lasts: bool = False) -> ServerInfo:
         """Start the server, or return the one already running for this home.
 
         ``detach=False`` ties the server to this process: it is stopped by :meth:`stop`
-        and SIGTERMed by the kernel if this process dies. ``detach=True`` is the
-        long-lived ``citegraph server start``.
+        and SIGTERMed by the kernel if this process dies. The kernel ties that signal to the
+        calling thread, so it is only asked for from the main thread, or from a thread
+        that says it lasts as long as the server (``thread_lasts``). ``detach=True`` is
+        the long-lived ``citegraph server start``.
         """
         with self._locked():
             running = self.status()
@@ -251,30 +256,51 @@ class ArcadeServer:
                     start_new_session=detach,
                     preexec_fn=None if detach else (
                         tied_to_parent(signal.SIGTERM)
-                        if threading.current_thread() is threading.main_thread() else os.setpgrp),
+                        if thread_lasts or threading.current_thread() is threading.main_thread() else os.setpgrp),
                 )
-            info = ServerInfo(self._process.pid, bolt_port, http_port, detach)
+            info = self._info = ServerInfo(self._process.pid, bolt_port, http_port, detach)
+            self._superseded = False
             try:
                 self._wait_ready(info, timeout)
             except BaseException:
                 self._terminate(self._process.pid, timeout=10)
-                self._process = None
+                self._process = self._info = None
                 raise
             self.state_file.write_text(json.dumps(asdict(info)))
             return info
 
-    def gone(self) -> str | None:
-        """Why the server is no longer there (exited, killed, stopped), or ``None`` while it
-        runs: a graph store asks before it retries, so that a dead child fails fast."""
-        if self._process is not None:
+    def running(self) -> ServerInfo:
+        """The server of this home now: the one this object started while it runs, else the
+        one its state file names (another process may have started it since). Raises
+        :class:`ServerError` saying why there is none (exited, killed, stopped)."""
+        ended = None
+        if self._process is not None and not self._superseded:
             code = self._process.poll()
             if code is None:
-                return None
+                return self._info
             how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-            return f"the embedded ArcadeDB server (pid {self._process.pid}) {how}; see {self.log_file}"
-        if self.status() is None:
-            return f"the ArcadeDB server of {self.home} no longer runs"
+            ended = f"the embedded ArcadeDB server (pid {self._process.pid}) {how}; see {self.log_file}"
+        info = self.status()
+        if info is None:
+            raise ServerError(ended or f"the ArcadeDB server of {self.home} no longer runs")
+        self._superseded = self._process is not None
+        return info
+
+    def gone(self) -> str | None:
+        """Why the server is no longer there, or ``None`` while one runs: a graph store asks
+        before it retries, so that a dead child fails fast."""
+        try:
+            self.running()
+        except ServerError as exc:
+            return str(exc)
         return None
+
+    def bolt_address(self, address: object = None) -> list[tuple[str, int]]:
+        """Where the server of this home listens now, as the neo4j driver's ``resolver``
+        (called for every new connection, with the address it was given): a driver so made
+        follows a server restarted on another port, and fails at once — without the
+        driver's 30 s of retries — when none runs."""
+        return [(HOST, self.running().bolt_port)]
 
     def _wait_ready(self, info: ServerInfo, timeout: float) -> None:
         from neo4j import GraphDatabase
@@ -302,16 +328,20 @@ class ArcadeServer:
         )
 
     def stop(self, timeout: float = 60.0) -> bool:
-        """Stop the server of this home; ``False`` if none was running."""
+        """Stop the server this object started — not one started by someone else after it
+        died — or, for an object that started none (``citegraph server stop``), the server
+        of this home; ``False`` if it was not running."""
         with self._locked():
-            info = self.status()
-            pid = info.pid if info else (self._process.pid if self._process else None)
+            if self._process is not None:
+                pid, self._process, self._info, self._superseded = self._process.pid, None, None, False
+            else:
+                info = self.status()
+                pid = info.pid if info else None
             if pid is None or not self._serves_here(pid):
-                self.state_file.unlink(missing_ok=True)
+                self.status()  # removes the state file if it names a dead server
                 return False
             self._terminate(pid, timeout)
             self.state_file.unlink(missing_ok=True)
-            self._process = None
             return True
 
     def _terminate(self, pid: int, timeout: float) -> None:
