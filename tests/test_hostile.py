@@ -194,6 +194,27 @@ def test_the_data_directory_is_private_under_a_permissive_umask(tmp_path):
     assert stat.S_IMODE(server.home.stat().st_mode) == 0o700
 
 
+def test_a_data_directory_made_by_any_first_command_is_private(store, server_env, tmp_path):
+    """Not only by the embedded server: the ingest lock (taken before the graph is opened)
+    and the indexes of a user's server create it too (issue 23 §4.16)."""
+    from citegraph.ingest.lock import ingest_lock
+
+    write_jsonl(tmp_path / "c.jsonl", [{"id": "P1", "title": "a paper"}])
+    assert citegraph("ingest", "jsonl", str(tmp_path / "c.jsonl"), "--no-progress", env=server_env).returncode == 0
+    old = os.umask(0o022)
+    try:
+        for config in (Config(data_dir=tmp_path / "embedded"),
+                       Config(uri="bolt://127.0.0.1:1", data_dir=tmp_path / "uri")):
+            with ingest_lock(config):
+                assert stat.S_IMODE(config.data_dir.stat().st_mode) == 0o700, config
+        indexed = citegraph("index", "bm25", "--backend", "bm25s",
+                            env={**server_env, "CITEGRAPH_DATA_DIR": str(tmp_path / "index")})
+        assert indexed.returncode == 0, indexed.stderr
+        assert stat.S_IMODE((tmp_path / "index").stat().st_mode) == 0o700
+    finally:
+        os.umask(old)
+
+
 # -- 2. batches over the Bolt message limit --------------------------------------------------
 def test_a_batch_over_the_bolt_message_limit_is_split_not_hung(store, server_env, tmp_path):
     """2,000 lines with 10 KB abstracts: 20 MB in one default batch, over ArcadeDB's 16 MiB."""
@@ -243,6 +264,34 @@ def test_a_second_ingest_on_the_same_graph_is_refused_while_one_runs(store, serv
     assert counts(store) == ({}, {})
     again = citegraph("ingest", "jsonl", str(path), "--no-progress", env=server_env)  # released
     assert again.returncode == 0, again.stderr
+
+
+@pytest.mark.slow
+def test_the_ingest_lock_is_the_databases_whatever_the_way_to_it(tmp_path):
+    """The embedded graph of a data directory and a URI to its server are one database: one
+    lock, from any data directory (issue 23 §4.10)."""
+    from citegraph.ingest.lock import ingest_lock
+
+    server = ArcadeServer(tmp_path / "data" / "arcadedb", heap="512m")
+    port = server.start().bolt_port
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "P1"}])
+    env = {key: value for key, value in os.environ.items() if not key.startswith("CITEGRAPH_")}
+    by_uri = {**env, "CITEGRAPH_USER": "root", "CITEGRAPH_PASSWORD": server.password(),
+              "CITEGRAPH_DATA_DIR": str(tmp_path / "elsewhere")}
+    refused = f"another ingest into this graph is running (pid {os.getpid()})"
+    try:
+        with ingest_lock(Config(data_dir=tmp_path / "data")):
+            for uri in (f"bolt://localhost:{port}", f"bolt://127.0.0.1:{port}"):
+                done = citegraph("--uri", uri, "ingest", "jsonl", str(path), "--no-progress", env=by_uri)
+                assert done.returncode != 0 and refused in done.stderr, (uri, done.stderr)
+        with ingest_lock(Config(uri=f"bolt://localhost:{port}", data_dir=tmp_path / "third")):
+            done = citegraph("ingest", "jsonl", str(path), "--no-progress",
+                             env={**env, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")})
+            assert done.returncode != 0 and refused in done.stderr, done.stderr
+        with open_store(Config(data_dir=tmp_path / "data")) as store:
+            assert counts(store) == ({}, {})
+    finally:
+        server.stop()
 
 
 # -- 7. --rejects must not be an input -------------------------------------------------------

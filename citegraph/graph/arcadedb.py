@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass
 from importlib.util import find_spec
 from pathlib import Path
 
+from ..config import private_folder
 from ..errors import ServerError
 
 DATABASE = "citegraph"
@@ -130,6 +131,20 @@ class ArcadeServer:
         self._info: ServerInfo | None = None  # of the server this object started
         self._superseded = False  # it died, and another process's server serves the home since
 
+    @classmethod
+    def on_bolt_port(cls, port: int) -> ArcadeServer | None:
+        """The ArcadeDB server of this machine that listens for Bolt on ``port`` of the
+        loopback interface, found by its command line (Linux; ``None`` elsewhere or if none)."""
+        if not sys.platform.startswith("linux"):
+            return None
+        wanted = {_MAIN_CLASS, f"-Darcadedb.bolt.host={HOST}", f"-Darcadedb.bolt.port={port}"}
+        for pid in (int(name) for name in os.listdir("/proc") if name.isdigit()):
+            args = _command_line(pid) or []
+            home = next((arg.partition("=")[2] for arg in args if arg.startswith("-Darcadedb.server.rootPath=")), None)
+            if home and wanted <= set(args):
+                return cls(Path(home))
+        return None
+
     @property
     def started_here(self) -> bool:
         """Whether this object started a server (and so should stop it), running or not."""
@@ -149,10 +164,7 @@ class ArcadeServer:
 
     def make_home(self) -> None:
         """Create the home (and the data directory holding it) readable by the owner only."""
-        for folder in (self.home.parent, self.home):
-            if not folder.exists():
-                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-                folder.chmod(0o700)  # mkdir's mode is masked by the umask
+        private_folder(self.home)
 
     def password(self) -> str:
         """The root password, generated on first use and kept (0600) beside the database."""
