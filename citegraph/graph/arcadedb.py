@@ -9,8 +9,11 @@ command can use Lucene, and tests, the demo and production share one code path: 
 Everything lives in one *home* directory (``<data_dir>/arcadedb``, mode 0700 like the data
 directory, so the database files ArcadeDB writes under the user's umask stay private): the
 database files, ``server.json`` (pid and ports of the running server), ``server.log``, the
-generated root password (``credentials``, mode 0600) and a lock file that serialises start
-and stop. The server reads the password from that file (ArcadeDB's
+generated root password (``credentials``, mode 0600), a lock file that serialises start
+and stop, and the ingest lock of its database (:mod:`citegraph.ingest.lock`, which finds
+this home from a ``--uri`` to the server too: :meth:`ArcadeServer.on_bolt_port`). A
+process that reuses another's server follows it through ``server.json`` wherever it is
+restarted (:meth:`ArcadeServer.running`). The server reads the password from that file (ArcadeDB's
 ``arcadedb.server.rootPasswordPath``): on the command line any local user could read it
 in ``/proc/<pid>/cmdline``.
 """
