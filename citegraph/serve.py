@@ -67,7 +67,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from . import __version__
 from .errors import CitegraphError, NotFoundError, ServerError
 from .explorer import MatchOut, explorer_routes
-from .graph import queries
+from .graph import embedded_server, queries
 from .library.match import matched_ids
 from .library.works import prior_and_derivative
 from .recommend import Recommender, recommendation_dict
@@ -469,8 +469,6 @@ def _embedded_graph_kept(config, log, every: float = 1.0) -> Iterator[None]:
     if not config.embedded:
         yield
         return
-    from .graph import embedded_server
-
     server = embedded_server(config)
     done = threading.Event()
 
