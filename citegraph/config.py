@@ -46,6 +46,11 @@ class Config:
     def embedded(self) -> bool:
         return self.uri is None
 
+    def data_folder(self, *parts: str) -> Path:
+        """A path under the data directory, which is created first if it is missing
+        (:func:`private_folder`): every command that writes there goes through this."""
+        return private_folder(Path(self.data_dir)).joinpath(*parts)
+
     def require_password(self) -> str:
         if self.password is None:
             raise ConfigError(
@@ -73,6 +78,17 @@ class Config:
         if values.get("uri"):
             check_uri(str(values["uri"]))
         return replace(cls(), **values)
+
+
+def private_folder(path: Path) -> Path:
+    """``path``, created with its missing parents readable by the owner only (0700 whatever
+    the umask): the data directory holds the corpus text (indexes), the database files and
+    the embedded server's password."""
+    path = Path(path)
+    for folder in reversed([p for p in (path, *path.parents) if not p.exists()]):
+        folder.mkdir(mode=0o700, exist_ok=True)
+        folder.chmod(0o700)  # mkdir's mode is masked by the umask
+    return path
 
 
 def check_uri(uri: str) -> None:

@@ -17,7 +17,9 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import psutil
@@ -192,6 +194,27 @@ def test_the_data_directory_is_private_under_a_permissive_umask(tmp_path):
     assert stat.S_IMODE(server.home.stat().st_mode) == 0o700
 
 
+def test_a_data_directory_made_by_any_first_command_is_private(store, server_env, tmp_path):
+    """Not only by the embedded server: the ingest lock (taken before the graph is opened)
+    and the indexes of a user's server create it too (issue 23 §4.16)."""
+    from citegraph.ingest.lock import ingest_lock
+
+    write_jsonl(tmp_path / "c.jsonl", [{"id": "P1", "title": "a paper"}])
+    assert citegraph("ingest", "jsonl", str(tmp_path / "c.jsonl"), "--no-progress", env=server_env).returncode == 0
+    old = os.umask(0o022)
+    try:
+        for config in (Config(data_dir=tmp_path / "embedded"),
+                       Config(uri="bolt://127.0.0.1:1", data_dir=tmp_path / "uri")):
+            with ingest_lock(config):
+                assert stat.S_IMODE(config.data_dir.stat().st_mode) == 0o700, config
+        indexed = citegraph("index", "bm25", "--backend", "bm25s",
+                            env={**server_env, "CITEGRAPH_DATA_DIR": str(tmp_path / "index")})
+        assert indexed.returncode == 0, indexed.stderr
+        assert stat.S_IMODE((tmp_path / "index").stat().st_mode) == 0o700
+    finally:
+        os.umask(old)
+
+
 # -- 2. batches over the Bolt message limit --------------------------------------------------
 def test_a_batch_over_the_bolt_message_limit_is_split_not_hung(store, server_env, tmp_path):
     """2,000 lines with 10 KB abstracts: 20 MB in one default batch, over ArcadeDB's 16 MiB."""
@@ -241,6 +264,34 @@ def test_a_second_ingest_on_the_same_graph_is_refused_while_one_runs(store, serv
     assert counts(store) == ({}, {})
     again = citegraph("ingest", "jsonl", str(path), "--no-progress", env=server_env)  # released
     assert again.returncode == 0, again.stderr
+
+
+@pytest.mark.slow
+def test_the_ingest_lock_is_the_databases_whatever_the_way_to_it(tmp_path):
+    """The embedded graph of a data directory and a URI to its server are one database: one
+    lock, from any data directory (issue 23 §4.10)."""
+    from citegraph.ingest.lock import ingest_lock
+
+    server = ArcadeServer(tmp_path / "data" / "arcadedb", heap="512m")
+    port = server.start().bolt_port
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "P1"}])
+    env = {key: value for key, value in os.environ.items() if not key.startswith("CITEGRAPH_")}
+    by_uri = {**env, "CITEGRAPH_USER": "root", "CITEGRAPH_PASSWORD": server.password(),
+              "CITEGRAPH_DATA_DIR": str(tmp_path / "elsewhere")}
+    refused = f"another ingest into this graph is running (pid {os.getpid()})"
+    try:
+        with ingest_lock(Config(data_dir=tmp_path / "data")):
+            for uri in (f"bolt://localhost:{port}", f"bolt://127.0.0.1:{port}"):
+                done = citegraph("--uri", uri, "ingest", "jsonl", str(path), "--no-progress", env=by_uri)
+                assert done.returncode != 0 and refused in done.stderr, (uri, done.stderr)
+        with ingest_lock(Config(uri=f"bolt://localhost:{port}", data_dir=tmp_path / "third")):
+            done = citegraph("ingest", "jsonl", str(path), "--no-progress",
+                             env={**env, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")})
+            assert done.returncode != 0 and refused in done.stderr, done.stderr
+        with open_store(Config(data_dir=tmp_path / "data")) as store:
+            assert counts(store) == ({}, {})
+    finally:
+        server.stop()
 
 
 # -- 7. --rejects must not be an input -------------------------------------------------------
@@ -393,7 +444,111 @@ def test_the_embedded_server_dying_is_said_at_once_and_the_ingest_resumes(tmp_pa
         assert counts(store) == ({"Paper": 3001, "External": 1}, {"CITES": 3000})
 
 
+class _KillDuringWrite(_KillWhileWriting):
+    """Progress that freezes the embedded server (SIGSTOP) once ``after`` lines have been
+    written, so that the next batch is in flight when it is SIGKILLed a second later."""
+
+    killed_at: float | None = None
+
+    def advance(self, lines):
+        if self.stage == "writing" and self.killed_at is None:
+            self.written += lines
+            if self.written >= self.after:
+                os.kill(self.pid, signal.SIGSTOP)
+                self.killed_at = time.monotonic() + 1.0
+                threading.Timer(1.0, os.kill, (self.pid, signal.SIGKILL)).start()
+
+
+@pytest.mark.slow
+def test_the_embedded_server_dying_under_a_write_stops_the_ingest_at_once(tmp_path):
+    """Not after the driver's five retries over 31 s (issue 23 §4.18)."""
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({"id": f"P{i}"}) + "\n" for i in range(1, 3001)))
+    with open_store(Config(data_dir=tmp_path / "data", heap="512m")) as store:
+        progress = _KillDuringWrite(ArcadeServer(tmp_path / "data" / "arcadedb").status().pid, 1000)
+        with pytest.raises(ServerError) as raised:
+            ingest(store, formats.get("jsonl"), [path], IngestOptions(batch_size=200), progress)
+        stopped_after = time.monotonic() - progress.killed_at
+    message = str(raised.value)
+    assert "killed by signal 9" in message and "committed up to line" in message, message
+    assert stopped_after < 5, f"the ingest stopped {stopped_after:.1f} s after the server died"
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=10) as response:
+            return response.status == 200
+    except OSError:  # refused, or an HTTP error such as 503
+        return False
+
+
+def _recovers(url: str, within: float = 120) -> None:
+    deadline = time.monotonic() + within
+    while not _healthy(url):
+        assert time.monotonic() < deadline, f"{url}/health did not recover within {within:.0f} s"
+        time.sleep(0.5)
+    with urllib.request.urlopen(f"{url}/paper/P1", timeout=30) as response:
+        assert json.loads(response.read())["title"] == "one"
+
+
+@pytest.mark.slow
+def test_services_keep_their_embedded_graph_running_and_share_it(tmp_path):
+    """Two services on one data directory: the graph server killed under them, or stopped
+    with the service that had started it, comes back, and both answer again; one restarted
+    later uses the server that runs (issue 23 §4.4)."""
+    from citegraph.graph.arcadedb import free_port
+    from citegraph.service.http import wait_serving
+
+    env = {key: value for key, value in os.environ.items() if not key.startswith("CITEGRAPH_")}
+    env |= {"CITEGRAPH_DATA_DIR": str(tmp_path / "data"), "CITEGRAPH_HEAP": "512m"}
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "P1", "title": "one"}, {"id": "P2", "title": "two"}])
+    assert citegraph("ingest", "jsonl", str(path), "--no-progress", env=env).returncode == 0
+    assert citegraph("index", "bm25", "--backend", "bm25s", env=env).returncode == 0
+    home = ArcadeServer(tmp_path / "data" / "arcadedb")
+
+    def serve(port: int) -> subprocess.Popen:
+        with open(tmp_path / f"serve-{port}.log", "ab") as log:
+            process = subprocess.Popen([sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)],
+                                       env=env, stdout=log, stderr=subprocess.STDOUT)
+        wait_serving(f"http://127.0.0.1:{port}", process, log=tmp_path / f"serve-{port}.log")
+        return process
+
+    ports = free_port(), free_port()
+    urls = [f"http://127.0.0.1:{port}" for port in ports]
+    services = {}
+    try:
+        for port in ports:
+            services[port] = serve(port)
+        first = home.status().pid
+        os.kill(first, signal.SIGKILL)
+        for url in urls:
+            _recovers(url)
+        second = home.status()
+        assert second.pid != first
+        [owner] = [port for port, process in services.items() if psutil.Process(second.pid).ppid() == process.pid]
+        [other] = [port for port in ports if port != owner]
+        stopped = services.pop(owner)
+        stopped.terminate()  # stops the server it had started
+        stopped.wait(timeout=60)
+        _recovers(f"http://127.0.0.1:{other}")
+        assert home.status().pid != second.pid
+        services[owner] = serve(owner)
+        _recovers(f"http://127.0.0.1:{owner}")
+    finally:
+        for process in services.values():
+            process.terminate()
+            process.wait(timeout=60)
+    assert home.status() is None
+
+
 # -- 9. a killed bulk ingest -------------------------------------------------------------------
+def _ended(process: psutil.Process) -> bool:
+    try:
+        return process.status() == psutil.STATUS_ZOMBIE  # dead, not yet reaped by whoever adopted it
+    except psutil.NoSuchProcess:
+        return True
+
+
 @pytest.mark.slow
 def test_a_killed_bulk_ingest_is_shown_by_stats_cleaned_up_and_repaired_by_streaming(tmp_path):
     env = {**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data"), "CITEGRAPH_HEAP": "512m"}
@@ -406,11 +561,16 @@ def test_a_killed_bulk_ingest_is_shown_by_stats_cleaned_up_and_repaired_by_strea
                              "--no-progress"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + 180
-    while not (home / "bulk-loading.json").exists():
+    while not (loader := [p for p in psutil.Process(bulk.pid).children()
+                          if "citegraph.ingest.arcadedb_loader" in p.cmdline()]):
         assert bulk.poll() is None and time.monotonic() < deadline, "the bulk ingest ended before loading"
         time.sleep(0.02)
-    os.killpg(bulk.pid, signal.SIGKILL)  # the CLI and its loader; the server follows its parent
+    os.kill(bulk.pid, signal.SIGKILL)  # the CLI alone: its loader and its server must follow it
     bulk.wait()
+    deadline = time.monotonic() + 2
+    while not all(map(_ended, loader)):
+        assert time.monotonic() < deadline, "the loader outlived its ingest (issue 23 §4.3)"
+        time.sleep(0.05)
     assert list(home.glob("bulk-*/"))
     for _ in range(200):
         if ArcadeServer(home).status() is None:

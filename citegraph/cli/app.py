@@ -53,7 +53,7 @@ def open_graph(config: Config):
 
 
 def indexes_dir(config: Config) -> Path:
-    return Path(config.data_dir) / "indexes"
+    return config.data_folder("indexes")
 
 
 def corpus_documents(config: Config, ids) -> dict:

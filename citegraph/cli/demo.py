@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
@@ -30,7 +29,7 @@ def demo(config: Config, progress):
 
     show = sys.stderr.isatty() if progress is None else progress
     with open_graph(config) as store:
-        result = demo_.run(store, Path(config.data_dir) / "demo", indexes_dir(config), lambda: RichProgress(show))
+        result = demo_.run(store, config.data_folder("demo"), indexes_dir(config), lambda: RichProgress(show))
     for summary in result.ingests:
         print_summary(summary)
     print_stats(result.stats, as_json=False)

@@ -96,7 +96,7 @@ def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, 
         done = complete
 
     try:
-        build_dense(docs, encoder, folder, Path(config.data_dir) / "embeddings",
+        build_dense(docs, encoder, folder, config.data_folder("embeddings"),
                     kind=kind, threads=threads, progress=advance, log=lambda line: click.echo(line, err=True))
     finally:
         bar.finish()

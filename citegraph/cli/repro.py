@@ -24,7 +24,7 @@ conditions_option = click.option(
 
 
 def _measured_file(config: Config) -> Path:
-    return Path(config.data_dir) / "repro" / "measured.json"
+    return config.data_folder("repro", "measured.json")
 
 
 @main.group()

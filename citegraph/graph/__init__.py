@@ -3,7 +3,8 @@
 ``open_store(config)`` connects to the user's server when ``config.uri`` is set (Neo4j 5
 in production, or any Bolt server) and otherwise to the embedded default: a private
 ArcadeDB server under ``config.data_dir``, started as a child process and stopped when the
-store closes, or reused when one already runs for that directory. ``open_backend(config)``
+store closes, or reused when one already runs for that directory (the store then follows
+that directory's server, wherever it is restarted). ``open_backend(config)``
 gives what the ingest needs beyond Bolt (emptying the graph, bulk loads); ``model`` is the
 graph's declared labels, keys, properties and relationships.
 """
@@ -52,7 +53,9 @@ def open_store(config: Config) -> GraphStore:
 
     server = embedded_server(config)
     info = server.start()
-    # a loopback server answers in milliseconds: a slow handshake is not ours (see ArcadeServer.status)
-    driver = GraphDatabase.driver(info.uri, auth=(USER, server.password()), connection_timeout=10)
+    # a loopback server answers in milliseconds: a slow handshake is not ours (see ArcadeServer.status);
+    # each new connection asks where the server of the data directory listens now
+    driver = GraphDatabase.driver(info.uri, auth=(USER, server.password()), connection_timeout=10,
+                                  resolver=server.bolt_address)
     on_close = server.stop if server.started_here else None
     return GraphStore(driver, config.database or DATABASE, on_close=on_close, gone=server.gone)

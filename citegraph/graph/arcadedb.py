@@ -9,8 +9,11 @@ command can use Lucene, and tests, the demo and production share one code path: 
 Everything lives in one *home* directory (``<data_dir>/arcadedb``, mode 0700 like the data
 directory, so the database files ArcadeDB writes under the user's umask stay private): the
 database files, ``server.json`` (pid and ports of the running server), ``server.log``, the
-generated root password (``credentials``, mode 0600) and a lock file that serialises start
-and stop. The server reads the password from that file (ArcadeDB's
+generated root password (``credentials``, mode 0600), a lock file that serialises start
+and stop, and the ingest lock of its database (:mod:`citegraph.ingest.lock`, which finds
+this home from a ``--uri`` to the server too: :meth:`ArcadeServer.on_bolt_port`). A
+process that reuses another's server follows it through ``server.json`` wherever it is
+restarted (:meth:`ArcadeServer.running`). The server reads the password from that file (ArcadeDB's
 ``arcadedb.server.rootPasswordPath``): on the command line any local user could read it
 in ``/proc/<pid>/cmdline``.
 """
@@ -30,11 +33,13 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from importlib.util import find_spec
 from pathlib import Path
 
+from ..config import private_folder
 from ..errors import ServerError
 
 DATABASE = "citegraph"
@@ -101,19 +106,22 @@ def _command_line(pid: int) -> list[str] | None:
         return None
 
 
-def _die_with_parent() -> None:
-    """Runs in the child before exec: SIGTERM it when the parent dies (Linux).
+def tied_to_parent(death_signal: int) -> Callable[[], None]:
+    """The ``preexec_fn`` of a child process that must not outlive this one: it gets its own
+    process group (a terminal's ^C reaches the parent, which ends the child in order) and,
+    on Linux, ``death_signal`` from the kernel when its parent dies — even by SIGKILL, which
+    no signal handler or process group of the parent can answer. The kernel ties that signal
+    to the *thread* that forks: the child must not outlive the calling thread."""
 
-    Its own process group keeps a terminal's ^C from reaching the server before the
-    parent has closed its connections. The kernel ties the death signal to the *thread*
-    that forked, so it is only requested from the main thread (see ``start``).
-    """
-    os.setpgrp()
-    if sys.platform.startswith("linux"):
-        import ctypes
+    def preexec() -> None:
+        os.setpgrp()
+        if sys.platform.startswith("linux"):
+            import ctypes
 
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+            PR_SET_PDEATHSIG = 1
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, death_signal)
+
+    return preexec
 
 
 class ArcadeServer:
@@ -123,10 +131,26 @@ class ArcadeServer:
         self.home = Path(home).expanduser().resolve()
         self.heap = heap
         self._process: subprocess.Popen | None = None
+        self._info: ServerInfo | None = None  # of the server this object started
+        self._superseded = False  # it died, and another process's server serves the home since
+
+    @classmethod
+    def on_bolt_port(cls, port: int) -> ArcadeServer | None:
+        """The ArcadeDB server of this machine that listens for Bolt on ``port`` of the
+        loopback interface, found by its command line (Linux; ``None`` elsewhere or if none)."""
+        if not sys.platform.startswith("linux"):
+            return None
+        wanted = {_MAIN_CLASS, f"-Darcadedb.bolt.host={HOST}", f"-Darcadedb.bolt.port={port}"}
+        for pid in (int(name) for name in os.listdir("/proc") if name.isdigit()):
+            args = _command_line(pid) or []
+            home = next((arg.partition("=")[2] for arg in args if arg.startswith("-Darcadedb.server.rootPath=")), None)
+            if home and wanted <= set(args):
+                return cls(Path(home))
+        return None
 
     @property
     def started_here(self) -> bool:
-        """Whether this object started the running server (and so should stop it)."""
+        """Whether this object started a server (and so should stop it), running or not."""
         return self._process is not None
 
     @property
@@ -143,10 +167,7 @@ class ArcadeServer:
 
     def make_home(self) -> None:
         """Create the home (and the data directory holding it) readable by the owner only."""
-        for folder in (self.home.parent, self.home):
-            if not folder.exists():
-                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-                folder.chmod(0o700)  # mkdir's mode is masked by the umask
+        private_folder(self.home)
 
     def password(self) -> str:
         """The root password, generated on first use and kept (0600) beside the database."""
@@ -217,12 +238,15 @@ class ArcadeServer:
             _MAIN_CLASS,
         ]
 
-    def start(self, port: int | None = None, *, detach: bool = False, timeout: float = 120.0) -> ServerInfo:
+    def start(self, port: int | None = None, *, detach: bool = False, timeout: float = 120.0,
+              thread_lasts: bool = False) -> ServerInfo:
         """Start the server, or return the one already running for this home.
 
         ``detach=False`` ties the server to this process: it is stopped by :meth:`stop`
-        and SIGTERMed by the kernel if this process dies. ``detach=True`` is the
-        long-lived ``citegraph server start``.
+        and SIGTERMed by the kernel if this process dies. The kernel ties that signal to the
+        calling thread, so it is only asked for from the main thread, or from a thread
+        that says it lasts as long as the server (``thread_lasts``). ``detach=True`` is
+        the long-lived ``citegraph server start``.
         """
         with self._locked():
             running = self.status()
@@ -246,30 +270,52 @@ class ArcadeServer:
                     stderr=subprocess.STDOUT,
                     start_new_session=detach,
                     preexec_fn=None if detach else (
-                        _die_with_parent if threading.current_thread() is threading.main_thread() else os.setpgrp),
+                        tied_to_parent(signal.SIGTERM)
+                        if thread_lasts or threading.current_thread() is threading.main_thread() else os.setpgrp),
                 )
-            info = ServerInfo(self._process.pid, bolt_port, http_port, detach)
+            info = self._info = ServerInfo(self._process.pid, bolt_port, http_port, detach)
+            self._superseded = False
             try:
                 self._wait_ready(info, timeout)
             except BaseException:
                 self._terminate(self._process.pid, timeout=10)
-                self._process = None
+                self._process = self._info = None
                 raise
             self.state_file.write_text(json.dumps(asdict(info)))
             return info
 
-    def gone(self) -> str | None:
-        """Why the server is no longer there (exited, killed, stopped), or ``None`` while it
-        runs: a graph store asks before it retries, so that a dead child fails fast."""
-        if self._process is not None:
+    def running(self) -> ServerInfo:
+        """The server of this home now: the one this object started while it runs, else the
+        one its state file names (another process may have started it since). Raises
+        :class:`ServerError` saying why there is none (exited, killed, stopped)."""
+        ended = None
+        if self._process is not None and not self._superseded:
             code = self._process.poll()
             if code is None:
-                return None
+                return self._info
             how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-            return f"the embedded ArcadeDB server (pid {self._process.pid}) {how}; see {self.log_file}"
-        if self.status() is None:
-            return f"the ArcadeDB server of {self.home} no longer runs"
+            ended = f"the embedded ArcadeDB server (pid {self._process.pid}) {how}; see {self.log_file}"
+        info = self.status()
+        if info is None:
+            raise ServerError(ended or f"the ArcadeDB server of {self.home} no longer runs")
+        self._superseded = self._process is not None
+        return info
+
+    def gone(self) -> str | None:
+        """Why the server is no longer there, or ``None`` while one runs: a graph store asks
+        before it retries, so that a dead child fails fast."""
+        try:
+            self.running()
+        except ServerError as exc:
+            return str(exc)
         return None
+
+    def bolt_address(self, address: object = None) -> list[tuple[str, int]]:
+        """Where the server of this home listens now, as the neo4j driver's ``resolver``
+        (called for every new connection, with the address it was given): a driver so made
+        follows a server restarted on another port, and fails at once — without the
+        driver's 30 s of retries — when none runs."""
+        return [(HOST, self.running().bolt_port)]
 
     def _wait_ready(self, info: ServerInfo, timeout: float) -> None:
         from neo4j import GraphDatabase
@@ -297,16 +343,20 @@ class ArcadeServer:
         )
 
     def stop(self, timeout: float = 60.0) -> bool:
-        """Stop the server of this home; ``False`` if none was running."""
+        """Stop the server this object started — not one started by someone else after it
+        died — or, for an object that started none (``citegraph server stop``), the server
+        of this home; ``False`` if it was not running."""
         with self._locked():
-            info = self.status()
-            pid = info.pid if info else (self._process.pid if self._process else None)
+            if self._process is not None:
+                pid, self._process, self._info, self._superseded = self._process.pid, None, None, False
+            else:
+                info = self.status()
+                pid = info.pid if info else None
             if pid is None or not self._serves_here(pid):
-                self.state_file.unlink(missing_ok=True)
+                self.status()  # removes the state file if it names a dead server
                 return False
             self._terminate(pid, timeout)
             self.state_file.unlink(missing_ok=True)
-            self._process = None
             return True
 
     def _terminate(self, pid: int, timeout: float) -> None:

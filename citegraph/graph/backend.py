@@ -14,12 +14,13 @@ ingest needs a little more, and asks it of a backend instead of the server:
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 from ..errors import ServerError
-from .arcadedb import DATABASE, ArcadeServer
+from .arcadedb import DATABASE, ArcadeServer, tied_to_parent
 from .schema import clear_graph
 from .store import GraphStore
 
@@ -46,16 +47,19 @@ class ArcadeDBBackend:
         database closed, and reopen it; returns the loader's standard output.
 
         The loader runs in the server's home because ArcadeDB writes its log to ./log;
-        ``heap`` is its JVM heap (default: the server's). Raises :class:`ServerError`
-        with the tail of ``log`` (the loader's standard error) if it fails.
+        ``heap`` is its JVM heap (default: the server's). It dies with this process, even
+        one killed with SIGKILL: an orphan would hold the database's files (and a GB) while
+        the next ingest starts. Raises :class:`ServerError` with the tail of ``log`` (the
+        loader's standard error) if it fails.
         """
         command = [sys.executable, "-m", module, str(self.server.home / "databases" / self.database),
                    heap or self.server.heap or "", *args]
         self.server.server_command(f"close database {self.database}")
         try:
             with open(log, "w") as stderr:
+                # this thread waits for the loader, so the loader cannot outlive it
                 done = subprocess.run(command, stdout=subprocess.PIPE, stderr=stderr, text=True,
-                                      cwd=self.server.home, check=False)
+                                      cwd=self.server.home, check=False, preexec_fn=tied_to_parent(signal.SIGKILL))
         finally:
             self.server.server_command(f"open database {self.database}")
         if done.returncode:

@@ -1,36 +1,74 @@
-"""One ingest at a time per graph.
+"""One ingest at a time per database.
 
 Two ingests writing the same papers at once race on the unique constraint (the loser dies
 with ``ConstraintError: Duplicated key``) and interleave their checkpoints. An ingest holds
-an exclusive ``flock`` on a file under the data directory, named after the graph (the
-embedded one, or the URI and database of a user's server); a second one is refused at
-once, naming the pid that holds it. The kernel drops the lock when its holder dies, so a
-killed ingest never leaves a stale lock behind.
+an exclusive ``flock`` on a file named after the database it writes (:func:`lock_file`); a
+second one is refused at once, naming the pid that holds it. The kernel drops the lock when
+its holder dies, so a killed ingest never leaves a stale lock behind.
+
+The name must be the database's, not the spelling of the way to it: the embedded graph and
+``--uri bolt://localhost:P`` to the same server are one database. An ArcadeDB server of this
+machine (the embedded one, or the one a loopback URI reaches, found by its process) is
+identified by its database folder, and the lock lives in that server's home — every data
+directory and every URI that reaches those files meets the same lock. Any other server is
+known only by its address: the host resolved to its IP addresses (so ``localhost`` and
+``127.0.0.1`` agree), the port and the database name. ArcadeDB answers no database identity
+over Bolt (no ``db.info()``), and a file lock cannot serialise processes that do not share
+a folder: two data directories, or two machines, writing one remote server are not held
+apart.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import ipaddress
 import os
+import socket
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..config import Config
+from ..config import Config, private_folder
 from ..errors import CitegraphError
+from ..graph import ArcadeServer, embedded_server
+from ..graph.arcadedb import DATABASE
 
 
 def lock_file(config: Config) -> Path:
-    graph = "embedded" if config.embedded else f"{config.uri}|{config.database or ''}"
-    return Path(config.data_dir) / "locks" / f"ingest-{hashlib.sha256(graph.encode()).hexdigest()[:16]}.lock"
+    """The lock of the database ``config`` writes to (see the module's docstring)."""
+    address = None if config.embedded else _address(config.uri)
+    if address is None:
+        server = embedded_server(config)
+    elif address.startswith("loopback:"):
+        server = ArcadeServer.on_bolt_port(int(address.rpartition(":")[2]))
+    else:
+        server = None
+    if server is not None:
+        folder, graph = server.home, server.home / "databases" / (config.database or DATABASE)
+    else:
+        folder, graph = config.data_folder("locks"), f"{address}/{config.database or ''}"
+    return private_folder(folder) / f"ingest-{hashlib.sha256(str(graph).encode()).hexdigest()[:16]}.lock"
+
+
+def _address(uri: str) -> str:
+    """'ADDRESSES:PORT' of a Bolt URI: the host's IP addresses, sorted, every loopback one
+    spelled 'loopback'; the host as written if it does not resolve."""
+    parts = urllib.parse.urlsplit(uri)
+    port = parts.port or 7687
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)}
+    except OSError:
+        return f"{parts.hostname.lower()}:{port}"
+    addresses = {"loopback" if ipaddress.ip_address(a.partition("%")[0]).is_loopback else a for a in found}
+    return f"{','.join(sorted(addresses))}:{port}"
 
 
 @contextmanager
 def ingest_lock(config: Config) -> Iterator[None]:
-    """Hold the ingest lock of ``config``'s graph, or raise if another process holds it."""
+    """Hold the ingest lock of ``config``'s database, or raise if another process holds it."""
     path = lock_file(config)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     with open(path, "a+") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -15,7 +15,7 @@ text retrievers by name) and serves, on 127.0.0.1 unless told otherwise:
   ``/docs`` and ``/openapi.json`` — the API.
 
 * ``GET /health`` — 200 while the graph answers, else 503 with the reason at once (an
-  embedded graph server that died is reported, not waited for).
+  embedded graph server that died is reported, not waited for; ``serve`` restarts it).
 
 Bad input is answered with a 4xx and a one-line ``detail``: an unknown id 404, a body over
 1 MiB 413 (counted while it is read, so a chunked body without ``Content-Length`` is cut
@@ -36,8 +36,11 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import threading
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from importlib import resources
 from itertools import islice
@@ -64,7 +67,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from .. import __version__
 from ..errors import CitegraphError, NotFoundError, ServerError
 from .explorer import MatchOut, explorer_routes
-from ..graph import queries
+from ..graph import embedded_server, queries
 from ..library.match import matched_ids
 from ..library.works import prior_and_derivative
 from ..recommend import Recommender, View, recommendation_dict, year_of
@@ -445,10 +448,54 @@ def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[s
     # default action that would kill the process before the recommender closes the graph
     # (and stops an embedded server). Exiting instead unwinds through the `with`.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    with Recommender.open(config, retrievers, model, cache_size=cache_size) as recommender:
+    with Recommender.open(config, retrievers, model, cache_size=cache_size) as recommender, \
+            _embedded_graph_kept(config, log):
         app = create_app(recommender, hosts=served_hosts(host))
         log(f"citegraph on http://{host}:{port}/ — the graph explorer; API docs at http://{host}:{port}/docs")
         uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+@contextmanager
+def _embedded_graph_kept(config, log, every: float = 1.0) -> Iterator[None]:
+    """While the service runs on the embedded graph, restart its ArcadeDB server whenever
+    it is gone — killed, crashed, or stopped by another service of the same data directory
+    that had started it — so that ``/health`` recovers by itself (the store follows the
+    server's state file to its new port). A user's server (``--uri``) is theirs to restart.
+
+    The watcher thread starts the server and lives until the service ends, so the server
+    dies with the service even when that is SIGKILLed (the kernel ties the parent-death
+    signal to the thread that forked); it stops the server it started before it ends.
+    """
+    if not config.embedded:
+        yield
+        return
+    server = embedded_server(config)
+    done = threading.Event()
+
+    def watch() -> None:
+        pause = every
+        while not done.wait(pause):
+            if (reason := server.gone()) is None:
+                continue
+            log(f"{reason}; restarting it")
+            try:
+                info = server.start(thread_lasts=True)
+            except CitegraphError as exc:
+                pause = min(2 * pause, 30.0)  # a server that cannot start is not retried every second
+                log(f"the embedded graph server did not start: {exc}")
+                continue
+            pause = every
+            log(f"the embedded graph server runs again (pid {info.pid}, Bolt port {info.bolt_port})")
+        if server.started_here:
+            server.stop()
+
+    watcher = threading.Thread(target=watch, name="embedded-graph-watcher", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
 
 
 def wait_serving(url: str, process: subprocess.Popen, timeout: float = 90, log: Path | None = None) -> None:
