@@ -30,7 +30,8 @@ import time
 from pathlib import Path
 
 from citegraph.config import Config
-from citegraph.evaluation import mdcr, pools
+from citegraph.evaluation.large_scale import pools
+from citegraph.evaluation.mdcr import build as mdcr
 from citegraph.graph import open_store
 from citegraph.ingest import formats
 from citegraph.ingest.bulk import bulk_ingest

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from .evaluation import mdcr
 from .evaluation.benchmark import run as run_benchmark
-from .evaluation.mdcr_eval import MDCR
-from .evaluation.pools import ALL_FIELDS
+from .evaluation.large_scale.pools import ALL_FIELDS
+from .evaluation.mdcr.score import MDCR
 from .evaluation.report import Table
 from .graph import GraphStore
 from .graph.schema import graph_stats

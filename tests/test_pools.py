@@ -10,7 +10,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from citegraph.evaluation import mdcr, pools
+from citegraph.evaluation.large_scale import pools
+from citegraph.evaluation.mdcr import build as mdcr
 from citegraph.ingest import IngestOptions, Prefilter, formats, ingest
 from citegraph.retrieval.signals import enrich, pair_counts
 

@@ -1,7 +1,7 @@
 """citegraph evaluate <benchmark>, tune-bm25, report: scoring retrievers on benchmarks.
 
 ``evaluate``'s subcommands are generated from the benchmark registry
-(:mod:`citegraph.evaluation.benchmark`): each registered benchmark becomes a command with
+(:mod:`citegraph.evaluation.registry`): each registered benchmark becomes a command with
 the options it declares, ``--out``, and — when it takes retrievers — the retriever option
 and ``--run``. The command builds the benchmark, resolves the retrievers (indexes built
 over the graph, or over the benchmark's own documents), runs the one harness and prints
@@ -17,11 +17,10 @@ from typing import cast
 
 import click
 
-from .. import recommend_benchmark  # noqa: F401  (registers)
 from ..config import Config
-from ..contextualise import benchmark as contextualise_benchmark  # noqa: F401  (registers)
-from ..evaluation.benchmark import Benchmark, Option, Registered, WithDocuments, registered
-from ..local import benchmark as local_benchmark  # noqa: F401  (registers)
+from ..evaluation.benchmark import Benchmark, WithDocuments
+from ..evaluation.options import Option, Registered
+from ..evaluation.registry import registered
 from .app import corpus_documents, indexes_dir, main, open_graph
 from .options import CommaList, RetrieverList, retrievers_option
 from .output import print_table, print_tables
@@ -135,7 +134,7 @@ for _entry in registered().values():
 @click.pass_obj
 def tune_bm25(config: Config, pools_dir, spec):
     """Grid-search BM25's k1 and b for MAP on validation pools, as the MDCR paper did."""
-    from ..evaluation.large_scale import tune_bm25 as tune
+    from ..evaluation.large_scale.score import tune_bm25 as tune
     from ..retrieval.spec import BM25
 
     if not isinstance(spec, BM25):

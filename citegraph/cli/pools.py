@@ -33,7 +33,7 @@ def pools():
 @click.pass_obj
 def pools_dataset(config: Config, n_queries, sizes, out, seed, year, exclude, repeats):
     """Queries of one year; pools = cited papers + random eligible papers up to that year."""
-    from ..evaluation import pools as pools_
+    from ..evaluation.large_scale import pools as pools_
 
     with open_graph(config) as store:
         manifest = pools_.dataset_level(store, out, n_queries=n_queries, sizes=sizes,
@@ -49,7 +49,7 @@ def pools_dataset(config: Config, n_queries, sizes, out, seed, year, exclude, re
 @click.pass_obj
 def pools_field(config: Config, n_queries, size, fields, out, seed, year, exclude, repeats):
     """Per field: its queries; pools = cited papers + random papers of the field-cited set."""
-    from ..evaluation import pools as pools_
+    from ..evaluation.large_scale import pools as pools_
     from ..vocabulary import MAG_FIELDS
 
     with open_graph(config) as store:
@@ -79,7 +79,7 @@ def mdcr():
 @click.pass_obj
 def mdcr_build(config: Config, out, retrievers, n_queries, fields, pool_size, seed, year, exclude, split):
     """5 cited + 10 negatives of each type per query, in the official release format."""
-    from ..evaluation import mdcr as mdcr_
+    from ..evaluation.mdcr import build as mdcr_
     from ..vocabulary import MAG_FIELDS
 
     opened = [spec.open(indexes_dir(config)) for spec in retrievers]

@@ -36,14 +36,15 @@ from dataclasses import asdict
 from itertools import combinations
 from pathlib import Path
 
-from ..batches import batched
-from ..graph import GraphStore
-from ..graph.schema import graph_stats
-from ..retrieval.base import Retriever
-from ..retrieval.corpus import documents_by_id
-from ..vocabulary import MAG_FIELDS
-from .pools import Manifest, Queries, choose_queries, field_filter, field_pools, query_year, write_qrels
-from .sampling import generator, sample, sample_where
+from ...batches import batched
+from ...graph import GraphStore
+from ...graph.schema import graph_stats
+from ...retrieval.base import Retriever
+from ...retrieval.corpus import documents_by_id
+from ...vocabulary import MAG_FIELDS
+from ..large_scale.pools import Manifest, Queries, choose_queries, field_filter, field_pools, query_year
+from ..qrels import write_qrels
+from ..sampling import generator, sample, sample_where
 
 GRAPH, MOST_CITED, RANDOM, TRUE = "graph", "most_cited", "random", "true"
 GRAPH_BATCH = 1000  # query or cited papers per overlap / neighbours statement
