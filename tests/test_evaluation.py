@@ -12,6 +12,7 @@ import pytest
 
 from citegraph.evaluation.large_scale import pools
 from citegraph.evaluation.mdcr import build as mdcr
+from citegraph.evaluation.mdcr.config import MDCRConfig
 from citegraph.evaluation.benchmark import run
 from citegraph.evaluation.large_scale.score import LargeScale
 from citegraph.evaluation.mdcr.score import MDCR, PUBLISHED_SCINCL_TEST, fingerprint, read_benchmark
@@ -63,7 +64,7 @@ def test_large_scale_tables_files_and_external_runs(corpus, tmp_path):
 
 def test_mdcr_tables_ours_and_official(corpus, tmp_path):
     store, _ = corpus
-    manifest = mdcr.build(store, tmp_path / "mdcr", n_queries=5, seed=2)
+    manifest = mdcr.build(store, tmp_path / "mdcr", MDCRConfig(n_queries=5, seed=2))
     benchmark, docs = read_benchmark(tmp_path / "mdcr", "test")
     assert set(benchmark) == {f for f, n in manifest.graph["queries_per_field"].items() if n} and len(benchmark) >= 2
     bm25 = BM25().build(list(docs.values()), tmp_path / "work")
