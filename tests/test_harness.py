@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from citegraph.errors import CitegraphError
 from citegraph.evaluation import registry
 from citegraph.evaluation.benchmark import Topics, run, score_topics
 from citegraph.evaluation.csfcube import CSFCube, official, read_release
+from citegraph.evaluation.options import from_options, option, options_of
 from citegraph.evaluation.registry import registered
 from citegraph.evaluation.scorers import RunFile
 
@@ -156,7 +158,6 @@ def test_options_derived_from_config_fields_read_as_the_hand_written_ones(comman
 
 def test_local_options_make_the_configuration_the_command_ran_with():
     """One knob, one declaration: --device and --seed reach both models, --encoder the bi-encoder."""
-    from citegraph.evaluation.options import from_options
     from citegraph.local.config import LocalConfig
 
     values = {o.name: registry.default(o) for o in registry.get("local").options}
@@ -171,3 +172,20 @@ def test_local_options_make_the_configuration_the_command_ran_with():
     assert from_options(LocalConfig, values) == LocalConfig(lm_mode=config.lm_mode)  # defaults are the fields' own
     with pytest.raises(CitegraphError, match="--bi-checkpoints: 'x' is not a comma-separated list of steps"):
         from_options(LocalConfig, values | {"bi_checkpoints": ["x"]})
+
+
+
+@dataclass(frozen=True)
+class _Inner:
+    seed: int = field(default=1, metadata=option("--seed", "A seed."))
+
+
+@dataclass(frozen=True)
+class _Outer:
+    inner: _Inner = field(default_factory=_Inner)
+    seed: int = field(default=2, metadata=option("--seed", "A seed."))
+
+
+def test_a_flag_shared_by_two_fields_must_be_declared_alike():
+    with pytest.raises(CitegraphError, match="_Outer: --seed is declared twice, differently"):
+        options_of(_Outer)

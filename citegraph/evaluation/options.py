@@ -138,27 +138,27 @@ def _type(annotation: Any) -> Any:
     return annotation
 
 
+def _declared(f: dataclasses.Field, annotation: Any) -> Option:
+    declared: _Declared = f.metadata[_KEY]
+    default = _default(f) if declared.cli_default is _FIELD_DEFAULT else declared.cli_default
+    kind = declared.type or _type(annotation)
+    return Option(option_name(declared.flag), declared.flag, declared.help, kind,
+                  list(default) if kind is list and isinstance(default, tuple) else default, path=declared.path,
+                  minimum=declared.minimum, maximum=declared.maximum, open_bounds=declared.open_bounds)
+
+
 def options_of(cls: type) -> tuple[Option, ...]:
-    """The options declared on ``cls``'s fields and its nested configurations', in field order."""
+    """The options declared on ``cls``'s fields and its nested configurations', in field order
+    (a flag shared by several fields once, where it first appears)."""
     found: dict[str, Option] = {}
     for f, annotation in _fields(cls):
         if _nested(annotation):
-            shared = [o for o in options_of(annotation) if o.name in found and found[o.name] != o]
-            if shared:
-                raise CitegraphError(f"{cls.__name__}: {shared[0].flag} is declared twice, differently")
-            found |= {o.name: o for o in options_of(annotation) if o.name not in found}
-        elif _KEY in f.metadata:
-            declared: _Declared = f.metadata[_KEY]
-            default = _default(f) if declared.cli_default is _FIELD_DEFAULT else declared.cli_default
-            kind = declared.type or _type(annotation)
-            if kind is list and isinstance(default, tuple):
-                default = list(default)
-            name = option_name(declared.flag)
-            made = Option(name, declared.flag, declared.help, kind, default, path=declared.path,
-                          minimum=declared.minimum, maximum=declared.maximum, open_bounds=declared.open_bounds)
-            if found.get(name, made) != made:
-                raise CitegraphError(f"{cls.__name__}: {declared.flag} is declared twice, differently")
-            found[name] = made
+            options = options_of(annotation)
+        else:
+            options = (_declared(f, annotation),) if _KEY in f.metadata else ()
+        for made in options:
+            if found.setdefault(made.name, made) != made:
+                raise CitegraphError(f"{cls.__name__}: {made.flag} is declared twice, differently")
     return tuple(found.values())
 
 

@@ -46,9 +46,11 @@ from ..evaluation.options import option
 from ..heavy import torch
 from ..retrieval.base import Ranking, rank
 from .data import Context
-from .rerank import NO_TEXT, Candidate, PairEncoder, default_device
+from .rerank import DEVICE, NO_TEXT, Candidate, PairEncoder, default_device
 
 NEGATIVE_TYPES = ("prefetch", "cocited", "popular")
+#: --seed, one knob of the experiment and of the bi-encoder's training
+SEED = option("--seed", "The seed of sampling and training.")
 
 
 def checkpoint_steps(values: Sequence[str]) -> tuple[int, ...]:
@@ -81,8 +83,8 @@ class BiEncoderConfig:
     warmup: float = 0.1  # share of the steps with a linearly rising learning rate
     scale: float = 20.0  # the inverse temperature of the cosine logits (sentence-transformers' default)
     batch_size: int = 64  # texts per LM pass when ranking
-    seed: int = field(default=12, metadata=option("--seed", "The seed of sampling and training."))
-    device: str | None = field(default=None, metadata=option("--device", "torch device [default: cuda when available, else cpu]."))
+    seed: int = field(default=12, metadata=SEED)
+    device: str | None = field(default=None, metadata=DEVICE)  # None: cuda when available, else cpu
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.negatives) - set(NEGATIVE_TYPES))

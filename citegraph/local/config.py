@@ -18,7 +18,7 @@ from ..errors import CitegraphError
 from ..evaluation.options import option
 from ..retrieval.encoders import HUB_PREFIX, encoder_choices
 from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES, RERANKERS
-from .biencoder import BiEncoderConfig
+from .biencoder import SEED, BiEncoderConfig
 from .enrich import SIZE
 from .prefetch import DEPTH
 from .rerank import RerankerConfig
@@ -105,7 +105,7 @@ class LocalConfig:
     split: SplitConfig = field(default_factory=SplitConfig)
     size: int = field(default=SIZE, metadata=option("--size", "Candidates after enrichment."))
     reranker: RerankerConfig = field(default_factory=RerankerConfig)
-    seed: int = field(default=12, metadata=option("--seed", "The seed of sampling and training."))
+    seed: int = field(default=12, metadata=SEED)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.ablations) - set(ABLATIONS))

@@ -108,8 +108,9 @@ def build(store: GraphStore, out: Path, config: MDCRConfig = MDCRConfig(), *, re
         for row in store.rows("mdcr/neighbours", ids=batch):
             neighbours[row["paper"]].append(row["neighbour"])
 
-    model_negatives, model_report = _model_negatives(store, per_field, retrievers, config.keep_models, config.model_depth,
-                                                     config.pool_size, seed, excluded, overlap, eligible)
+    model_negatives, model_report = _model_negatives(store, per_field, retrievers, config.keep_models,
+                                                     config.model_depth, config.pool_size, seed, excluded, overlap,
+                                                     eligible)
     benchmark: dict[str, dict[str, dict[str, list[str]]]] = {}
     shortfall: dict[str, int] = defaultdict(int)
     for name, queries in per_field.items():
@@ -135,8 +136,8 @@ def build(store: GraphStore, out: Path, config: MDCRConfig = MDCRConfig(), *, re
     manifest = Manifest("mdcr", seed, {"fields": list(fields), "n_queries": n_queries, "positives": positives,
                                        "per_type": per_type, "retrievers": [r.name for r in retrievers],
                                        "keep_models": config.keep_models, "model_depth": config.model_depth,
-                                       "pool_size": config.pool_size, "most_cited": config.most_cited, "excluded": len(excluded),
-                                       "split": split},
+                                       "pool_size": config.pool_size, "most_cited": config.most_cited,
+                                       "excluded": len(excluded), "split": split},
                         year, len(query_ids))
     manifest.graph = {"labels": graph_stats(store)["labels"], "model_selection": model_report,
                       "shortfall": dict(shortfall),
