@@ -10,11 +10,11 @@ import shutil
 
 import pytest
 
+from citegraph.evaluation.benchmark import run
 from citegraph.evaluation.large_scale import pools
+from citegraph.evaluation.large_scale.score import LargeScale
 from citegraph.evaluation.mdcr import build as mdcr
 from citegraph.evaluation.mdcr.config import MDCRConfig
-from citegraph.evaluation.benchmark import run
-from citegraph.evaluation.large_scale.score import LargeScale
 from citegraph.evaluation.mdcr.score import MDCR, PUBLISHED_SCINCL_TEST, fingerprint, read_benchmark
 from citegraph.evaluation.report import draw, load_tables
 from citegraph.evaluation.scorers import RunFile, write_run
