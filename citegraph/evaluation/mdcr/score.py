@@ -37,7 +37,7 @@ def split_files(directory: Path, split: str) -> list[Path]:
 
 def fingerprint(directory: Path, split: str) -> dict[str, dict[str, int | str]]:
     """Each file of the split by name: its size in bytes and SHA-256 (as pyserini's 2CR pins its inputs)."""
-    prints = {}
+    prints: dict[str, dict[str, int | str]] = {}
     for path in split_files(directory, split):
         digest = hashlib.sha256()
         with open(path, "rb") as f:
