@@ -30,12 +30,15 @@ import time
 from pathlib import Path
 
 from citegraph.config import Config
-from citegraph.evaluation import mdcr, pools
+from citegraph.evaluation.large_scale import pools
+from citegraph.evaluation.mdcr import build as mdcr
+from citegraph.evaluation.mdcr.config import MDCRConfig
 from citegraph.graph import open_store
 from citegraph.ingest import formats
 from citegraph.ingest.bulk import bulk_ingest
 from citegraph.retrieval.signals import enrich
 from citegraph.synth import SynthSpec, generate
+from citegraph.vocabulary import MAG_FIELDS
 
 
 def timed(call, *args, **kwargs):
@@ -86,8 +89,8 @@ def main() -> None:
             if "mdcr" in cases:
                 # mdcr.build's own choice asks for n_queries in the year, across fields; a
                 # synthetic 200k corpus has few per field in that year, so ask for them all
-                year = pools.query_year(store, args.queries * len(mdcr.MAG_FIELDS), min_cited=5)
-                built, t_mdcr = timed(mdcr.build, store, tmp / "mdcr", n_queries=args.queries, year=year)
+                year = pools.query_year(store, args.queries * len(MAG_FIELDS), min_cited=5)
+                built, t_mdcr = timed(mdcr.build, store, tmp / "mdcr", MDCRConfig(n_queries=args.queries, year=year))
                 per_field = built.graph["queries_per_field"].values()
                 shortfall = {k: v for k, v in built.graph["shortfall"].items() if v}
                 rows.append(f"| MDCR build, 19 fields × {args.queries} queries, no models | {built.queries:,} queries "

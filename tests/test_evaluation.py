@@ -4,15 +4,18 @@ table shapes, the files and figures, and a golden run whose numbers are pinned."
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 
 import pytest
 
-from citegraph.evaluation import mdcr, pools
 from citegraph.evaluation.benchmark import run
-from citegraph.evaluation.large_scale import LargeScale
-from citegraph.evaluation.mdcr_eval import MDCR, PUBLISHED_SCINCL_TEST, read_benchmark
+from citegraph.evaluation.large_scale import pools
+from citegraph.evaluation.large_scale.score import LargeScale
+from citegraph.evaluation.mdcr import build as mdcr
+from citegraph.evaluation.mdcr.config import MDCRConfig
+from citegraph.evaluation.mdcr.score import MDCR, PUBLISHED_SCINCL_TEST, fingerprint, read_benchmark
 from citegraph.evaluation.report import draw, load_tables
 from citegraph.evaluation.scorers import RunFile, write_run
 from citegraph.ingest import formats, ingest
@@ -61,7 +64,7 @@ def test_large_scale_tables_files_and_external_runs(corpus, tmp_path):
 
 def test_mdcr_tables_ours_and_official(corpus, tmp_path):
     store, _ = corpus
-    manifest = mdcr.build(store, tmp_path / "mdcr", n_queries=5, seed=2)
+    manifest = mdcr.build(store, tmp_path / "mdcr", MDCRConfig(n_queries=5, seed=2))
     benchmark, docs = read_benchmark(tmp_path / "mdcr", "test")
     assert set(benchmark) == {f for f, n in manifest.graph["queries_per_field"].items() if n} and len(benchmark) >= 2
     bm25 = BM25().build(list(docs.values()), tmp_path / "work")
@@ -79,13 +82,30 @@ def test_mdcr_tables_ours_and_official(corpus, tmp_path):
     heat.unlink()
     assert heat in draw(load_tables(tmp_path / "out"), tmp_path / "out")  # `citegraph report` redraws
 
-    official = tmp_path / "official"
-    official.mkdir()
+    # a folder without citegraph's manifest is not thereby the official release: no published row
+    bare = tmp_path / "bare"
+    bare.mkdir()
     for name in ("mdcr_test.json", "mdcr_test_data.jsonl"):
-        shutil.copy(tmp_path / "mdcr" / name, official / name)
-    tables = run(MDCR(official), [bm25], tmp_path / "out-official").tables
-    assert tables[0].rows["SciNCL (published)"]["AVG"][0] == PUBLISHED_SCINCL_TEST["MAP"]
-    assert tables[0].rows["bm25"] == map_fields.rows["bm25"]
+        shutil.copy(tmp_path / "mdcr" / name, bare / name)
+    results = run(MDCR(bare), [bm25], tmp_path / "out-bare")
+    assert "SciNCL (published)" not in results.tables[0].rows and not results.config["official_release"]
+    assert "release_files" not in results.config
+
+    # said to be the release: the published row beside ours, and the files it was said of, fingerprinted
+    results = run(MDCR(bare, official_release=True), [bm25], tmp_path / "out-official")
+    assert results.tables[0].rows["SciNCL (published)"]["AVG"][0] == PUBLISHED_SCINCL_TEST["MAP"]
+    assert results.tables[0].rows["bm25"] == map_fields.rows["bm25"]
+    assert results.config["release_files"] == fingerprint(bare, "test")
+
+
+def test_an_mdcr_fingerprint_is_each_files_size_and_sha256(tmp_path):
+    (tmp_path / "mdcr_test.json").write_bytes(b'{"Physics": {}}\n')
+    (tmp_path / "mdcr_test_data.jsonl").write_bytes(b"")
+    assert fingerprint(tmp_path, "test") == {
+        "mdcr_test.json": {"bytes": 16, "sha256": hashlib.sha256(b'{"Physics": {}}\n').hexdigest()},
+        "mdcr_test_data.jsonl": {"bytes": 0, "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}}
+    (tmp_path / "mdcr_test_data.jsonl").write_bytes(b"\n")  # one byte changed: another fingerprint
+    assert fingerprint(tmp_path, "test")["mdcr_test_data.jsonl"]["sha256"] != hashlib.sha256(b"").hexdigest()
 
 
 def test_golden_run(corpus, tmp_path):

@@ -10,7 +10,9 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from citegraph.evaluation import mdcr, pools
+from citegraph.evaluation.large_scale import pools
+from citegraph.evaluation.mdcr import build as mdcr
+from citegraph.evaluation.mdcr.config import MDCRConfig
 from citegraph.ingest import IngestOptions, Prefilter, formats, ingest
 from citegraph.retrieval.signals import enrich, pair_counts
 
@@ -108,8 +110,8 @@ def test_dataset_level_pools(graph, tmp_path):
 
 def test_mdcr_follows_the_paper_and_the_exclusion_policy(graph, tmp_path):
     store, g = graph
-    manifest = mdcr.build(store, tmp_path / "m", fields=FIELDS, n_queries=3, positives=2, per_type=10,
-                          most_cited=5, seed=1)
+    manifest = mdcr.build(store, tmp_path / "m", MDCRConfig(fields=FIELDS, n_queries=3, positives=2, per_type=10,
+                                                            most_cited=5, seed=1))
     data = json.loads((tmp_path / "m" / "mdcr_test.json").read_text())
     assert set(data) == set(FIELDS) and manifest.queries == sum(len(v) for v in data.values())
     texts = {json.loads(line)["id"] for line in (tmp_path / "m" / "mdcr_test_data.jsonl").open()}
@@ -144,7 +146,7 @@ def test_mdcr_is_deterministic_for_a_seed(graph, tmp_path):
     store, _ = graph
     files = []
     for run, seed in (("a", 1), ("b", 1), ("c", 2)):
-        mdcr.build(store, tmp_path / run, fields=FIELDS, n_queries=3, positives=2, seed=seed)
+        mdcr.build(store, tmp_path / run, MDCRConfig(fields=FIELDS, n_queries=3, positives=2, seed=seed))
         files.append((tmp_path / run / "mdcr_test.json").read_text())
     assert files[0] == files[1] != files[2]
 

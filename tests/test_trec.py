@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citegraph.errors import InputError
-from citegraph.evaluation.pools import read_qrels
+from citegraph.evaluation.qrels import read_qrels
 from citegraph.evaluation.trec import comparable, read_topics, score_runs
 from citegraph.retrieval.base import Hit
 

@@ -9,7 +9,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from citegraph.evaluation.pools import read_qrels
+from citegraph.evaluation.qrels import read_qrels
 from citegraph.evaluation.scorers import RunFile
 from citegraph.evaluation.trec import read_topics, score_runs
 

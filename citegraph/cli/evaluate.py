@@ -1,7 +1,7 @@
 """citegraph evaluate <benchmark>, tune-bm25, report: scoring retrievers on benchmarks.
 
 ``evaluate``'s subcommands are generated from the benchmark registry
-(:mod:`citegraph.evaluation.benchmark`): each registered benchmark becomes a command with
+(:mod:`citegraph.evaluation.registry`): each registered benchmark becomes a command with
 the options it declares, ``--out``, and — when it takes retrievers — the retriever option
 and ``--run``. The command builds the benchmark, resolves the retrievers (indexes built
 over the graph, or over the benchmark's own documents), runs the one harness and prints
@@ -17,13 +17,12 @@ from typing import cast
 
 import click
 
-from ..recommend import benchmark as recommend_benchmark  # noqa: F401  (registers)
 from ..config import Config
-from ..contextualise import benchmark as contextualise_benchmark  # noqa: F401  (registers)
-from ..evaluation.benchmark import Benchmark, Option, Registered, WithDocuments, registered
-from ..local import benchmark as local_benchmark  # noqa: F401  (registers)
+from ..evaluation.benchmark import Benchmark, WithDocuments
+from ..evaluation.options import Registered
+from ..evaluation.registry import registered
 from .app import corpus_documents, indexes_dir, main, open_graph
-from .options import CommaList, RetrieverList, retrievers_option
+from .options import RetrieverList, click_option, retrievers_option
 from .output import print_table, print_tables
 
 
@@ -31,37 +30,6 @@ from .output import print_table, print_tables
 def evaluate():
     """Score retrievers on benchmarks: large-scale pools, MDCR, CSFCube, CL-SciSumm contextualisation,
     local citation recommendation (SymTax), the recommender on held-out citations, any TREC-style collection."""
-
-
-def _click_type(option: Option):
-    if isinstance(option.type, tuple):
-        return click.Choice(option.type)
-    if option.type is list:
-        return CommaList()
-    if option.type in ("spec", "specs"):
-        return RetrieverList(single=option.type == "spec")
-    if option.type is Path:
-        kinds = {"dir": dict(exists=True, file_okay=False), "file": dict(exists=True, dir_okay=False),
-                 "any": dict(exists=True), "out": dict(file_okay=False), "": {}}
-        return click.Path(path_type=Path, **kinds[option.path])
-    if option.type in (int, float) and (option.minimum is not None or option.maximum is not None):
-        bounds = (click.IntRange if option.type is int else click.FloatRange)
-        return bounds(option.minimum, option.maximum, **({"min_open": True, "max_open": True}
-                                                        if option.open_bounds else {}))
-    return option.type
-
-
-def _click_option(option: Option) -> click.Option:
-    """The flag of a declared option (a comma-separated list shows its default as typed)."""
-    default = ",".join(option.default) if option.type is list else option.default
-    if option.multiple:
-        default = None
-    if option.type is bool:  # --x, or a pair --x/--no-x
-        return click.Option([option.flag, option.name], is_flag=True, default=default, help=option.help,
-                            show_default="/" in option.flag)
-    return click.Option([option.flag, option.name], type=_click_type(option), default=default,
-                        required=option.required, multiple=option.multiple, show_default=default is not None,
-                        help=option.help)
 
 
 def _retrievers(entry: Registered, benchmark: Benchmark, specs: list, runs, config: Config, out: Path,
@@ -91,7 +59,7 @@ def _reranker(spec, config: Config):
 
 def _command(entry: Registered) -> click.Command:
     """``citegraph evaluate <entry.name>``."""
-    params = [_click_option(o) for o in entry.options]
+    params = [click_option(o) for o in entry.options]
     params.append(click.Option(["--out"], type=click.Path(file_okay=False, path_type=Path), required=True,
                                help="Where results.json/.csv/.md and the figures go."))
     if entry.retrievers is not None:
@@ -135,7 +103,7 @@ for _entry in registered().values():
 @click.pass_obj
 def tune_bm25(config: Config, pools_dir, spec):
     """Grid-search BM25's k1 and b for MAP on validation pools, as the MDCR paper did."""
-    from ..evaluation.large_scale import tune_bm25 as tune
+    from ..evaluation.large_scale.score import tune_bm25 as tune
     from ..retrieval.spec import BM25
 
     if not isinstance(spec, BM25):

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..config import Config
-from ..evaluation.benchmark import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP
+from ..evaluation.trec import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP
 from ..retrieval.encoders import encoder_choices
 from ..retrieval.spec import BACKENDS
 from .app import corpus_documents, indexes_dir, main, open_graph

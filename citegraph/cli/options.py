@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from ..evaluation.options import Option
 
 
 class CommaList(click.ParamType):
@@ -55,6 +59,39 @@ class RetrieverList(click.ParamType):
         if self.single and len(specs) != 1:
             self.fail(f"expected one retriever, got {len(specs)}: {value!r}", param, ctx)
         return specs[0] if self.single else specs
+
+
+def _click_type(option: Option):
+    """The click type of a declared option."""
+    if isinstance(option.type, tuple):
+        return click.Choice(option.type)
+    if option.type is list:
+        return CommaList()
+    if option.type in ("spec", "specs"):
+        return RetrieverList(single=option.type == "spec")
+    if option.type is Path:
+        kinds = {"dir": dict(exists=True, file_okay=False), "file": dict(exists=True, dir_okay=False),
+                 "any": dict(exists=True), "out": dict(file_okay=False), "": {}}
+        return click.Path(path_type=Path, **kinds[option.path])
+    if option.type in (int, float) and (option.minimum is not None or option.maximum is not None):
+        bounds = (click.IntRange if option.type is int else click.FloatRange)
+        return bounds(option.minimum, option.maximum, **({"min_open": True, "max_open": True}
+                                                        if option.open_bounds else {}))
+    return option.type
+
+
+def click_option(option: Option) -> click.Option:
+    """The flag of a declared option (:class:`citegraph.evaluation.options.Option`; a comma-separated
+    list shows its default as typed)."""
+    default = ",".join(option.default) if option.type is list and option.default is not None else option.default
+    if option.multiple:
+        default = None
+    if option.type is bool:  # --x, or a pair --x/--no-x
+        return click.Option([option.flag, option.name], is_flag=True, default=default, help=option.help,
+                            show_default="/" in option.flag)
+    return click.Option([option.flag, option.name], type=_click_type(option), default=default,
+                        required=option.required, multiple=option.multiple, show_default=default is not None,
+                        help=option.help)
 
 
 def retrievers_option(help: str, default: str = "bm25", single: bool = False, name: str = "retrievers",

@@ -8,8 +8,10 @@ from pathlib import Path
 import click
 
 from ..config import Config
+from ..evaluation.mdcr.config import MDCRConfig
+from ..evaluation.options import from_options, options_of
 from .app import indexes_dir, main, open_graph
-from .options import CommaList, ids_file, retrievers_option, with_pool_options
+from .options import CommaList, click_option, ids_file, retrievers_option, with_pool_options
 from .output import print_table
 
 
@@ -33,7 +35,7 @@ def pools():
 @click.pass_obj
 def pools_dataset(config: Config, n_queries, sizes, out, seed, year, exclude, repeats):
     """Queries of one year; pools = cited papers + random eligible papers up to that year."""
-    from ..evaluation import pools as pools_
+    from ..evaluation.large_scale import pools as pools_
 
     with open_graph(config) as store:
         manifest = pools_.dataset_level(store, out, n_queries=n_queries, sizes=sizes,
@@ -49,7 +51,7 @@ def pools_dataset(config: Config, n_queries, sizes, out, seed, year, exclude, re
 @click.pass_obj
 def pools_field(config: Config, n_queries, size, fields, out, seed, year, exclude, repeats):
     """Per field: its queries; pools = cited papers + random papers of the field-cited set."""
-    from ..evaluation import pools as pools_
+    from ..evaluation.large_scale import pools as pools_
     from ..vocabulary import MAG_FIELDS
 
     with open_graph(config) as store:
@@ -68,31 +70,26 @@ def mdcr():
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
 @retrievers_option("Retrievers with built indexes for the model-based negatives; the 3 least overlapping are used.",
                    default="")
-@click.option("--queries", "n_queries", default=200, show_default=True, help="Queries per field.")
-@click.option("--fields", type=CommaList(), help="Comma-separated MAG fields (default: all 19).")
-@click.option("--pool-size", default=100_000, show_default=True, help="Field-level pool the models rank.")
-@click.option("--seed", default=0, show_default=True)
-@click.option("--year", type=int, help="Query year (default: the latest year with enough queries).")
 @click.option("--exclude", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Paper ids (one a line) never used as queries or candidates.")
-@click.option("--split", default="test", show_default=True, help="Names the files: mdcr_<split>.json …")
 @click.pass_obj
-def mdcr_build(config: Config, out, retrievers, n_queries, fields, pool_size, seed, year, exclude, split):
+def mdcr_build(config: Config, out, retrievers, exclude, **options):
     """5 cited + 10 negatives of each type per query, in the official release format."""
-    from ..evaluation import mdcr as mdcr_
-    from ..vocabulary import MAG_FIELDS
+    from ..evaluation.mdcr.build import build
 
+    drawn = from_options(MDCRConfig, options)
     opened = [spec.open(indexes_dir(config)) for spec in retrievers]
     with open_graph(config) as store:
-        manifest = mdcr_.build(store, out, fields=fields or MAG_FIELDS,
-                               n_queries=n_queries, retrievers=opened, pool_size=pool_size, seed=seed,
-                               year=year, exclude=ids_file(exclude), split=split)
-    click.echo(f"MDCR: {manifest.queries:,} queries of {manifest.year}, seed {seed} → {out}")
+        manifest = build(store, out, drawn, retrievers=opened, exclude=ids_file(exclude))
+    click.echo(f"MDCR: {manifest.queries:,} queries of {manifest.year}, seed {drawn.seed} → {out}")
     short = {k: v for k, v in manifest.graph["shortfall"].items() if v}
     if short:
         click.echo(f"  candidates missing (too few allowed in the graph): {short}")
     if manifest.graph["model_selection"]:
         click.echo(f"  model-based types: {', '.join(manifest.graph['model_selection']['chosen'])}")
+
+
+mdcr_build.params[2:2] = [click_option(o) for o in options_of(MDCRConfig)]  # declared on MDCRConfig's fields
 
 
 @main.command()

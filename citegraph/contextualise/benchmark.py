@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import CitegraphError
-from ..evaluation.benchmark import Benchmark, Option, Registered, register
+from ..evaluation.benchmark import Benchmark
+from ..evaluation.options import Option, Registered
 from .models import MODELS
 
 
@@ -39,7 +40,7 @@ def build(data_dir: Path | None, train_dir: Path | None, test_dir: Path | None, 
                      test_dir=test_dir, gold=gold, repairs=Repairs(strict), **options)
 
 
-CONTEXTUALISE = register(Registered(
+CONTEXTUALISE = Registered(
     "contextualise", "Table 1 of Cohan & Goharian (2017): which reference sentences a citance refers to.", build, (
         Option("data_dir", "--data", "A CL-SciSumm folder (one folder per topic with Reference_XML/ and its gold), "
                "scored by cross-validation over its topics.", Path, path="dir"),
@@ -66,4 +67,4 @@ CONTEXTUALISE = register(Registered(
                multiple=True),
         Option("vectors", "--vectors", "Word vectors saved by an earlier run (OUT/vectors) instead of training.",
                Path, path="dir"),
-    )))
+    ))

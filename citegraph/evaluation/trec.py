@@ -31,10 +31,11 @@ import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from ..errors import CitegraphError, InputError, Location, Problem
 from ..retrieval.base import Document, Hit, Ranking, Retriever
-from .benchmark import Log, Scores, TopicDuplicatePolicy, quiet
+from .benchmark import Log, Scores, quiet
 from .metrics import DEPTH, Evaluation, compare, evaluate
 from .report import Table
 from .scorers import write_run
@@ -143,6 +144,14 @@ def _jsonl_topics(path: Path, content: str, field: str | None) -> list[Topic]:
             raise InputError(Problem(where, keys[0], f"no query text (one of {', '.join(keys)})"))
         topics.append(Topic(str(qid).strip(), " ".join(text.split()), where))
     return topics
+
+
+#: What a topic file's repeated id does (``--on-duplicate``, spelled as ``citegraph ingest``'s):
+#: the later text wins (Anserini reads topics into a map), the first does, or it is an error.
+TopicDuplicatePolicy = Literal["first", "last", "error"]
+TOPIC_DUPLICATE_POLICIES: tuple[TopicDuplicatePolicy, ...] = ("first", "last", "error")
+TOPIC_ON_DUPLICATE_HELP = ("A topic id given more than once: keep the last text (as Anserini reads topics) or the "
+                           "first, with a warning naming both lines, or stop with an error.")
 
 
 def read_topics(path: Path, field: str | None = None, on_duplicate: TopicDuplicatePolicy = "last",

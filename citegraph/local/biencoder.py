@@ -36,36 +36,55 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..errors import CitegraphError
+from ..evaluation.options import option
 from ..heavy import torch
 from ..retrieval.base import Ranking, rank
 from .data import Context
-from .rerank import NO_TEXT, Candidate, PairEncoder, default_device
+from .rerank import DEVICE, NO_TEXT, Candidate, PairEncoder, default_device
 
 NEGATIVE_TYPES = ("prefetch", "cocited", "popular")
+#: --seed, one knob of the experiment and of the bi-encoder's training
+SEED = option("--seed", "The seed of sampling and training.")
+
+
+def checkpoint_steps(values: Sequence[str]) -> tuple[int, ...]:
+    """``--bi-checkpoints`` as steps."""
+    try:
+        return tuple(int(v) for v in values)
+    except ValueError:
+        raise CitegraphError(f"--bi-checkpoints: {','.join(values)!r} is not a comma-separated list of steps") from None
 
 
 @dataclass(frozen=True)
 class BiEncoderConfig:
     lm: str = "minilm"  # an encoder name of citegraph.retrieval.encoders, or hf:<hub id or folder>
-    max_length: int = 128  # tokens of a context or a candidate
-    batch_queries: int = 32  # contexts per step: each one's positive is a negative of the others
-    negatives: tuple[str, ...] = NEGATIVE_TYPES  # hard negatives per context, one of each type
+    max_length: int = field(default=128, metadata=option(
+        "--bi-max-length", "Bi-encoder tokens of a context or a candidate.", minimum=8))
+    batch_queries: int = field(default=32, metadata=option(  # each one's positive is a negative of the others
+        "--bi-batch", "Bi-encoder contexts per step (in-batch negatives of each other).", minimum=1))
+    negatives: tuple[str, ...] = field(default=NEGATIVE_TYPES, metadata=option(
+        "--bi-negatives", f"Bi-encoder hard negatives per context, one of each: {', '.join(NEGATIVE_TYPES)} ('' for "
+        "in-batch only)."))
     prefetch_top: int = 20
     popular_top: int = 100
-    max_steps: int = 300
-    checkpoints: tuple[int, ...] = ()  # steps before the last at which the model also ranks the test lists
-    lr: float = 2e-5
+    max_steps: int = field(default=300, metadata=option(
+        "--bi-steps", "Bi-encoder training steps (the CPU bound).", minimum=0))
+    checkpoints: tuple[int, ...] = field(default=(), metadata=option(
+        "--bi-checkpoints", "Bi-encoder steps, before the last, at which the model also ranks the test contexts "
+        "(rows of the table: a learning curve from one run), e.g. '100,200,400'.", convert=checkpoint_steps))
+    lr: float = field(default=2e-5, metadata=option(
+        "--bi-lr", "Bi-encoder learning rate.", minimum=0, open_bounds=True))
     warmup: float = 0.1  # share of the steps with a linearly rising learning rate
     scale: float = 20.0  # the inverse temperature of the cosine logits (sentence-transformers' default)
     batch_size: int = 64  # texts per LM pass when ranking
-    seed: int = 12
-    device: str | None = None  # default: cuda when available, else cpu
+    seed: int = field(default=12, metadata=SEED)
+    device: str | None = field(default=None, metadata=DEVICE)  # None: cuda when available, else cpu
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.negatives) - set(NEGATIVE_TYPES))

@@ -2,7 +2,10 @@
 
 Frozen and typed, so that a run is described by one value: what data, how it is split,
 how candidates are prefetched and enriched, which rerankers are trained and for how long.
-Light to import: the CLI builds it from its options without loading torch.
+Each knob of ``citegraph evaluate local`` is declared once, on the field it sets
+(:func:`citegraph.evaluation.options.option`): the command's options and the registry's
+defaults are derived from these fields. Light to import: the CLI builds it from its options
+without loading torch.
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import CitegraphError
+from ..evaluation.options import option
+from ..retrieval.encoders import HUB_PREFIX, encoder_choices
 from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES, RERANKERS
-from .biencoder import BiEncoderConfig
+from .biencoder import SEED, BiEncoderConfig
 from .enrich import SIZE
 from .prefetch import DEPTH
 from .rerank import RerankerConfig
@@ -21,15 +26,28 @@ from .rerank import RerankerConfig
 Textless = Literal["skip", "keep"]
 
 
+def lm_name(value: str) -> str:
+    """An LM given as a model folder is read as hf:<folder>; names and hub ids stay as they are."""
+    value = value.strip()
+    return f"{HUB_PREFIX}{value}" if not value.startswith(HUB_PREFIX) and Path(value).expanduser().is_dir() else value
+
+
 @dataclass(frozen=True)
 class SplitConfig:
     """Which contexts are answerable, where the time-ordered split cuts, how many are used."""
 
-    test_share: float = 0.2
-    whole_years: bool = False
-    max_train: int | None = 2000
-    max_test: int | None = 500
-    textless: Textless = "skip"
+    test_share: float = field(default=0.2, metadata=option(
+        "--test-share", "Share of the contexts, newest citing papers first, held out for testing.",
+        minimum=0, maximum=1, open_bounds=True))
+    whole_years: bool = field(default=False, metadata=option(
+        "--whole-years", "Cut the time-ordered split between years only."))
+    max_train: int | None = field(default=2000, metadata=option(
+        "--max-train", "Training contexts: a random sample of the older citing papers' contexts.", minimum=1))
+    max_test: int | None = field(default=500, metadata=option(
+        "--max-test", "Test contexts: a random sample of the newer citing papers' contexts.", minimum=1))
+    textless: Textless = field(default="skip", metadata=option(
+        "--textless", "Contexts citing a paper without title and abstract: skip them, or keep them (such papers "
+        "are reachable only through enrichment)."))
 
     def __post_init__(self) -> None:
         if self.textless not in ("skip", "keep"):
@@ -38,8 +56,10 @@ class SplitConfig:
 
 @dataclass(frozen=True)
 class PrefetchConfig:
-    spec: str = "bm25"  # any retriever spec (citegraph.retrieval.spec), built over the graph's papers
-    depth: int = DEPTH
+    spec: str = field(default="bm25", metadata=option(  # built over the graph's papers
+        "--prefetch", "First stage, indexed over the graph's papers, e.g. 'rrf(bm25,minilm)'. Spelled as --with.",
+        type="spec"))
+    depth: int = field(default=DEPTH, metadata=option("--depth", "Prefetched candidates per context."))
 
     def __post_init__(self) -> None:
         from ..retrieval.spec import parse_spec
@@ -53,23 +73,39 @@ class LocalConfig:
 
     ``reranker`` holds the head and pair options; its ``lm``, ``max_steps``, ``finetune``
     and ``seed`` are set from this configuration by :attr:`base`, the one place the full
-    model's :class:`RerankerConfig` is built.
+    model's :class:`RerankerConfig` is built. The bi-encoder's LM is the first of ``lms``.
     """
 
-    data: Path | None = None  # a query set (JSONL); None: the graph's contexts, exported
-    split: SplitConfig = field(default_factory=SplitConfig)
+    data: Path | None = field(default=None, metadata=option(  # None: the graph's contexts, exported
+        "--data", "A query set (JSONL, see README; `citegraph contexts export` writes one). Default: every context "
+        "in the graph, exported to OUT/contexts.jsonl.", path="file"))
+    lms: tuple[str, ...] = field(default=("minilm",), metadata=option(  # the first is SymTax's, all fill Table 4
+        "--encoder", "The reranker's LM, or several comma-separated (they fill the LM × fusion table): "
+        f"{', '.join(encoder_choices())} or a model folder.", convert=lambda names: tuple(map(lm_name, names))))
     prefetch: PrefetchConfig = field(default_factory=PrefetchConfig)
-    enrich: bool = True
-    size: int = SIZE  # candidates after enrichment
-    first_stages: tuple[str, ...] = ()  # more retriever specs scored alone on the test contexts (rows, no reranking)
-    rerankers: tuple[str, ...] = ("symtax",)  # of RERANKERS
-    lms: tuple[str, ...] = ("minilm",)  # the rerankers' LMs: the first is SymTax's, all fill Table 4
-    ablations: tuple[str, ...] = DEFAULT_ABLATIONS
-    lm_mode: str = "finetune"
-    max_steps: int = 200
-    reranker: RerankerConfig = field(default_factory=RerankerConfig)
+    first_stages: tuple[str, ...] = field(default=(), metadata=option(  # rows, nothing reranked
+        "--first-stages", "More first stages scored alone on the test contexts (rows of the table, nothing "
+        "reranked), e.g. 'minilm,rrf(bm25,minilm)'. Spelled as --with.", type="specs", cli_default=None,
+        convert=lambda specs: tuple(str(s) for s in specs or ())))
+    rerankers: tuple[str, ...] = field(default=("symtax",), metadata=option(
+        "--rerankers", f"Comma-separated, of: {', '.join(RERANKERS)} (symtax: the cross-encoder and its ablations; "
+        "biencoder: the LM fine-tuned with in-batch and graph hard negatives, untrained and fused rows beside it)."))
     biencoder: BiEncoderConfig = field(default_factory=BiEncoderConfig)
-    seed: int = 12
+    ablations: tuple[str, ...] = field(default=DEFAULT_ABLATIONS, metadata=option(
+        "--ablations", f"Comma-separated, of: {', '.join(ABLATIONS)} ('' for the full model only)."))
+    enrich: bool = field(default=True, metadata=option(
+        "--enrich/--no-enrich", "SymTax's Enricher; --no-enrich sends no enrichment query: models rank the "
+        "prefetched lists."))
+    lm_mode: str | None = field(default="finetune", metadata=option(  # None: chosen by the device
+        "--lm-mode", "finetune: every variant fine-tunes its LM (SymTax); shared: the full model fine-tunes it, the "
+        "ablations reuse it frozen; frozen: the pretrained LM as a cached feature extractor [default: finetune on a "
+        "GPU, shared on CPU].", type=LM_MODES, cli_default=None))
+    max_steps: int = field(default=200, metadata=option(
+        "--max-steps", "Training steps per reranker (the CPU bound).", minimum=0))
+    split: SplitConfig = field(default_factory=SplitConfig)
+    size: int = field(default=SIZE, metadata=option("--size", "Candidates after enrichment."))
+    reranker: RerankerConfig = field(default_factory=RerankerConfig)
+    seed: int = field(default=12, metadata=SEED)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.ablations) - set(ABLATIONS))
@@ -82,10 +118,13 @@ class LocalConfig:
         object.__setattr__(self, "first_stages", tuple(str(parse_spec(s)) for s in self.first_stages))
         if not self.lms:
             raise CitegraphError("name at least one LM (encoder)")
+        if self.lm_mode is None:
+            object.__setattr__(self, "lm_mode", default_lm_mode(self.reranker.device))
         if self.lm_mode not in LM_MODES:
             raise CitegraphError(f"lm_mode must be one of {', '.join(LM_MODES)}, not {self.lm_mode!r}")
         if not self.enrich:  # nothing to take away
             object.__setattr__(self, "ablations", tuple(a for a in self.ablations if a != "-enrichment"))
+        object.__setattr__(self, "biencoder", replace(self.biencoder, lm=self.lms[0]))
 
     @property
     def base(self) -> RerankerConfig:

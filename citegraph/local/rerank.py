@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
+from ..evaluation.options import option
 from ..heavy import lazy, torch
 from ..retrieval.base import Ranking, rank
 from .data import Context
@@ -45,6 +46,8 @@ from .taxonomy import FUSIONS, GNNS, Gnn, TaxonomyGraph, fusion_module
 nets = lazy("citegraph.local.nets")  # SymTaxModel: torch is imported with it
 
 Taxonomy = Literal["vector", "graph", "none"]
+#: --device, one knob of both models (the reranker's and the bi-encoder's)
+DEVICE = option("--device", "torch device [default: cuda when available, else cpu].")
 
 
 @dataclass(frozen=True)
@@ -54,11 +57,14 @@ class RerankerConfig:
     gnn: Gnn = "appnp"  # for taxonomy="graph"
     geometry: Geometry = "hyperbolic"
     finetune: bool = True  # fine-tune the LM (SymTax) or keep it frozen with cached pair vectors
-    max_length: int = 256  # tokens of a (query, candidate) pair; SymTax: 512
-    proj_dim: int = 64  # d, the taxonomy manifold's dimension; SymTax: 512
+    max_length: int = field(default=256, metadata=option(  # SymTax: 512
+        "--max-length", "Tokens of a (query, candidate) pair."))
+    proj_dim: int = field(default=64, metadata=option(  # SymTax: 512
+        "--proj-dim", "Dimension of the taxonomy manifold."))
     hidden: int = 256  # g_θ's hidden units; 0 for a single linear layer
     margin: float = 0.1
-    negatives: int = 4  # per positive, from the enriched candidates
+    negatives: int = field(default=4, metadata=option(
+        "--negatives", "Negatives per positive, from the candidate list."))
     batch_queries: int = 8  # queries per training step
     max_steps: int = 200
     lr_lm: float = 1e-5
@@ -67,7 +73,7 @@ class RerankerConfig:
     wd_head: float = 1e-5
     batch_size: int = 32  # pairs per LM pass when scoring
     seed: int = 12  # SymTax's seed
-    device: str | None = None  # default: cuda when available, else cpu
+    device: str | None = field(default=None, metadata=DEVICE)  # None: cuda when available, else cpu
 
     def __post_init__(self) -> None:
         if self.taxonomy not in (*FUSIONS, "none"):

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..evaluation.benchmark import Log, Option, Registered, RetrieverOption, Scores, quiet, register
+from ..evaluation.benchmark import Log, Scores, quiet
+from ..evaluation.options import Option, Registered, RetrieverOption
 from ..evaluation.report import Table
 from ..retrieval.base import Retriever
 
@@ -109,7 +110,7 @@ def build(store: GraphStore, papers: int, seed: int, skip: int, weights: Path | 
     return HeldOutCitations(store, papers, seed, skip, weights, contexts_weights)
 
 
-RECOMMEND = register(Registered(
+RECOMMEND = Registered(
     "recommend", "The recommender on held-out citations: text alone, plain fusion, learned weights.", build, (
         Option("papers", "--papers", "Held-out citations to test on.", int, 300),
         Option("seed", "--seed", "Same seed as recommend-train: its papers are skipped.", int, 0),
@@ -119,4 +120,4 @@ RECOMMEND = register(Registered(
                "Weights learned with the contexts signal (recommend-train --contexts): the other rows are then "
                "computed without it, and paired tests compare.", Path, path="file"),
     ), RetrieverOption("indexes", help="Text retrievers with built indexes (citegraph index …); '' for graph only.",
-                       run_files=False), graph=True))
+                       run_files=False), graph=True)

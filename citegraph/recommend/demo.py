@@ -21,20 +21,21 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..evaluation import mdcr
 from ..evaluation.benchmark import run as run_benchmark
-from ..evaluation.mdcr_eval import MDCR
-from ..evaluation.pools import ALL_FIELDS
+from ..evaluation.large_scale.pools import ALL_FIELDS
+from ..evaluation.mdcr.build import build as build_mdcr
+from ..evaluation.mdcr.config import MDCRConfig
+from ..evaluation.mdcr.score import MDCR
 from ..evaluation.report import Table
 from ..graph import GraphStore
 from ..graph.schema import graph_stats
 from ..ingest import IngestOptions, IngestSummary, Prefilter, get, ingest, prefilter
 from ..ingest.pipeline import NoProgress, Progress
 from ..ingest.taxonomy import BUNDLED as TAXONOMY
-from .recommender import Recommendation, Recommender, Seed
 from ..retrieval.corpus import documents
 from ..retrieval.signals import CoCitationScorer
 from ..retrieval.spec import BM25
+from .recommender import Recommendation, Recommender, Seed
 
 ACL200 = Path(str(resources.files("citegraph") / "data" / "acl200"))
 TITLES_ONLY = Prefilter(min_abstract=0, min_citations=1)
@@ -65,7 +66,7 @@ def run(store: GraphStore, work: Path, indexes: Path, progress: Callable[[], Pro
     co_cited = store.run("co_cited", id=top_id, limit=top) if top_id else []
 
     eligibility = prefilter(store, TITLES_ONLY)
-    mdcr.build(store, work / "mdcr", fields=[ALL_FIELDS], n_queries=queries, seed=0)
+    build_mdcr(store, work / "mdcr", MDCRConfig(n_queries=queries, fields=(ALL_FIELDS,), seed=0))
     benchmark = MDCR(work / "mdcr")
     scorers = [BM25().build(benchmark.documents(), work / "indexes"), CoCitationScorer(store)]
     tables = run_benchmark(benchmark, scorers, work / "evaluation").tables

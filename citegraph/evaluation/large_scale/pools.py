@@ -32,13 +32,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .. import __version__
-from ..errors import CitegraphError
-from ..graph import GraphStore
-from ..graph.schema import graph_stats
-from ..retrieval.corpus import documents_by_id
-from ..vocabulary import MAG_FIELDS
-from .sampling import generator, sample
+from ... import __version__
+from ...errors import CitegraphError
+from ...graph import GraphStore
+from ...graph.schema import graph_stats
+from ...retrieval.corpus import documents_by_id
+from ...vocabulary import MAG_FIELDS
+from ..qrels import write_qrels
+from ..sampling import generator, sample
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,29 +201,6 @@ def _write(store: GraphStore, out: Path, manifest: Manifest, query_sets: list[Qu
     stats = graph_stats(store)
     manifest.graph = {"labels": stats["labels"], "relationships": stats["relationships"]}
     (out / "manifest.json").write_text(json.dumps(asdict(manifest), indent=2) + "\n", encoding="utf-8")
-
-
-def write_qrels(path: Path, relevant: dict[str, Iterable[str]], grades: dict[str, dict[str, int]] | None = None) -> None:
-    """TREC qrels (``query 0 doc grade``); grade 1 for ``relevant``, or as ``grades`` give."""
-    with open(path, "w", encoding="utf-8") as f:
-        for query, docs in relevant.items():
-            for doc in docs:
-                grade = grades[query][doc] if grades else 1
-                f.write(f"{query} 0 {doc} {grade}\n")
-
-
-def read_qrels(path: Path) -> dict[str, dict[str, int]]:
-    """TREC qrels (``query iteration doc grade``) as query → doc → grade."""
-    qrels: dict[str, dict[str, int]] = {}
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 4 or not parts[3].lstrip("-").isdigit():
-                raise CitegraphError(f"{path}:{number}: expected 'query 0 doc grade', got {line.strip()!r}")
-            qrels.setdefault(parts[0], {})[parts[2]] = int(parts[3])
-    return qrels
 
 
 def read_queries(path: Path) -> list[dict]:

@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..retrieval.base import Document, Retriever
-from .benchmark import Log, Scores, Topics, quiet, score_topics
-from .metrics import DEPTH, mean_std
-from .pools import read_qrels, read_queries
-from .report import Table
+from ...retrieval.base import Document, Retriever
+from ..benchmark import Log, Scores, Topics, quiet, score_topics
+from ..metrics import DEPTH, mean_std
+from ..qrels import read_qrels
+from ..report import Table
+from .pools import read_queries
 
 MEASURES = ("MAP", "nDCG", "R@30")
 
@@ -75,7 +76,7 @@ def tune_bm25(pools_dir: Path, index: Path, repeat: int = 0):
     """k1/b grid search for MAP on a pool folder used as the validation split (the paper
     tuned BM25 on validation sets built like its test sets): each query in the first pool
     that serves it."""
-    from .tuning import tune
+    from ..tuning import tune
 
     pools_dir = Path(pools_dir)
     manifest = json.loads((pools_dir / "manifest.json").read_text(encoding="utf-8"))

@@ -5,31 +5,51 @@ the official release, which share the format — indexes the benchmark's documen
 each model under a work folder, and ranks each query's candidates (its positives and all
 negatives). **Table 3**: MAP, nDCG and R@5 per field and their average over fields.
 **Table 4**: each candidate type alone with the positives, MAP averaged over all queries:
-which kind of negative each model finds hard. With the official files (no citegraph
-manifest beside them), the published SciNCL test averages are printed beside ours.
+which kind of negative each model finds hard. With ``official_release`` (``--official-release``:
+said, never guessed from what the folder lacks), the published SciNCL test averages are
+printed beside ours and the split's files are fingerprinted (:func:`fingerprint`) in the
+results, so that a reader can check which files the claim was made of.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from ..errors import CitegraphError
-from ..retrieval.base import Document, Retriever
-from .benchmark import Log, Scores, Topics, quiet, score_topics
-from .mdcr import TRUE
-from .report import Table
+from ...errors import CitegraphError
+from ...retrieval.base import Document, Retriever
+from ..benchmark import Log, Scores, Topics, quiet, score_topics
+from ..report import Table
+from .build import TRUE
 
 MEASURES = ("MAP", "nDCG", "R@5")
 PUBLISHED_SCINCL_TEST = {"MAP": 0.3257, "nDCG": 0.5893, "R@5": 0.2727}  # Medić & Šnajder 2022, Table 3
 
 
+def split_files(directory: Path, split: str) -> list[Path]:
+    """The two files of one split: its candidate sets and its documents."""
+    return [Path(directory) / f"mdcr_{split}.json", Path(directory) / f"mdcr_{split}_data.jsonl"]
+
+
+def fingerprint(directory: Path, split: str) -> dict[str, dict[str, int | str]]:
+    """Each file of the split by name: its size in bytes and SHA-256 (as pyserini's 2CR pins its inputs)."""
+    prints: dict[str, dict[str, int | str]] = {}
+    for path in split_files(directory, split):
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        prints[path.name] = {"bytes": path.stat().st_size, "sha256": digest.hexdigest()}
+    return prints
+
+
 def read_benchmark(directory: Path, split: str) -> tuple[dict, dict[str, Document]]:
     """The candidate sets and the documents of one split."""
-    files = [Path(directory) / f"mdcr_{split}.json", Path(directory) / f"mdcr_{split}_data.jsonl"]
+    files = split_files(directory, split)
     for path in files:
         if not path.is_file():
             raise CitegraphError(f"{path} is missing (an MDCR folder holds mdcr_<split>.json and mdcr_<split>_data.jsonl)")
@@ -56,6 +76,7 @@ class MDCR:
 
     directory: Path
     split: str = "test"
+    official_release: bool = False  # the caller says the folder is the published release
     name: str = "mdcr"
 
     @cached_property
@@ -70,7 +91,6 @@ class MDCR:
     def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
         directory, split = Path(self.directory), self.split
         benchmark, docs = self.release
-        official = not (directory / "manifest.json").exists()
         fields = [name for name, queries in benchmark.items() if queries]
         types = sorted({t for f in benchmark.values() for ts in f.values() for t in ts if t != TRUE})
         per_field = {m: Table(f"{m}: MDCR {split} per field (Table 3)", [*fields, "AVG"], figure="bar",
@@ -98,11 +118,13 @@ class MDCR:
                                     lambda ts, kind=kind: {*ts[TRUE], *ts.get(kind, [])})
                     values += [result.per_query["MAP"][q] for q in result.queries]
                 per_type.set(retriever.name, kind, sum(values) / len(values) if values else 0.0)
-        if official and split == "test":
+        if self.official_release and split == "test":
             for measure, value in PUBLISHED_SCINCL_TEST.items():
                 per_field[measure].set("SciNCL (published)", "AVG", value)
-        config = {"benchmark": str(directory), "split": split, "official_release": official,
+        config = {"benchmark": str(directory), "split": split, "official_release": self.official_release,
                   "models": [r.name for r in retrievers], "measures": list(MEASURES)}
+        if self.official_release:
+            config["release_files"] = fingerprint(directory, split)
         return Scores([*per_field.values(), per_type], config, per_query)
 
 

@@ -36,14 +36,15 @@ from dataclasses import asdict
 from itertools import combinations
 from pathlib import Path
 
-from ..batches import batched
-from ..graph import GraphStore
-from ..graph.schema import graph_stats
-from ..retrieval.base import Retriever
-from ..retrieval.corpus import documents_by_id
-from ..vocabulary import MAG_FIELDS
-from .pools import Manifest, Queries, choose_queries, field_filter, field_pools, query_year, write_qrels
-from .sampling import generator, sample, sample_where
+from ...batches import batched
+from ...graph import GraphStore
+from ...graph.schema import graph_stats
+from ...retrieval.base import Retriever
+from ...retrieval.corpus import documents_by_id
+from ..large_scale.pools import Manifest, Queries, choose_queries, field_filter, field_pools, query_year
+from ..qrels import write_qrels
+from ..sampling import generator, sample, sample_where
+from .config import MDCRConfig
 
 GRAPH, MOST_CITED, RANDOM, TRUE = "graph", "most_cited", "random", "true"
 GRAPH_BATCH = 1000  # query or cited papers per overlap / neighbours statement
@@ -81,13 +82,14 @@ def jaccard_selection(top_negatives: dict[str, dict[str, list[str]]], keep: int)
     return sorted(names, key=lambda n: (mean[n], n))[:keep], {"pairs": pairs, "mean": mean}
 
 
-def build(store: GraphStore, out: Path, *, fields: Sequence[str] = MAG_FIELDS, n_queries: int = 200,
-          positives: int = 5, per_type: int = 10, retrievers: Sequence[Retriever] = (), keep_models: int = 3,
-          model_depth: int = 200, pool_size: int = 100_000, most_cited: int = 200, seed: int = 0,
-          year: int | None = None, exclude: Iterable[str] = (), split: str = "test") -> Manifest:
-    """Build MDCR from the graph and write it to ``out``; see the module docstring."""
+def build(store: GraphStore, out: Path, config: MDCRConfig = MDCRConfig(), *, retrievers: Sequence[Retriever] = (),
+          exclude: Iterable[str] = ()) -> Manifest:
+    """Build MDCR from the graph and write it to ``out``; see the module docstring. ``retrievers``
+    draw the model-based negatives; ``exclude``: papers never used as queries or candidates."""
+    fields, n_queries, positives, per_type, seed, split = (config.fields, config.n_queries, config.positives,
+                                                           config.per_type, config.seed, config.split)
     excluded = set(exclude)
-    year = year if year is not None else query_year(store, n_queries, min_cited=positives)
+    year = config.year if config.year is not None else query_year(store, n_queries, min_cited=positives)
     eligible = {row["id"]: row["year"] for row in store.rows("pools/eligible", year=year)}
     eligible_ids = sorted(eligible)
     per_field: dict[str, Queries] = {}
@@ -106,14 +108,15 @@ def build(store: GraphStore, out: Path, *, fields: Sequence[str] = MAG_FIELDS, n
         for row in store.rows("mdcr/neighbours", ids=batch):
             neighbours[row["paper"]].append(row["neighbour"])
 
-    model_negatives, model_report = _model_negatives(store, per_field, retrievers, keep_models, model_depth,
-                                                     pool_size, seed, excluded, overlap, eligible)
+    model_negatives, model_report = _model_negatives(store, per_field, retrievers, config.keep_models,
+                                                     config.model_depth, config.pool_size, seed, excluded, overlap,
+                                                     eligible)
     benchmark: dict[str, dict[str, dict[str, list[str]]]] = {}
     shortfall: dict[str, int] = defaultdict(int)
     for name, queries in per_field.items():
         if not queries.ids:  # counted in the manifest, left out of the benchmark
             continue
-        top = store.run("mdcr/most_cited", field=field_filter(name), limit=most_cited)
+        top = store.run("mdcr/most_cited", field=field_filter(name), limit=config.most_cited)
         top_ids = [row["id"] for row in top]
         benchmark[name] = {}
         for q in queries.ids:
@@ -132,8 +135,9 @@ def build(store: GraphStore, out: Path, *, fields: Sequence[str] = MAG_FIELDS, n
 
     manifest = Manifest("mdcr", seed, {"fields": list(fields), "n_queries": n_queries, "positives": positives,
                                        "per_type": per_type, "retrievers": [r.name for r in retrievers],
-                                       "keep_models": keep_models, "model_depth": model_depth, "pool_size": pool_size,
-                                       "most_cited": most_cited, "excluded": len(excluded), "split": split},
+                                       "keep_models": config.keep_models, "model_depth": config.model_depth,
+                                       "pool_size": config.pool_size, "most_cited": config.most_cited,
+                                       "excluded": len(excluded), "split": split},
                         year, len(query_ids))
     manifest.graph = {"labels": graph_stats(store)["labels"], "model_selection": model_report,
                       "shortfall": dict(shortfall),
