@@ -9,7 +9,7 @@ build seconds, queries per second at k=100 and the ratio to the baseline measure
 same run —
 
 * ``lucene (ours)`` vs ``pyserini LuceneSearcher``: the same Lucene index searched through
-  citegraph's :class:`~citegraph.retrieval.bm25_lucene.LuceneBM25` and through pyserini's own
+  citegraph's :class:`~citegraph.retrieval.bm25.lucene.LuceneBM25` and through pyserini's own
   searcher, unpooled batch search with the same threads; the target is a ratio ≥ 0.9 (our
   wrapper must not cost throughput). Their top 100 must be identical.
 * ``lucene (ours), pool 65 / 10k``: pool-restricted search (one pool per query).

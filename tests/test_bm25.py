@@ -1,16 +1,20 @@
 """BM25 on both backends, on real indexes: the appendix formula by hand, Lucene and bm25s
-agreeing, exact pool restriction, flat vs multifield, the manifest, and k1/b tuning."""
+agreeing, exact pool restriction, flat vs multifield, the manifest, and k1/b tuning; the
+numpy kernel against the formula and both backends' indexes, a subset counted included."""
 
 from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 
+import numpy as np
 import pytest
 
 from citegraph.errors import CitegraphError
 from citegraph.retrieval import bm25 as m
-from citegraph.retrieval import bm25_lucene
+from citegraph.retrieval.bm25 import lucene as bm25_lucene
+from citegraph.retrieval.bm25.kernel import Statistics, TermCounts
 from citegraph.retrieval.base import Document, Retriever
 from citegraph.retrieval.corpus import fingerprint
 from citegraph.synth import SynthSpec, records
@@ -118,6 +122,55 @@ def test_tiny_index_scores_are_the_appendix_formula(backend, tmp_path):
         appendix_bm25(m.analyze(TINY_QUERY), [m.analyze(d.abstract) for d in TINY], k1, b))]
     got = {h.id: h.score for h in multi.search([TINY_QUERY], 10)[0]}
     assert got == pytest.approx({d.id: s / (k1 + 1) for d, s in zip(TINY, expected)}, abs=tolerance)
+
+
+
+def kernel_scores(query: str, counts: TermCounts, k1: float, b: float, counted: np.ndarray | None = None) -> np.ndarray:
+    repeated = Counter(m.analyze(query))
+    terms = list(repeated)
+    return Statistics(counts.lengths, counted).scores(counts.frequencies(terms), [repeated[t] for t in terms], k1, b)
+
+
+def test_kernel_is_the_appendix_formula():
+    """Over every document with a term (Lucene's docCount), or over a subset as if alone."""
+    k1, b = 1.2, 0.75
+    query = TINY_QUERY + " graphs"  # a term twice: counted once per occurrence
+    docs = [m.analyze(d.text) for d in TINY] + [m.analyze("the of and"), m.analyze("Ranking graphs of graphs")]
+    counts = TermCounts(docs)
+    expected = appendix_bm25(m.analyze(query), docs, k1, b)
+    assert kernel_scores(query, counts, k1, b) == pytest.approx([s / (k1 + 1) for s in expected], rel=1e-12)
+
+    counted = np.array([True, False, True, False, True])
+    expected = appendix_bm25(m.analyze(query), [d for d, c in zip(docs, counted) if c], k1, b)
+    got = kernel_scores(query, counts, k1, b, counted)
+    assert got[counted] == pytest.approx([s / (k1 + 1) for s in expected], rel=1e-12)
+    assert not got[~counted].any() and got[counted].all()
+    assert not kernel_scores("nothing indexed", counts, k1, b).any()
+    # A mask counts exactly its documents, one without terms too (contextualisation counts every sentence).
+    every = Statistics(counts.lengths, np.ones(len(docs), bool))
+    assert (every.documents, every.average_length) == (5, sum(map(len, docs)) / 5)
+
+
+def test_kernel_scores_as_an_index_of_the_counted_documents(backend, synth, tmp_path):
+    """The kernel against a real index of each backend: over every document, and over a masked
+    subset against an index of that subset alone (how the contexts signal hides the seed's
+    sentences). Titles only: under 40 terms, Lucene's one-byte lengths are exact."""
+    docs = [Document(d.id, d.title) for d in synth[0][:600]]
+    counts = TermCounts(m.analyze(d.text) for d in docs)
+    assert 0 < counts.lengths.min() and counts.lengths.max() <= 40
+    tolerance = 1e-4 if backend == "lucene" else 1e-5  # float32, Lucene's rounded to 1e-4
+    k1, b = 1.2, 0.75
+    subset = np.arange(len(docs)) % 3 != 0
+    queries = [d.title for d in synth[0][::97]] + synth[1][:5]  # titles that are indexed, and longer texts
+    for name, counted in (("all", None), ("subset", subset)):
+        kept = [d for d, shown in zip(docs, subset if counted is not None else np.ones(len(docs), bool)) if shown]
+        index = m.build_bm25(kept, tmp_path / name, backend=backend, k1=k1, b=b)
+        rows = {d.id: row for row, d in enumerate(docs)}
+        for query, hits in zip(queries, index.search(queries, 20)):
+            scores = kernel_scores(query, counts, k1, b, counted)
+            assert hits and len(hits) == min(20, np.count_nonzero(scores))
+            assert [h.score for h in hits] == pytest.approx([scores[rows[h.id]] for h in hits], abs=tolerance)
+            assert sorted(scores, reverse=True)[:len(hits)] == pytest.approx([h.score for h in hits], abs=tolerance)
 
 
 @pytest.mark.lucene

@@ -1,10 +1,10 @@
 """BM25 over one paper's sentences: each sentence a document, the paper the collection.
 
-The same formula and analysis as citegraph's BM25 (:mod:`citegraph.retrieval.bm25`):
-IDF = ln((N − n + 0.5)/(n + 0.5) + 1) and tf·/(tf + k1·(1 − b + b·|d|/avgdl)) without
-the constant factor (k1 + 1), a query term counted once per occurrence, terms from
+The weighting is citegraph's BM25 kernel (:mod:`citegraph.retrieval.bm25.kernel`: the
+backends' formula, parity-tested against them), over terms from
 :func:`~citegraph.retrieval.bm25.analyze`. N, n and avgdl are the paper's: its number of
-sentences, the sentences holding the term, their mean length. An index per paper would be
+sentences (those without a term too, unlike Lucene's docCount: the published table counts
+them), the sentences holding the term, their mean length. An index per paper would be
 overkill for a few hundred sentences, so the scores are computed directly.
 """
 
@@ -12,26 +12,28 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..retrieval.bm25 import B_GRID, K1_GRID
+from ..retrieval.bm25.kernel import Statistics
 from .lm import SentenceSet
 
 
-def bm25(query: Sequence[str], sentences: SentenceSet, k1: float, b: float) -> np.ndarray:
+def prepare(query: Sequence[str], sentences: SentenceSet) -> tuple[Any, list[int], Statistics]:
+    """What scoring needs whatever (k1, b): the query's term frequencies, repeats, statistics."""
+    from scipy.sparse import csc_matrix
+
     counts = Counter(query)
     terms = list(counts)
-    tf = sentences.exact(terms)  # (n, Q)
-    n = len(sentences)
-    if not n or not terms:
-        return np.zeros(n)
-    df = (tf > 0).sum(axis=0)
-    idf = np.log((n - df + 0.5) / (df + 0.5) + 1.0)
-    avgdl = sentences.length.mean() or 1.0
-    norm = k1 * (1 - b + b * sentences.length / avgdl)
-    weight = np.array([counts[t] for t in terms], dtype=float)
-    return (tf / (tf + norm[:, None]) * idf) @ weight
+    every_sentence = np.ones(len(sentences), dtype=bool)
+    return csc_matrix(sentences.exact(terms)), [counts[t] for t in terms], Statistics(sentences.length, every_sentence)
+
+
+def bm25(prepared: tuple[Any, list[int], Statistics], k1: float, b: float) -> np.ndarray:
+    frequencies, repeats, statistics = prepared
+    return statistics.scores(frequencies, repeats, k1, b)
 
 
 def grid() -> list[dict]:

@@ -101,7 +101,7 @@ def _lm(vectors: str | None = None, ontology: bool = False):
 
 
 MODELS: dict[str, Model] = {m.name: m for m in [
-    Model("bm25", "BM25", bm25_.grid, lambda q, s, r: (q, s), lambda x, k1, b: bm25_.bm25(x[0], x[1], k1, b)),
+    Model("bm25", "BM25", bm25_.grid, lambda q, s, r: bm25_.prepare(q, s), bm25_.bm25),
     Model("lmd", "LMD", lm.dirichlet_grid, _lm(), lm.dirichlet),
     Model("we", "WE", lm.dirichlet_grid, _lm("vectors"), lm.semantic, ("vectors",)),
     Model("we+rtrft", "WE+rtrft", lm.dirichlet_grid, _lm("retrofitted"), lm.semantic, ("vectors", "ontology", "retrofitted")),

@@ -23,8 +23,9 @@ the BM25 statistics (sentence count, average length, document frequencies are th
 the sentences the view shows). A held-out citation's sentence was written by the seed
 paper and paraphrases its abstract: counting it would hand the answer to the
 recommender. As of a year, the sentences of later (or undated) citing papers are hidden
-too. Every query therefore scores the sentence matrix with the statistics of its view (a
-bincount per query term: well under a millisecond on the 16.6k ScisummNet sentences).
+too. An index built once cannot forget documents per query, so every query scores the
+sentence matrix with BM25's kernel (:mod:`citegraph.retrieval.bm25.kernel`) under the
+statistics of its view: the shown sentences, joined per cited paper by a sparse product.
 
 The sentences are read from the graph once, when the recommender first needs them
 (:meth:`CitingSentences.load`); a graph without any (ACL-200 alone) gives no signal,
@@ -45,6 +46,7 @@ import numpy as np
 
 from ..ingest.records import CONTEXT_MARKER
 from ..retrieval.bm25 import B, K1, analyze
+from ..retrieval.bm25.kernel import Statistics, TermCounts
 
 SHOWN = 200  # characters of the best sentence shown in an explanation
 
@@ -74,8 +76,6 @@ class CitingSentences:
     """Every citing sentence of the graph as a term matrix, scored per query under a view."""
 
     def __init__(self, rows: Iterable[dict]):
-        from scipy.sparse import csr_matrix
-
         citing, years, cited, self.texts = [], [], [], []
         for row in rows:
             for sentence in row["contexts"]:
@@ -86,16 +86,7 @@ class CitingSentences:
         self.citing_ids, self.citing = np.unique(np.asarray(citing, dtype=object), return_inverse=True)
         self.cited_ids, self.cited = np.unique(np.asarray(cited, dtype=object), return_inverse=True)
         self.years = np.asarray(years, dtype=float)
-        self.vocabulary: dict[str, int] = {}
-        columns, offsets = [], [0]
-        for text in self.texts:
-            columns += [self.vocabulary.setdefault(t, len(self.vocabulary))
-                        for t in analyze(text.replace(CONTEXT_MARKER, " "))]
-            offsets.append(len(columns))
-        self.lengths = np.diff(offsets)
-        matrix = csr_matrix((np.ones(len(columns)), columns, offsets), shape=(len(self.texts), len(self.vocabulary)))
-        matrix.sum_duplicates()
-        self.terms = matrix.tocsc()  # a term's column: the sentences holding it, with its frequency
+        self.counts = TermCounts(analyze(text.replace(CONTEXT_MARKER, " ")) for text in self.texts)
 
     @classmethod
     def load(cls, store) -> CitingSentences | None:
@@ -108,7 +99,7 @@ class CitingSentences:
 
     def visible(self, hidden: str = "", as_of: int | None = None) -> np.ndarray:
         """The sentences a view shows: not the ``hidden`` paper's own, as of a year none later."""
-        shown = self.lengths > 0  # like Lucene, a sentence without terms is not in the statistics
+        shown = self.counts.lengths > 0  # like Lucene, a sentence without terms is not in the statistics
         at = np.searchsorted(self.citing_ids, hidden)
         if hidden and at < len(self.citing_ids) and self.citing_ids[at] == hidden:
             shown &= self.citing != at
@@ -130,27 +121,17 @@ class CitingSentences:
         shown = self.visible(hidden, as_of)
         if not shown.any():
             return []
-        papers = len(self.cited_ids)
-        lengths = self.lengths.astype(float)
-        joined = np.bincount(self.cited[shown], weights=lengths[shown], minlength=papers)
-        norm = K1 * (1 - B + B * lengths / lengths[shown].mean())  # of the sentences: which one to quote
-        joined_norm = K1 * (1 - B + B * joined / joined[joined > 0].mean())
-        cited_papers = int((joined > 0).sum())
-        sentence_scores, scores = np.zeros(len(self.texts)), np.zeros(papers)
-        for term, repeated in Counter(analyze(query.replace(CONTEXT_MARKER, " "))).items():
-            column = self.vocabulary.get(term)
-            if column is None:
-                continue
-            start, end = self.terms.indptr[column], self.terms.indptr[column + 1]
-            rows, frequency = self.terms.indices[start:end], self.terms.data[start:end]
-            keep = shown[rows]
-            rows, frequency = rows[keep], frequency[keep]
-            if not len(rows):
-                continue
-            sentence_scores[rows] += repeated * frequency / (frequency + norm[rows])
-            tf = np.bincount(self.cited[rows], weights=frequency, minlength=papers)
-            df = int((tf > 0).sum())
-            scores += repeated * math.log((cited_papers - df + 0.5) / (df + 0.5) + 1) * tf / (tf + joined_norm)
+        from scipy.sparse import csr_matrix
+
+        repeated = Counter(analyze(query.replace(CONTEXT_MARKER, " ")))
+        terms = list(repeated)
+        repeats = [repeated[t] for t in terms]
+        frequencies = self.counts.frequencies(terms)  # sentences × query terms
+        rows = np.flatnonzero(shown)
+        joined = csr_matrix((np.ones(len(rows)), (self.cited[rows], rows)), shape=(len(self.cited_ids), len(self)))
+        # the sentences' scores choose the one to quote; the papers' (their sentences joined) rank
+        sentence_scores = Statistics(self.counts.lengths, shown).saturations(frequencies, repeats, K1, B)
+        scores = Statistics(joined @ self.counts.lengths.astype(float)).scores(joined @ frequencies, repeats, K1, B)
         hits = np.flatnonzero(sentence_scores > 0)
         order = hits[np.lexsort((hits, -sentence_scores[hits], self.cited[hits]))]
         _, first = np.unique(self.cited[order], return_index=True)

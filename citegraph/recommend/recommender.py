@@ -252,7 +252,7 @@ class Recommender:
     def _text_executor(self) -> ThreadPoolExecutor:
         """One thread for every text search of this recommender: retrievers are not
         thread-safe (Lucene is reached through pyjnius, whose method objects Python threads
-        swap — see retrieval/bm25_lucene.py), and a JVM-attached thread should live on, not come
+        swap — see retrieval/bm25/lucene.py), and a JVM-attached thread should live on, not come
         and go with each request of a server's thread pool."""
         with self._lock:
             if self._text_thread is None:

@@ -30,17 +30,16 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING
 
 from ..errors import CitegraphError
+from .bm25.shared import BACKENDS, Backend
 from .encoders import ENCODERS, HUB_PREFIX
 
 if TYPE_CHECKING:
     from .base import Document, Query, Retriever
 
-Backend = Literal["lucene", "bm25s"]
 Sentences = Callable[["Query"], list[str]]  # how a text is cut into sentences for :maxsim
-BACKENDS: tuple[Backend, ...] = get_args(Backend)
 MULTIFIELD, MAXSIM = "multifield", "maxsim"
 
 

@@ -28,10 +28,14 @@ occurrence. N and avgdl are those of the documents having the field (Lucene's do
 **Pools.** A query's pool restricts its ranking to the pool's ids, exactly as ranking the
 full index and dropping everything else (tested with a tiny pool ranked very deep).
 bm25s scores every document anyway and selects among the pool's rows; Lucene chooses
-between a filter and a deeper search (:mod:`.bm25_lucene`, measured there).
+between a filter and a deeper search (:mod:`.lucene`, measured there).
 
+**The package.** This module is the facade: build or open an index, whichever backend.
 The backends live in their own modules, imported when an index of theirs is built or
-opened: :mod:`.bm25_lucene` (Anserini through pyserini's jar) and :mod:`.bm25_bm25s`.
+opened: :mod:`.lucene` (Anserini through pyserini's jar) and :mod:`.bm25s`; what they
+share with the facade is in :mod:`.shared`, the analysis in :mod:`.analysis`. Documents
+scored without an index (a paper's sentences, the graph's citing sentences) go through
+:mod:`.kernel`, the same weighting in numpy, tested against the formula and both backends.
 
 Ties between papers with equal scores are broken by id, as in
 :func:`citegraph.retrieval.base.rank`.
@@ -42,48 +46,20 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import re
 import shutil
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from functools import cache
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import CitegraphError
-from .base import Document, Retriever
-from .corpus import fingerprint
-from .spec import BACKENDS, Backend
+from ...errors import CitegraphError
+from ..base import Document, Retriever
+from .analysis import STOPWORDS, analyze
+from .shared import B, B_GRID, BACKENDS, DEFAULT_WEIGHTS, FIELDS, K1, K1_GRID, NAME, Backend
 
-NAME = "bm25"
-K1, B = 0.9, 0.4  # Anserini's defaults, until tuned
-FIELDS = ("title", "abstract")
-DEFAULT_WEIGHTS: dict[str, float] = {"title": 1.0, "abstract": 1.0}
-K1_GRID = (0.6, 0.9, 1.2, 1.5, 1.8)
-B_GRID = (0.2, 0.4, 0.6, 0.75, 0.9)
+__all__ = ["B", "BACKENDS", "B_GRID", "DEFAULT_WEIGHTS", "FIELDS", "K1", "K1_GRID", "MANIFEST", "NAME", "STOPWORDS",
+           "Backend", "analyze", "bm25", "build_bm25", "lucene_available", "read_manifest"]
+
 MANIFEST = "manifest.json"
-
-# Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, which Anserini's analyser uses.
-STOPWORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
-    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
-    "they", "this", "to", "was", "will", "with"})
-# Words as StandardTokenizer (Unicode UAX #29) mostly cuts them: letters and digits, joined
-# across a single . or apostrophe (U.S, don't, 3.5) and across , between digits (1,000).
-_WORD = re.compile(r"\w+(?:(?:[.'’]|(?<=\d),(?=\d))\w+)*")
-_POSSESSIVE = re.compile(r"['’]s$")
-
-
-@cache
-def _stem() -> Callable[[list[str]], list[str]]:
-    import Stemmer  # PyStemmer
-
-    return Stemmer.Stemmer("porter", 1 << 20).stemWords  # a big cache: stemming dominates
-
-
-def analyze(text: str) -> list[str]:
-    """The bm25s backend's terms for a text, imitating Anserini's default analyser."""
-    words = (_POSSESSIVE.sub("", w) for w in _WORD.findall(text.lower()))
-    return _stem()([w for w in words if w and w not in STOPWORDS])
 
 
 def lucene_available() -> bool:
@@ -112,11 +88,11 @@ def build_bm25(docs: Iterable[Document], index_dir: str | os.PathLike, backend: 
         shutil.rmtree(index / part, ignore_errors=True)
     threads = threads or os.cpu_count() or 1
     if backend == "lucene":
-        from .bm25_lucene import build_lucene
+        from .lucene import build_lucene
 
         corpus, count = build_lucene(docs, index / "lucene", multifield, threads)
     else:
-        from .bm25_bm25s import build_bm25s
+        from .bm25s import build_bm25s
 
         corpus, count = build_bm25s(docs, index / "bm25s", multifield, k1, b)
     manifest = {"backend": backend, "multifield": multifield, "k1": k1, "b": b,
@@ -153,42 +129,9 @@ def bm25(index_dir: str | os.PathLike, k1: float | None = None, b: float | None 
     options = {"k1": manifest["k1"] if k1 is None else k1, "b": manifest["b"] if b is None else b,
                "fields": dict(fields or manifest["fields"]) if manifest["multifield"] else None}
     if manifest["backend"] == "lucene":
-        from .bm25_lucene import LuceneBM25
+        from .lucene import LuceneBM25
 
         return LuceneBM25(index_dir, threads=threads or os.cpu_count() or 1, **options)
-    from .bm25_bm25s import Bm25sBM25
+    from .bm25s import Bm25sBM25
 
     return Bm25sBM25(index_dir, **options)
-
-
-def fingerprinted(docs: Iterable[Document], write: Callable[[Document], None]) -> tuple[str, int]:
-    """Hand every document to ``write`` once, fingerprinting them on the way: (fingerprint, count)."""
-    count = 0
-
-    def passing() -> Iterator[Document]:
-        nonlocal count
-        for doc in docs:
-            write(doc)
-            count += 1
-            yield doc
-
-    corpus = fingerprint(passing())
-    if not count:
-        raise CitegraphError("no documents to index")
-    return corpus, count
-
-
-def pool_sets(pools: Sequence[Collection[str]], queries: Sequence[str]) -> dict[int, Collection[str]]:
-    """Each distinct pool object once, as a set (queries sharing a pool share the work)."""
-    if len(pools) != len(queries):
-        raise ValueError(f"{len(queries)} queries but {len(pools)} pools")
-    return {id(p): p if isinstance(p, (set, frozenset)) else frozenset(p) for p in pools}
-
-
-def field_weights(fields: Mapping[str, float] | None) -> dict[str, float] | None:
-    if fields is None:
-        return None
-    unknown = set(fields) - set(FIELDS)
-    if unknown or not fields:
-        raise ValueError(f"field weights must be for {FIELDS}, got {sorted(fields)}")
-    return {f: float(w) for f, w in fields.items()}

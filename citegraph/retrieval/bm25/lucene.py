@@ -1,5 +1,5 @@
 """BM25 on a Lucene index built and searched with Anserini's classes (pyserini's jar): the
-``lucene`` backend of :mod:`.bm25` (the score, the analysis and the index layout are
+``lucene`` backend of :mod:`citegraph.retrieval.bm25` (the score, the analysis and the index layout are
 described there).
 
 **Pools.** A query's pool restricts its ranking to the pool's ids exactly. Lucene has two
@@ -51,10 +51,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from ..errors import CitegraphError
-from ..heavy import lazy
-from .base import Document, Hit, Query, Ranking, query_text
-from .bm25 import B, FIELDS, K1, NAME, fingerprinted, field_weights, pool_sets
+from ...errors import CitegraphError
+from ...heavy import lazy
+from ..base import Document, Hit, Query, Ranking, query_text
+from .shared import B, FIELDS, K1, NAME, fingerprinted, field_weights, pool_sets
 
 pyclass = lazy("pyserini.pyclass")  # pyserini starts a JVM on import: only after lucene.prepare()
 DEEP_SHARE = 0.1  # a pooled Lucene query ranks deep while the depth is at most this share of the pool
@@ -63,7 +63,7 @@ DEEP_SHARE = 0.1  # a pooled Lucene query ranks deep while the depth is at most 
 @cache
 def _java() -> SimpleNamespace:
     """Anserini's and Lucene's classes; the first call starts the JVM."""
-    from .lucene import prepare
+    from ..lucene import prepare
 
     prepare()
     autoclass = pyclass.autoclass  # puts pyserini's Anserini jar on the classpath and starts the JVM

@@ -1,7 +1,7 @@
-"""BM25 with bm25s over the documents' analysed terms (:func:`.bm25.analyze`, Lucene's
-analysis imitated): the ``bm25s`` backend of :mod:`.bm25`. bm25s stores scores for one
-(k1, b), so the index also keeps each field's term ids, and opening it with other
-parameters rescores them."""
+"""BM25 with bm25s over the documents' analysed terms (:func:`.analysis.analyze`, Lucene's
+analysis imitated): the ``bm25s`` backend of :mod:`citegraph.retrieval.bm25`. bm25s stores
+scores for one (k1, b), so the index also keeps each field's term ids, and opening it with
+other parameters rescores them."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CitegraphError
-from .base import Document, Hit, Query, Ranking, query_text, rank
-from .bm25 import B, FIELDS, K1, NAME, analyze, fingerprinted, field_weights, pool_sets
+from ...errors import CitegraphError
+from ..base import Document, Hit, Query, Ranking, query_text, rank
+from .analysis import analyze
+from .shared import B, FIELDS, K1, NAME, fingerprinted, field_weights, pool_sets
 
 
 class _FieldTokens:
