@@ -431,3 +431,51 @@ def test_a_killed_bulk_ingest_is_shown_by_stats_cleaned_up_and_repaired_by_strea
     assert after.returncode == 0 and "interrupted" not in after.stderr
     labels = {r["label"]: r["count"] for r in json.loads(after.stdout)["labels"]}
     assert labels["Paper"] >= 3000
+
+
+# -- 14. Lucene's 1,024-clause limit (issue 23 §4.1) -------------------------------------------
+def _words(n: int) -> list[str]:
+    """``n`` distinct words the analyser keeps as they are (no stemming, no stopwords)."""
+    return [f"x{i:04d}q" for i in range(n)]
+
+
+@pytest.mark.parametrize("backend", [pytest.param("lucene", marks=pytest.mark.lucene), "bm25s"])
+@pytest.mark.parametrize("multifield", [False, True])
+@pytest.mark.parametrize("pooled", [False, True])
+def test_a_query_of_1100_distinct_words_keeps_its_heaviest(tmp_path, backend, multifield, pooled):
+    """2,000 papers of one rare word each; a query of 1,100 of those words, the first 100 of
+    them three times: the query is cut to the terms Lucene can take (1,024, or 512 per field
+    in a multifield index), heaviest first, so its top 100 are the 100 tripled words' papers,
+    as without a cut (bm25s)."""
+    from citegraph.retrieval.bm25 import build_bm25
+    from citegraph.retrieval.base import Document
+
+    words = _words(2000)
+    docs = [Document(f"P{i:04d}", f"paper {word}", "an abstract") for i, word in enumerate(words)]
+    index = build_bm25(docs, tmp_path / "bm25", backend=backend, multifield=multifield, threads=1)
+    query = " ".join(words[:100] * 3 + words[100:1100])
+    pools = [{d.id for d in docs[:1500]}] if pooled else None
+    [ranking] = index.search([query], 100, pools)
+    assert [hit.id for hit in ranking] == [f"P{i:04d}" for i in range(100)]
+    [short] = index.search(["paper " + words[7]], 1, pools)  # queries within the limit are unchanged
+    assert short[0].id == "P0007"
+
+
+@pytest.mark.lucene
+def test_a_library_of_2000_papers_is_recommended_for_on_lucene(store, tmp_path):
+    from citegraph.recommend import Recommender
+    from citegraph.retrieval.bm25 import build_bm25
+    from citegraph.retrieval.corpus import documents
+
+    """2,000 papers, 2,000 distinct words: the query keeps its heaviest terms, among them the
+    word ten of the papers share, which finds the one other paper using it."""
+    words = _words(2100)
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": f"P{i:04d}", "title": f"on {word}",
+                                               "abstract": "we study " + ("graphs" if i < 10 else word)}
+                                              for i, word in enumerate(words)]
+                       + [{"id": "Q", "title": "graphs"}])
+    ingest(store, formats.get("jsonl"), [path])
+    bm25 = build_bm25(list(documents(store)), tmp_path / "bm25", backend="lucene", threads=1)
+    library = [f"P{i:04d}" for i in range(2000)]
+    found = Recommender(store, [bm25]).for_library(library, k=5)
+    assert [r.id for r in found] == ["Q"]
