@@ -479,3 +479,46 @@ def test_a_library_of_2000_papers_is_recommended_for_on_lucene(store, tmp_path):
     library = [f"P{i:04d}" for i in range(2000)]
     found = Recommender(store, [bm25]).for_library(library, k=5)
     assert [r.id for r in found] == ["Q"]
+
+
+# -- 15. exports of hostile titles and notes (issue 23 §4.2) ----------------------------------------
+HOSTILE_TEXTS = ["Harmless}}, url = {http://evil.example/}, note = {", "Two\nlines\nER  - \nTY  - JOUR\nTI  - evil",
+                 "}\n}\n@article{evil,\n  url = {x}", "50% {of} $x$ & _y_ #1 \\relax ~ x^2 é 中 \"q\"", "tail\\",
+                 "line\u2028sep\rand\x0bvt"]
+
+
+def _hostile_papers(text: str, authors: tuple[str, ...] = ("Ada Lovelace",)):
+    from citegraph.library.export import Exported
+
+    return [Exported(f"ID{text}", text, 2020, text, "10.1000/a_b", "", authors, text),
+            Exported("P2", "plain", 2021)]
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS, ids=range(len(HOSTILE_TEXTS)))
+def test_a_bibtex_export_of_hostile_text_reads_back_as_written(text):
+    import bibtexparser
+
+    from citegraph.ingest.bibtex import parse_text
+    from citegraph.library.export import to_bibtex
+
+    written = to_bibtex(_hostile_papers(text))
+    assert [sorted(e.fields_dict) for e in bibtexparser.parse_string(written).entries] == [
+        ["author", "booktitle", "citegraph-id", "doi", "note", "title", "year"], ["citegraph-id", "title", "year"]]
+    first, second = parse_text(written, Path("export.bib"))  # as `library` and `ingest bibtex` read it
+    assert first.problem is None and second.problem is None
+    assert {k: first.fields[k] for k in ("title", "note", "booktitle", "citegraph-id", "doi")} == {
+        "title": text, "note": text, "booktitle": text, "citegraph-id": f"ID{text}", "doi": "10.1000/a_b"}
+    assert second.fields["citegraph-id"] == "P2"
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS, ids=range(len(HOSTILE_TEXTS)))
+def test_a_ris_export_of_hostile_text_reads_back_as_one_line_each(text):
+    import rispy
+
+    from citegraph.library.export import to_ris
+
+    first, second = rispy.loads(to_ris(_hostile_papers(text, (text, "Ada Lovelace"))))
+    line = " ".join(text.split())
+    assert (first["title"], first["notes"], first["secondary_title"], first["id"], first["authors"]) == (
+        line, [line], line, " ".join(f"ID{text}".split()), [line, "Ada Lovelace"])
+    assert (second["id"], second["title"]) == ("P2", "plain")
