@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from .library.entries import LibraryEntry, parse_library
 from .library.export import export
 from .library.match import Match, matched_ids
+from .vocabulary import canonical_id
 
 if TYPE_CHECKING:  # the driver loads with the first store
     from .graph import GraphStore
@@ -34,7 +35,7 @@ if TYPE_CHECKING:  # the driver loads with the first store
 ROLES = ("seed", "recommended", "prior", "derivative", "reference", "citing")  # the first a paper has colours it
 AROUND = 12  # references and citing papers drawn per seed (most cited first)
 AS_OF = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
-Id = Annotated[str, Field(min_length=1, max_length=200)]
+Id = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(canonical_id)]  # as stored
 MEDIA = {"bibtex": ("application/x-bibtex", "bib"), "ris": ("application/x-research-info-systems", "ris")}
 
 

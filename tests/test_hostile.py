@@ -291,6 +291,47 @@ def test_ids_are_normalised_the_same_way_at_ingest_and_lookup(store, tmp_path):
     assert Recommender(store).seed("\u00e9").id == "\u00e9"
 
 
+@pytest.fixture
+def decomposed(store, tmp_path):
+    """A graph whose paper 'é' (ingested as e + combining accent, stored NFC) cites and is cited."""
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "e\u0301", "title": "decomposed", "references": ["R"]},
+                                              {"id": "R", "title": "cited"},
+                                              {"id": "Q", "title": "citing", "references": ["e\u0301", "R"]}])
+    ingest(store, formats.get("jsonl"), [path])
+    return store
+
+
+def test_every_id_boundary_looks_up_the_stored_form(decomposed, server_env, tmp_path):
+    """`citegraph paper`, `query -p id=`, `library match`, POST /queries/*, /recommend's papers,
+    /works and the explorer, given the id as e + combining accent (issue 23 §4.7)."""
+    from fastapi.testclient import TestClient
+
+    from citegraph.recommend import Recommender
+    from citegraph.serve import create_app
+
+    nfd = "e\u0301"
+    shown = citegraph("paper", nfd, "--format", "jsonl", env=server_env)
+    assert shown.returncode == 0 and json.loads(shown.stdout)["id"] == "\u00e9", shown.stderr
+    queried = citegraph("query", "paper", "-p", f"id={nfd}", "--json", env=server_env)
+    assert queried.returncode == 0 and json.loads(queried.stdout)["title"] == "decomposed", queried.stderr
+    (tmp_path / "ids.txt").write_text(nfd + "\n", encoding="utf-8")
+    matched = citegraph("library", "match", str(tmp_path / "ids.txt"), env=server_env)
+    assert matched.returncode == 0 and "decomposed" in matched.stdout + matched.stderr, matched.stderr
+
+    service = TestClient(create_app(Recommender(decomposed)), base_url="http://127.0.0.1")
+    ego = service.post("/queries/ego_network", json={"id": nfd, "limit": 5})
+    assert ego.status_code == 200 and ego.json()["rows"], ego.text
+    for route, body in (("/recommend", {"papers": [nfd]}), ("/works", {"papers": [nfd]})):
+        answer = service.post(route, json=body)
+        assert answer.status_code == 200 and answer.json()["matches"][0]["paper"] == "\u00e9", (route, answer.text)
+    library = service.post("/explore/library", json={"text": nfd, "name": "ids.txt"})
+    assert library.json()["papers"] == ["\u00e9"], library.text
+    drawn = service.post("/explore/map", json={"seeds": [nfd]})
+    assert "seed" in {p["id"]: p for p in drawn.json()}["\u00e9"]["roles"], drawn.text
+    exported = service.post("/explore/export", json={"papers": [nfd], "notes": {nfd: "why"}, "format": "ris"})
+    assert "ID  - \u00e9" in exported.text and "N1  - why" in exported.text, exported.text
+
+
 # -- 12. duplicate ids ------------------------------------------------------------------
 DUPLICATES = [('{"id": "P1", "title": "one"}', '{"id": "P2"}', '{"id": "P1", "title": "two"}'),
               ('{"id": "P2", "title": "three"}',)]

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ..vocabulary import canonical_id
+
 if TYPE_CHECKING:  # the driver loads with the first store, not with --help
     from ..graph import GraphStore
 
@@ -40,9 +42,11 @@ class Exported:
 
 def exported(store: GraphStore, ids: Sequence[str], notes: dict[str, str] | None = None,
              extra: dict[str, dict] | None = None) -> list[Exported]:
-    """The papers ``ids`` (in that order) with their metadata from the graph."""
-    rows = {r["id"]: r for r in store.run("library/export", ids=list(ids))}
-    notes, extra = notes or {}, extra or {}
+    """The papers ``ids`` (in that order, in the form ids are stored) with their metadata from the graph."""
+    ids = [canonical_id(i) for i in ids]
+    rows = {r["id"]: r for r in store.run("library/export", ids=ids)}
+    notes = {canonical_id(i): note for i, note in (notes or {}).items()}
+    extra = extra or {}
     return [Exported(i, rows[i]["title"] or "", rows[i]["year"], rows[i]["venue"] or "", rows[i]["doi"] or "",
                      rows[i]["arxiv"] or "", tuple(rows[i]["authors"]), notes.get(i, ""), extra.get(i, {}))
             for i in ids if i in rows]
