@@ -70,7 +70,7 @@ from .library.works import prior_and_derivative
 from .recommend import Recommender, recommendation_dict
 from .retrieval.spec import Spec
 from .serve_limits import LOOPBACK, BodyLimit, served_hosts
-from .vocabulary import canonical_id
+from .vocabulary import DATE, calendar_date, canonical_id
 
 SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
 WEB = Path(str(resources.files("citegraph") / "web"))
@@ -112,7 +112,8 @@ def _given(max_length: int, description: str):
                                      "description": description})]
 
 
-AS_OF = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"  # a date; the graph knows years
+# A date (the graph knows years): the schema shows the pattern, the check says what is wrong
+AsOf = Annotated[str, Field(json_schema_extra={"pattern": DATE}), AfterValidator(calendar_date)]
 
 
 class RecommendRequest(BaseModel):
@@ -138,7 +139,7 @@ class RecommendRequest(BaseModel):
                                       "for: paper ids, DOIs or arXiv ids (instead of paper, title, abstract)")
     negatives: list[Text] = Field([], max_length=2_000, description="Papers not wanted (ids, DOIs, arXiv ids): "
                                   "their neighbours are pushed down")
-    as_of: str | None = Field(None, pattern=AS_OF, description="Recommend as of "
+    as_of: AsOf | None = Field(None, description="Recommend as of "
                               "this date (YYYY-MM-DD): nothing published later, no later citation as evidence "
                               "(the graph dates papers by year)")
 
@@ -179,7 +180,7 @@ class WorksRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     papers: list[Text] = Field(min_length=1, max_length=2_000, description="The set: paper ids, DOIs or arXiv ids")
-    as_of: str | None = Field(None, pattern=AS_OF, description="Only citations made by then (YYYY-MM-DD; by year)")
+    as_of: AsOf | None = Field(None, description="Only citations made by then (YYYY-MM-DD; by year)")
     k: _integer(1, 200) = 20
 
 

@@ -563,3 +563,67 @@ def test_a_ris_export_of_hostile_text_reads_back_as_one_line_each(text):
     assert (first["title"], first["notes"], first["secondary_title"], first["id"], first["authors"]) == (
         line, [line], line, " ".join(f"ID{text}".split()), [line, "Ada Lovelace"])
     assert (second["id"], second["title"]) == ("P2", "plain")
+
+
+# -- 16. numbers and dates past what the graph takes (issue 23 §4.9) ----------------------------------
+def test_a_row_count_is_checked_against_the_largest_the_graph_runs(store, server_env):
+    """ArcadeDB runs LIMIT 2^31-2 and fails on 2^31-1 with a bare "Database error"."""
+    largest = citegraph("query", "most_cited", "-p", f"limit={2**31 - 2}", "--json", env=server_env)
+    assert largest.returncode == 0, largest.stderr
+    over = citegraph("query", "most_cited", "-p", f"limit={2**31 - 1}", env=server_env)
+    assert over.returncode == 2 and "Traceback" not in over.stderr, over.stderr
+    assert "$limit counts rows: it must be between 0 and 2,147,483,646, got 2147483647" in over.stderr
+
+
+NOT_DATES = [("0000-00-00", "there is no year 0"), ("2013-13-01", "there is no month 13"),
+             ("2013-02-30", "February 2013 has no day 30"), ("2013-00", "there is no month 00")]
+
+
+@pytest.mark.parametrize("date,reason", NOT_DATES, ids=[d for d, _ in NOT_DATES])
+def test_a_date_that_is_not_in_the_calendar_is_refused(store, tmp_path, date, reason):
+    from fastapi.testclient import TestClient
+
+    from citegraph.recommend import Recommender
+    from citegraph.serve import create_app
+
+    done = citegraph("recommend", "P1", "--as-of", date, env={**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path)})
+    assert done.returncode == 2 and reason in done.stderr and "Traceback" not in done.stderr, done.stderr
+    service = TestClient(create_app(Recommender(store)), base_url="http://127.0.0.1")
+    for route, body in (("/recommend", {"paper": "P1"}), ("/works", {"papers": ["P1"]}),
+                        ("/explore/map", {"seeds": ["P1"]})):
+        answer = service.post(route, json={**body, "as_of": date})
+        assert answer.status_code == 422 and reason in answer.text, (route, answer.text)
+
+
+@pytest.mark.parametrize("command", [("ingest", "jsonl"), ("index", "dense")])
+@pytest.mark.parametrize("size", ["0", "-1"])
+def test_a_batch_size_below_one_is_refused(tmp_path, command, size):
+    (tmp_path / "c.jsonl").write_text('{"id": "P1"}\n')
+    args = [*command, str(tmp_path / "c.jsonl")] if command[0] == "ingest" else list(command)
+    done = citegraph(*args, "--batch-size", size, env={**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")})
+    assert done.returncode == 2 and "--batch-size" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_the_date_pattern_of_the_schemas_admits_exactly_the_calendar_s_days():
+    import re
+    from datetime import date
+
+    from citegraph.vocabulary import DATE, calendar_date
+
+    def real(text: str) -> bool:
+        try:
+            date.fromisoformat((text + "-01-01")[:10])
+            return True
+        except ValueError:
+            return False
+
+    years = ["0000", "0001", "0004", "0100", "0400", "1900", "1999", "2000", "2012", "2013", "2100", "9999"]
+    spelled = [*years, *(f"{y}-{m:02d}" for y in years for m in range(14)),
+               *(f"{y}-{m:02d}-{d:02d}" for y in years for m in range(14) for d in range(33))]
+    for text in spelled:
+        assert (re.fullmatch(DATE, text) is not None) == real(text), text
+        try:
+            assert calendar_date(text) == text and real(text), text
+        except ValueError:
+            assert not real(text), text

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from ..vocabulary import calendar_date
+
 
 class CommaList(click.ParamType):
     """A comma-separated list on the command line; empty items are dropped, each item converted."""
@@ -68,11 +70,10 @@ class AsOfDate(click.ParamType):
     def convert(self, value, param, ctx):
         if isinstance(value, int):
             return value
-        import re
-
-        if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", str(value).strip()):
-            self.fail(f"expected a date as YYYY-MM-DD (or YYYY), got {value!r}", param, ctx)
-        return int(str(value).strip()[:4])
+        try:
+            return int(calendar_date(str(value).strip())[:4])
+        except ValueError as bad:
+            self.fail(str(bad), param, ctx)
 
 
 AS_OF = click.option("--as-of", type=AsOfDate(), help="Recommend as of this date: nothing published later, no "
