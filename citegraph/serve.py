@@ -34,7 +34,9 @@ schema they are.)
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
 import subprocess
 import time
 import urllib.request
@@ -446,10 +448,21 @@ def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[s
     # default action that would kill the process before the recommender closes the graph
     # (and stops an embedded server). Exiting instead unwinds through the `with`.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    listening = _listen(host, port)  # before the graph opens and before the address is announced
     with Recommender.open(config, retrievers, model, cache_size=cache_size) as recommender:
         app = create_app(recommender, hosts=served_hosts(host))
         log(f"citegraph on http://{host}:{port}/ — the graph explorer; API docs at http://{host}:{port}/docs")
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The service's listening socket, or one line saying why there is none (a busy port)."""
+    try:
+        return socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    except OSError as exc:
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise CitegraphError(f"cannot serve on {host}:{port}: {reason} — is another service using the port? "
+                             "Choose another with --port") from None
 
 
 def wait_serving(url: str, process: subprocess.Popen, timeout: float = 90, log: Path | None = None) -> None:

@@ -295,7 +295,7 @@ def test_ids_are_normalised_the_same_way_at_ingest_and_lookup(store, tmp_path):
 def decomposed(store, tmp_path):
     """A graph whose paper 'é' (ingested as e + combining accent, stored NFC) cites and is cited."""
     path = write_jsonl(tmp_path / "c.jsonl", [{"id": "e\u0301", "title": "decomposed", "references": ["R"]},
-                                              {"id": "R", "title": "cited"},
+                                              {"id": "R", "title": "cited", "year": 2020},
                                               {"id": "Q", "title": "citing", "references": ["e\u0301", "R"]}])
     ingest(store, formats.get("jsonl"), [path])
     return store
@@ -364,7 +364,9 @@ def test_duplicate_ids_can_be_an_error(store, tmp_path):
 # -- 13. URIs ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("uri,reason", [("http://localhost:7687", "scheme"), ("bolt://", "host"),
                                         ("bolt://localhost:99999", "port"), ("bolt://localhost:x", "port"),
-                                        ("bolt://neo4j:s3cret-pw@localhost:7687", "credentials")])
+                                        ("bolt://neo4j:s3cret-pw@localhost:7687", "credentials"),
+                                        ("bolt://localhost:7687?x=s3cret-pw", "query"),
+                                        ("neo4j://localhost:7687#s3cret-pw", "fragment")])
 def test_bad_uris_are_refused_without_echoing_credentials(uri, reason):
     with pytest.raises(ConfigError, match=reason) as raised:
         Config.load(None, uri=uri)
@@ -627,3 +629,41 @@ def test_the_date_pattern_of_the_schemas_admits_exactly_the_calendar_s_days():
             assert calendar_date(text) == text and real(text), text
         except ValueError:
             assert not real(text), text
+
+
+# -- 17. nits (issue 23 §4.19) ---------------------------------------------------------------------
+def test_a_paper_s_year_is_printed_as_a_year(decomposed, server_env):
+    shown = citegraph("paper", "R", env=server_env)
+    assert shown.returncode == 0 and "2020" in shown.stdout and "2,020" not in shown.stdout, shown.stdout
+
+
+def test_a_number_of_5000_digits_is_refused_in_words(tmp_path):
+    env = {**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")}
+    (tmp_path / "c.toml").write_text(f"heap = {'9' * 5000}\n")
+    for args in (("query", "most_cited", "-p", f"limit={'9' * 5000}"), ("--config", str(tmp_path / "c.toml"), "stats")):
+        done = citegraph(*args, env=env)
+        assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+        assert "set_int_max_str_digits" not in done.stderr and len(done.stderr) < 400, done.stderr
+
+
+def test_an_input_that_is_a_device_or_a_pipe_is_called_so(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    env = {**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")}
+    for path, kind in ((tmp_path / "fifo", "a named pipe (FIFO)"), (Path("/dev/zero"), "a device")):
+        done = citegraph("ingest", "jsonl", str(path), env=env)
+        assert done.returncode != 0 and f"{path}: {kind}, not a regular file" in done.stderr, done.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_serve_on_a_busy_port_says_so_without_announcing_itself(tmp_path):
+    busy = socket.create_server(("127.0.0.1", 0))
+    try:
+        port = busy.getsockname()[1]
+        done = citegraph("serve", "--port", str(port), env={**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")},
+                         timeout=120)
+    finally:
+        busy.close()
+    assert done.returncode != 0 and "http://" not in done.stdout, done.stdout
+    assert done.stderr == f"Error: cannot serve on 127.0.0.1:{port}: Address already in use — is another service " \
+                          "using the port? Choose another with --port\n"
+    assert not (tmp_path / "data").exists(), "the graph is not opened for a service that cannot listen"

@@ -57,8 +57,9 @@ class Parameter:
             return text.lower() == "true"
         try:
             return self.accept(json.loads(text))
-        except (json.JSONDecodeError, CitegraphError):
-            raise CitegraphError(f"parameter ${self.name} must be {self.type} (JSON for list/map), got {text!r}") from None
+        except (ValueError, CitegraphError):  # ValueError: not JSON, or an integer json will not build (4,300+ digits)
+            shown = repr(text) if len(text) <= 80 else f"{text[:60]!r}… ({len(text):,} characters)"
+            raise CitegraphError(f"parameter ${self.name} must be {self.type} (JSON for list/map), got {shown}") from None
 
     def accept(self, value: object) -> object:
         """``value`` (decoded JSON) as this parameter's type — an int serves as a float, a
