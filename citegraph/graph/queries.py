@@ -38,7 +38,7 @@ TYPES = {"int": int, "float": float, "string": str, "id": str, "bool": bool, "li
 #: so 2^63-1 would reach it as -1, and refuses 2^31-1 itself ("Database error", measured on
 #: every query with a LIMIT): 2^31-2 is the largest it runs.
 _COUNTING = re.compile(r"\b(?:LIMIT|SKIP)\s+\$([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
-ROW_COUNT = range(0, 2**31 - 1)
+ROW_COUNT = range(2**31 - 1)  # 0 to 2^31-2
 _STATEMENT_END = re.compile(r";[ \t]*(?:\n|$)")
 _NAME = re.compile(r"^[a-z0-9_]+(?:/[a-z0-9_]+)*$")
 

@@ -78,7 +78,11 @@ def to_bibtex(papers: Sequence[Exported]) -> str:
 def _latex_encoder() -> Any:
     """LaTeX's escapes for its special characters; everything else (accents, scripts) as it is.
     ``^`` stays raw: LaTeX decoding keeps a raw one and drops ``\\^{}``."""
-    from pylatexenc.latexencode import RULE_DICT, UnicodeToLatexConversionRule, UnicodeToLatexEncoder
+    from pylatexenc.latexencode import (
+        RULE_DICT,
+        UnicodeToLatexConversionRule,
+        UnicodeToLatexEncoder,
+    )
 
     escapes = {"\\": r"{\textbackslash}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$", "#": r"\#",
                "_": r"\_", "~": r"{\textasciitilde}"}
