@@ -110,13 +110,20 @@ def check_uri(uri: str) -> None:
                           "bolt://localhost:7687")
     if not parts.hostname:
         raise ConfigError(f"--uri {shown} names no host, e.g. bolt://localhost:7687")
+    if parts.query or parts.fragment:  # not shown: whatever follows '?' or '#' may be a secret
+        raise ConfigError("--uri must hold only scheme, host and port, e.g. bolt://localhost:7687: it has a "
+                          f"{'query (?…)' if parts.query else 'fragment (#…)'}, which is not shown")
 
 
 def _read_file(path: Path) -> dict[str, object]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path}: not UTF-8 (byte at offset {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path}: {exc}") from exc
+    except ValueError:  # an integer of over 4,300 digits, which Python does not build
+        raise ConfigError(f"config file {path}: a number of too many digits") from None
     known = {f.name for f in fields(Config)}
     unknown = sorted(set(data) - known)
     if unknown:

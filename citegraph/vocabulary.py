@@ -1,4 +1,4 @@
-"""The domain's vocabulary, below every layer: fields of study and how ids are spelled.
+"""The domain's vocabulary, below every layer: fields of study, how ids and dates are spelled.
 
 Readers, benchmark builders, the synthetic corpus and the evaluation all name the same
 fields and normalise ids and names the same way; they import them from here, not from
@@ -7,6 +7,8 @@ each other.
 
 from __future__ import annotations
 
+import calendar
+import re
 import unicodedata
 
 #: The 19 top-level fields of study of the Microsoft Academic Graph, as S2ORC and MDCR use them.
@@ -34,3 +36,34 @@ def author_name_id(name: str) -> str:
     share a node; sources with ids keep theirs. ``name`` is whitespace-normalised already.
     """
     return "name:" + name.casefold()
+
+
+#: A date as users give one (--as-of, as_of): YYYY-MM-DD, YYYY-MM or YYYY (the graph dates papers
+#: by year). The HTTP schemas carry this pattern, which admits exactly the days of the calendar
+#: (leap years too), so that a client knows what is refused; :func:`calendar_date` says why.
+_YEAR = "([1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])"
+_LEAP_YEAR = "([0-9]{2}(0[48]|[2468][048]|[13579][26])|([2468][048]|[13579][26]|0[48])00)"
+_MONTH_DAY = "((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))"
+DATE = f"^({_YEAR}(-(0[1-9]|1[0-2]))?|{_YEAR}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)$"
+_SPELLED = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?")
+
+
+def calendar_date(text: str) -> str:
+    """``text`` if it is a day, month or year of the calendar (:data:`DATE`), else a ValueError
+    saying what is wrong: 2013-02-30, 2013-13-01 and 0000-00-00 are spelled like dates but are none."""
+    spelled = _SPELLED.fullmatch(text)
+    if not spelled:
+        raise ValueError(f"expected a date as YYYY-MM-DD, YYYY-MM or YYYY, got {text!r}")
+    year, month, day = (int(part or 1) for part in spelled.groups())
+    if year < 1:
+        raise ValueError(f"{text!r} is not a date: there is no year 0")
+    if not 1 <= month <= 12:
+        raise ValueError(f"{text!r} is not a date: there is no month {month:02d}")
+    if not 1 <= day <= calendar.monthrange(year, month)[1]:
+        raise ValueError(f"{text!r} is not a date: {calendar.month_name[month]} {year} has no day {day:02d}")
+    return text
+
+
+def year_of(day: str | None) -> int | None:
+    """The year of an as-of date (:func:`calendar_date`), the one conversion every view uses; None for none."""
+    return int(calendar_date(day)[:4]) if day else None

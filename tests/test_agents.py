@@ -48,6 +48,7 @@ def test_an_mcp_client_uses_every_tool(acl, server_env):
                     "cited": "P12-1066", "citing_text": "selective sharing of parameters across languages"}),
                 "bad_k": await client.call_tool("recommend", {"paper": "P12-1066", "k": 0}),
                 "bad_date": await client.call_tool("recommend", {"paper": "P12-1066", "as_of": "June"}),
+                "bad_day": await client.call_tool("recommend", {"paper": "P12-1066", "as_of": "2013-02-30"}),
                 "unknown": await client.call_tool("paper", {"id": "nope"}),
                 "both": await client.call_tool("recommend", {"paper": "P12-1066", "papers": ["N12-1052"]}),
                 "missing": await client.call_tool("neighbours", {}),
@@ -78,7 +79,8 @@ def test_an_mcp_client_uses_every_tool(acl, server_env):
         acl.recommend("P12-1066", k=1)[0].explanation()
     assert _data(calls["explain_not"])["candidate_found"] is False
     assert _data(calls["after_errors"])["id"] == "N12-1052"
-    for name, message in (("bad_k", "k"), ("bad_date", "as_of"), ("unknown", "no paper with id 'nope'"),
+    for name, message in (("bad_k", "k"), ("bad_date", "as_of"), ("bad_day", "February 2013 has no day 30"),
+                          ("unknown", "no paper with id 'nope'"),
                           ("both", "not both"), ("missing", "id")):
         assert calls[name].is_error, name
         assert message in calls[name].content[0].text, (name, calls[name].content[0].text)

@@ -21,7 +21,7 @@ def test_help_lists_formats_and_queries():
     for name in ("s2orc", "unarxive", "acl200", "taxonomy", "jsonl"):
         assert name in result.stdout
     listed = citegraph("query", "--list").stdout
-    assert "most_cited -p limit=<int>" in listed and "co_cited -p id=<string> -p limit=<int>" in listed
+    assert "most_cited -p limit=<int>" in listed and "co_cited -p id=<id> -p limit=<int>" in listed
 
 
 def test_ingest_stats_and_query_on_a_user_server(store, server_env):

@@ -17,7 +17,7 @@ from citegraph.errors import CitegraphError, ConfigError, ServerError
 from citegraph.graph import ArcadeDBBackend, ArcadeServer, Neo4jBackend, Write, open_store, queries
 from citegraph.graph.schema import apply_schema, clear_graph
 
-SAMPLE_VALUES = {"int": 5, "float": 0.5, "string": "x", "bool": False, "list": [], "map": {}}
+SAMPLE_VALUES = {"int": 5, "float": 0.5, "string": "x", "id": "x", "bool": False, "list": [], "map": {}}
 
 
 def test_every_query_file_has_a_header_and_declares_exactly_its_parameters():

@@ -342,6 +342,47 @@ def test_ids_are_normalised_the_same_way_at_ingest_and_lookup(store, tmp_path):
     assert Recommender(store).seed("\u00e9").id == "\u00e9"
 
 
+@pytest.fixture
+def decomposed(store, tmp_path):
+    """A graph whose paper 'é' (ingested as e + combining accent, stored NFC) cites and is cited."""
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "e\u0301", "title": "decomposed", "references": ["R"]},
+                                              {"id": "R", "title": "cited", "year": 2020},
+                                              {"id": "Q", "title": "citing", "references": ["e\u0301", "R"]}])
+    ingest(store, formats.get("jsonl"), [path])
+    return store
+
+
+def test_every_id_boundary_looks_up_the_stored_form(decomposed, server_env, tmp_path):
+    """`citegraph paper`, `query -p id=`, `library match`, POST /queries/*, /recommend's papers,
+    /works and the explorer, given the id as e + combining accent (issue 23 §4.7)."""
+    from fastapi.testclient import TestClient
+
+    from citegraph.recommend import Recommender
+    from citegraph.service.http import create_app
+
+    nfd = "e\u0301"
+    shown = citegraph("paper", nfd, "--format", "jsonl", env=server_env)
+    assert shown.returncode == 0 and json.loads(shown.stdout)["id"] == "\u00e9", shown.stderr
+    queried = citegraph("query", "paper", "-p", f"id={nfd}", "--json", env=server_env)
+    assert queried.returncode == 0 and json.loads(queried.stdout)["title"] == "decomposed", queried.stderr
+    (tmp_path / "ids.txt").write_text(nfd + "\n", encoding="utf-8")
+    matched = citegraph("library", "match", str(tmp_path / "ids.txt"), env=server_env)
+    assert matched.returncode == 0 and "decomposed" in matched.stdout + matched.stderr, matched.stderr
+
+    service = TestClient(create_app(Recommender(decomposed)), base_url="http://127.0.0.1")
+    ego = service.post("/queries/ego_network", json={"id": nfd, "limit": 5})
+    assert ego.status_code == 200 and ego.json()["rows"], ego.text
+    for route, body in (("/recommend", {"papers": [nfd]}), ("/works", {"papers": [nfd]})):
+        answer = service.post(route, json=body)
+        assert answer.status_code == 200 and answer.json()["matches"][0]["paper"] == "\u00e9", (route, answer.text)
+    library = service.post("/explore/library", json={"text": nfd, "name": "ids.txt"})
+    assert library.json()["papers"] == ["\u00e9"], library.text
+    drawn = service.post("/explore/map", json={"seeds": [nfd]})
+    assert "seed" in {p["id"]: p for p in drawn.json()}["\u00e9"]["roles"], drawn.text
+    exported = service.post("/explore/export", json={"papers": [nfd], "notes": {nfd: "why"}, "format": "ris"})
+    assert "ID  - \u00e9" in exported.text and "N1  - why" in exported.text, exported.text
+
+
 # -- 12. duplicate ids ------------------------------------------------------------------
 DUPLICATES = [('{"id": "P1", "title": "one"}', '{"id": "P2"}', '{"id": "P1", "title": "two"}'),
               ('{"id": "P2", "title": "three"}',)]
@@ -374,7 +415,9 @@ def test_duplicate_ids_can_be_an_error(store, tmp_path):
 # -- 13. URIs ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("uri,reason", [("http://localhost:7687", "scheme"), ("bolt://", "host"),
                                         ("bolt://localhost:99999", "port"), ("bolt://localhost:x", "port"),
-                                        ("bolt://neo4j:s3cret-pw@localhost:7687", "credentials")])
+                                        ("bolt://neo4j:s3cret-pw@localhost:7687", "credentials"),
+                                        ("bolt://localhost:7687?x=s3cret-pw", "query"),
+                                        ("neo4j://localhost:7687#s3cret-pw", "fragment")])
 def test_bad_uris_are_refused_without_echoing_credentials(uri, reason):
     with pytest.raises(ConfigError, match=reason) as raised:
         Config.load(None, uri=uri)
@@ -591,3 +634,196 @@ def test_a_killed_bulk_ingest_is_shown_by_stats_cleaned_up_and_repaired_by_strea
     assert after.returncode == 0 and "interrupted" not in after.stderr
     labels = {r["label"]: r["count"] for r in json.loads(after.stdout)["labels"]}
     assert labels["Paper"] >= 3000
+
+
+# -- 14. Lucene's 1,024-clause limit (issue 23 §4.1) -------------------------------------------
+def _words(n: int) -> list[str]:
+    """``n`` distinct words the analyser keeps as they are (no stemming, no stopwords)."""
+    return [f"x{i:04d}q" for i in range(n)]
+
+
+@pytest.mark.parametrize("backend", [pytest.param("lucene", marks=pytest.mark.lucene), "bm25s"])
+@pytest.mark.parametrize("multifield", [False, True])
+@pytest.mark.parametrize("pooled", [False, True])
+def test_a_query_of_1100_distinct_words_keeps_its_heaviest(tmp_path, backend, multifield, pooled):
+    """2,000 papers of one rare word each; a query of 1,100 of those words, the first 100 of
+    them three times: the query is cut to the terms Lucene can take (1,024, or 512 per field
+    in a multifield index), heaviest first, so its top 100 are the 100 tripled words' papers,
+    as without a cut (bm25s)."""
+    from citegraph.retrieval.bm25 import build_bm25
+    from citegraph.retrieval.base import Document
+
+    words = _words(2000)
+    docs = [Document(f"P{i:04d}", f"paper {word}", "an abstract") for i, word in enumerate(words)]
+    index = build_bm25(docs, tmp_path / "bm25", backend=backend, multifield=multifield, threads=1)
+    query = " ".join(words[:100] * 3 + words[100:1100])
+    pools = [{d.id for d in docs[:1500]}] if pooled else None
+    [ranking] = index.search([query], 100, pools)
+    assert [hit.id for hit in ranking] == [f"P{i:04d}" for i in range(100)]
+    [short] = index.search(["paper " + words[7]], 1, pools)  # queries within the limit are unchanged
+    assert short[0].id == "P0007"
+
+
+@pytest.mark.lucene
+def test_a_library_of_2000_papers_is_recommended_for_on_lucene(store, tmp_path):
+    from citegraph.recommend import Recommender
+    from citegraph.retrieval.bm25 import build_bm25
+    from citegraph.retrieval.corpus import documents
+
+    """2,000 papers, 2,000 distinct words: the query keeps its heaviest terms, among them the
+    word ten of the papers share, which finds the one other paper using it."""
+    words = _words(2100)
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": f"P{i:04d}", "title": f"on {word}",
+                                               "abstract": "we study " + ("graphs" if i < 10 else word)}
+                                              for i, word in enumerate(words)]
+                       + [{"id": "Q", "title": "graphs"}])
+    ingest(store, formats.get("jsonl"), [path])
+    bm25 = build_bm25(list(documents(store)), tmp_path / "bm25", backend="lucene", threads=1)
+    library = [f"P{i:04d}" for i in range(2000)]
+    found = Recommender(store, [bm25]).for_library(library, k=5)
+    assert [r.id for r in found] == ["Q"]
+
+
+# -- 15. exports of hostile titles and notes (issue 23 §4.2) ----------------------------------------
+HOSTILE_TEXTS = ["Harmless}}, url = {http://evil.example/}, note = {", "Two\nlines\nER  - \nTY  - JOUR\nTI  - evil",
+                 "}\n}\n@article{evil,\n  url = {x}", "50% {of} $x$ & _y_ #1 \\relax ~ x^2 é 中 \"q\"", "tail\\",
+                 "line\u2028sep\rand\x0bvt"]
+
+
+def _hostile_papers(text: str, authors: tuple[str, ...] = ("Ada Lovelace",)):
+    from citegraph.library.export import Exported
+
+    return [Exported(f"ID{text}", text, 2020, text, "10.1000/a_b", "", authors, text),
+            Exported("P2", "plain", 2021)]
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS, ids=range(len(HOSTILE_TEXTS)))
+def test_a_bibtex_export_of_hostile_text_reads_back_as_written(text):
+    import bibtexparser
+
+    from citegraph.ingest.bibtex import parse_text
+    from citegraph.library.export import to_bibtex
+
+    written = to_bibtex(_hostile_papers(text))
+    assert [sorted(e.fields_dict) for e in bibtexparser.parse_string(written).entries] == [
+        ["author", "booktitle", "citegraph-id", "doi", "note", "title", "year"], ["citegraph-id", "title", "year"]]
+    first, second = parse_text(written, Path("export.bib"))  # as `library` and `ingest bibtex` read it
+    assert first.problem is None and second.problem is None
+    assert {k: first.fields[k] for k in ("title", "note", "booktitle", "citegraph-id", "doi")} == {
+        "title": text, "note": text, "booktitle": text, "citegraph-id": f"ID{text}", "doi": "10.1000/a_b"}
+    assert second.fields["citegraph-id"] == "P2"
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS, ids=range(len(HOSTILE_TEXTS)))
+def test_a_ris_export_of_hostile_text_reads_back_as_one_line_each(text):
+    import rispy
+
+    from citegraph.library.export import to_ris
+
+    first, second = rispy.loads(to_ris(_hostile_papers(text, (text, "Ada Lovelace"))))
+    line = " ".join(text.split())
+    assert (first["title"], first["notes"], first["secondary_title"], first["id"], first["authors"]) == (
+        line, [line], line, " ".join(f"ID{text}".split()), [line, "Ada Lovelace"])
+    assert (second["id"], second["title"]) == ("P2", "plain")
+
+
+# -- 16. numbers and dates past what the graph takes (issue 23 §4.9) ----------------------------------
+def test_a_row_count_is_checked_against_the_largest_the_graph_runs(store, server_env):
+    """ArcadeDB runs LIMIT 2^31-2 and fails on 2^31-1 with a bare "Database error"."""
+    largest = citegraph("query", "most_cited", "-p", f"limit={2**31 - 2}", "--json", env=server_env)
+    assert largest.returncode == 0, largest.stderr
+    over = citegraph("query", "most_cited", "-p", f"limit={2**31 - 1}", env=server_env)
+    assert over.returncode == 2 and "Traceback" not in over.stderr, over.stderr
+    assert "$limit counts rows: it must be between 0 and 2,147,483,646, got 2147483647" in over.stderr
+
+
+NOT_DATES = [("0000-00-00", "there is no year 0"), ("2013-13-01", "there is no month 13"),
+             ("2013-02-30", "February 2013 has no day 30"), ("2013-00", "there is no month 00")]
+
+
+@pytest.mark.parametrize("date,reason", NOT_DATES, ids=[d for d, _ in NOT_DATES])
+def test_a_date_that_is_not_in_the_calendar_is_refused(store, tmp_path, date, reason):
+    from fastapi.testclient import TestClient
+
+    from citegraph.recommend import Recommender
+    from citegraph.service.http import create_app
+
+    done = citegraph("recommend", "P1", "--as-of", date, env={**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path)})
+    assert done.returncode == 2 and reason in done.stderr and "Traceback" not in done.stderr, done.stderr
+    service = TestClient(create_app(Recommender(store)), base_url="http://127.0.0.1")
+    for route, body in (("/recommend", {"paper": "P1"}), ("/works", {"papers": ["P1"]}),
+                        ("/explore/map", {"seeds": ["P1"]})):
+        answer = service.post(route, json={**body, "as_of": date})
+        assert answer.status_code == 422 and reason in answer.text, (route, answer.text)
+
+
+@pytest.mark.parametrize("command", [("ingest", "jsonl"), ("index", "dense")])
+@pytest.mark.parametrize("size", ["0", "-1"])
+def test_a_batch_size_below_one_is_refused(tmp_path, command, size):
+    (tmp_path / "c.jsonl").write_text('{"id": "P1"}\n')
+    args = [*command, str(tmp_path / "c.jsonl")] if command[0] == "ingest" else list(command)
+    done = citegraph(*args, "--batch-size", size, env={**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")})
+    assert done.returncode == 2 and "--batch-size" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_the_date_pattern_of_the_schemas_admits_exactly_the_calendar_s_days():
+    import re
+    from datetime import date
+
+    from citegraph.vocabulary import DATE, calendar_date
+
+    def real(text: str) -> bool:
+        try:
+            date.fromisoformat((text + "-01-01")[:10])
+            return True
+        except ValueError:
+            return False
+
+    years = ["0000", "0001", "0004", "0100", "0400", "1900", "1999", "2000", "2012", "2013", "2100", "9999"]
+    spelled = [*years, *(f"{y}-{m:02d}" for y in years for m in range(14)),
+               *(f"{y}-{m:02d}-{d:02d}" for y in years for m in range(14) for d in range(33))]
+    for text in spelled:
+        assert (re.fullmatch(DATE, text) is not None) == real(text), text
+        try:
+            assert calendar_date(text) == text and real(text), text
+        except ValueError:
+            assert not real(text), text
+
+
+# -- 17. nits (issue 23 §4.19) ---------------------------------------------------------------------
+def test_a_paper_s_year_is_printed_as_a_year(decomposed, server_env):
+    shown = citegraph("paper", "R", env=server_env)
+    assert shown.returncode == 0 and "2020" in shown.stdout and "2,020" not in shown.stdout, shown.stdout
+
+
+def test_a_number_of_5000_digits_is_refused_in_words(tmp_path):
+    env = {**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")}
+    (tmp_path / "c.toml").write_text(f"heap = {'9' * 5000}\n")
+    for args in (("query", "most_cited", "-p", f"limit={'9' * 5000}"), ("--config", str(tmp_path / "c.toml"), "stats")):
+        done = citegraph(*args, env=env)
+        assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+        assert "set_int_max_str_digits" not in done.stderr and len(done.stderr) < 400, done.stderr
+
+
+def test_an_input_that_is_a_device_or_a_pipe_is_called_so(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    env = {**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")}
+    for path, kind in ((tmp_path / "fifo", "a named pipe (FIFO)"), (Path("/dev/zero"), "a device")):
+        done = citegraph("ingest", "jsonl", str(path), env=env)
+        assert done.returncode != 0 and f"{path}: {kind}, not a regular file" in done.stderr, done.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_serve_on_a_busy_port_says_so_without_announcing_itself(tmp_path):
+    busy = socket.create_server(("127.0.0.1", 0))
+    try:
+        port = busy.getsockname()[1]
+        done = citegraph("serve", "--port", str(port), env={**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")},
+                         timeout=120)
+    finally:
+        busy.close()
+    assert done.returncode != 0 and "http://" not in done.stdout, done.stdout
+    assert done.stderr == f"Error: cannot serve on 127.0.0.1:{port}: Address already in use — is another service " \
+                          "using the port? Choose another with --port\n"
+    assert not (tmp_path / "data").exists(), "the graph is not opened for a service that cannot listen"

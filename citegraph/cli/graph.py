@@ -68,7 +68,10 @@ def query(config: Config, name: str | None, pairs: tuple[str, ...], as_json: boo
         return
     q = queries.load(name)
     params = _parse_params(q, pairs)
-    q.check(params)
+    try:
+        q.check(params)
+    except CitegraphError as exc:
+        raise click.BadParameter(str(exc), param_hint="-p") from exc
     with open_graph(config) as store:
         if len(q.statements) > 1:
             store.apply(name, **params)

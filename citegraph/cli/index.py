@@ -55,7 +55,7 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
               help="Faiss index: exact (flat) as in the paper, or approximate.")
 @click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16", "float16", "int8"]), default="auto",
               show_default=True, help="Encoder precision (bfloat16: about 2x faster on CPU, near-identical vectors).")
-@click.option("--batch-size", default=32, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
 @click.option("--threads", type=int, default=1, show_default=True, help="CPU threads for the encoder and Faiss.")
 @click.option("--eligible-only", is_flag=True, help="Only papers the prefilter marked eligible.")
 @click.option("--ids", "ids_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),

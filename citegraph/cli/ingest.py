@@ -30,7 +30,8 @@ Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
 @main.command(help=INGEST_HELP)
 @click.argument("format_name", metavar="FORMAT", type=click.Choice(sorted(FORMATS)))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--batch-size", default=2000, show_default=True, help="Input lines per transaction.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="Input lines per transaction.")
 @click.option("--skip-bad", is_flag=True, help="Leave bad lines out (listed in --rejects) instead of stopping.")
 @click.option("--rejects", type=click.Path(path_type=Path, dir_okay=False), default="citegraph-rejects.jsonl",
               show_default=True, help="Where --skip-bad lists the bad lines and why.")

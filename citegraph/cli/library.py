@@ -65,7 +65,8 @@ def paper(config: Config, paper_id, format_):
     [p] = found
     if format_ == "text":
         print_table(p.id, [{"field": k, "value": v} for k, v in
-                           (("title", p.title), ("year", p.year), ("venue", p.venue), ("authors", "; ".join(p.authors)),
+                           (("title", p.title), ("year", str(p.year or "")), ("venue", p.venue),
+                            ("authors", "; ".join(p.authors)),
                             ("doi", p.doi), ("arxiv", p.arxiv)) if v])
         return
     click.echo(WRITERS[format_](found), nl=False)

@@ -10,6 +10,7 @@ import click
 
 if TYPE_CHECKING:
     from ..evaluation.options import Option
+from ..vocabulary import year_of
 
 
 class CommaList(click.ParamType):
@@ -111,11 +112,10 @@ class AsOfDate(click.ParamType):
     def convert(self, value, param, ctx):
         if isinstance(value, int):
             return value
-        import re
-
-        if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", str(value).strip()):
-            self.fail(f"expected a date as YYYY-MM-DD (or YYYY), got {value!r}", param, ctx)
-        return int(str(value).strip()[:4])
+        try:
+            return year_of(str(value).strip())
+        except ValueError as bad:
+            self.fail(str(bad), param, ctx)
 
 
 AS_OF = click.option("--as-of", type=AsOfDate(), help="Recommend as of this date: nothing published later, no "

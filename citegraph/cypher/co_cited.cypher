@@ -1,6 +1,6 @@
 // Papers most often cited together with paper $id (co-citation: both cited by the same
 // paper), the classic signal of relatedness (Small 1973).
-// $id: string — the paper
+// $id: id — the paper
 // $limit: int — how many papers
 // Returns: id, title, year, co_citations — most co-cited first, ties by id.
 MATCH (p:Paper {id: $id})<-[:CITES]-(citing:Paper)-[:CITES]->(other:Paper)

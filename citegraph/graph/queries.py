@@ -8,6 +8,10 @@ does, one line per parameter and what it returns::
     // $limit: int — how many
     // Returns: id, title, year, citation_count
 
+A parameter of type ``id`` is a string in the one form ids are stored in
+(:func:`citegraph.vocabulary.canonical_id`), whoever gives it: ``citegraph query -p``,
+``POST /queries/…`` or a caller.
+
 The loader keeps that header as the query's documentation, checks that the declared
 parameters are exactly the ones the text uses, and so can convert command-line strings
 to the declared types and reject a call that forgets one before it reaches the server.
@@ -25,14 +29,16 @@ from functools import cache
 from importlib import resources
 
 from ..errors import CitegraphError
+from ..vocabulary import canonical_id
 
 PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _DECLARED = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(\w+)\s*(?:—\s*(.*))?$")
-TYPES = {"int": int, "float": float, "string": str, "bool": bool, "list": list, "map": dict}
+TYPES = {"int": int, "float": float, "string": str, "id": str, "bool": bool, "list": list, "map": dict}
 #: A parameter that counts rows (LIMIT $n, SKIP $n): ArcadeDB reads it as a 32-bit int,
-#: so 2^63-1 would reach it as -1.
+#: so 2^63-1 would reach it as -1, and refuses 2^31-1 itself ("Database error", measured on
+#: every query with a LIMIT): 2^31-2 is the largest it runs.
 _COUNTING = re.compile(r"\b(?:LIMIT|SKIP)\s+\$([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
-ROW_COUNT = range(0, 2**31)
+ROW_COUNT = range(2**31 - 1)  # 0 to 2^31-2
 _STATEMENT_END = re.compile(r";[ \t]*(?:\n|$)")
 _NAME = re.compile(r"^[a-z0-9_]+(?:/[a-z0-9_]+)*$")
 
@@ -45,14 +51,15 @@ class Parameter:
 
     def parse(self, text: str) -> object:
         """Convert a command-line string to this parameter's type."""
-        if self.type == "string":
-            return text
+        if self.type in ("string", "id"):
+            return self.accept(text)
         if self.type == "bool" and text.lower() in ("true", "false"):
             return text.lower() == "true"
         try:
             return self.accept(json.loads(text))
-        except (json.JSONDecodeError, CitegraphError):
-            raise CitegraphError(f"parameter ${self.name} must be {self.type} (JSON for list/map), got {text!r}") from None
+        except (ValueError, CitegraphError):  # ValueError: not JSON, or an integer json will not build (4,300+ digits)
+            shown = repr(text) if len(text) <= 80 else f"{text[:60]!r}… ({len(text):,} characters)"
+            raise CitegraphError(f"parameter ${self.name} must be {self.type} (JSON for list/map), got {shown}") from None
 
     def accept(self, value: object) -> object:
         """``value`` (decoded JSON) as this parameter's type — an int serves as a float, a
@@ -63,7 +70,7 @@ class Parameter:
             raise CitegraphError(f"${self.name} must be {self.type}, got {json.dumps(value)[:80]}")
         if self.type == "int" and not -2**63 <= value < 2**63:
             raise CitegraphError(f"${self.name} is out of the 64-bit range")
-        return value
+        return canonical_id(value) if self.type == "id" else value
 
 
 @dataclass(frozen=True, slots=True)

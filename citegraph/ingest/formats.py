@@ -7,6 +7,7 @@ them costs nothing.
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from importlib import import_module
@@ -122,13 +123,26 @@ def get(name: str) -> Format:
         raise CitegraphError(f"unknown format '{name}'; known: {', '.join(FORMATS)}") from None
 
 
+def not_an_input(path: Path) -> CitegraphError:
+    """Why ``path``, neither a regular file nor a folder, cannot be read: absent, or what it is."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return CitegraphError(f"{path}: no such file or folder")
+    except OSError as exc:
+        return CitegraphError(f"{path}: cannot be read ({exc.strerror})")
+    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file")
+    return CitegraphError(f"{path}: {kind}, not a regular file or a folder: give a file or a folder of them")
+
+
 def files_in(path: Path, patterns: tuple[str, ...]) -> list[Path]:
     """``path`` itself if it is a file, else the files in it matching ``patterns``, sorted."""
     path = Path(path)
     if path.is_file():
         return [path]
     if not path.is_dir():
-        raise CitegraphError(f"{path}: no such file or folder")
+        raise not_an_input(path)
     found = sorted({p for pattern in patterns for p in path.rglob(pattern) if p.is_file()})
     if not found:
         raise CitegraphError(f"{path}: no input files ({', '.join(patterns)})")

@@ -3,7 +3,11 @@ CSL-JSON, JSON lines; the reasons for a recommendation go into the note field.
 
 Written with the same kept libraries that read libraries (``bibtexparser`` 2, ``rispy``),
 and each record carries its graph id (``citegraph-id``; RIS ``ID``), so an exported file
-read back as a library matches the same papers exactly.
+read back as a library matches the same papers exactly. Neither writer escapes, and titles
+and notes come from anywhere: BibTeX values get LaTeX's escapes for its special characters
+(pylatexenc's encoder: a brace or backslash can no longer end a value, and the readers'
+LaTeX decoding gives the text back), RIS values are made one line (a line break would start
+a new tag, or a new record).
 """
 
 from __future__ import annotations
@@ -12,7 +16,10 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from ..vocabulary import canonical_id
 
 if TYPE_CHECKING:  # the driver loads with the first store, not with --help
     from ..graph import GraphStore
@@ -35,9 +42,11 @@ class Exported:
 
 def exported(store: GraphStore, ids: Sequence[str], notes: dict[str, str] | None = None,
              extra: dict[str, dict] | None = None) -> list[Exported]:
-    """The papers ``ids`` (in that order) with their metadata from the graph."""
-    rows = {r["id"]: r for r in store.run("library/export", ids=list(ids))}
-    notes, extra = notes or {}, extra or {}
+    """The papers ``ids`` (in that order, in the form ids are stored) with their metadata from the graph."""
+    ids = [canonical_id(i) for i in ids]
+    rows = {r["id"]: r for r in store.run("library/export", ids=ids)}
+    notes = {canonical_id(i): note for i, note in (notes or {}).items()}
+    extra = extra or {}
     return [Exported(i, rows[i]["title"] or "", rows[i]["year"], rows[i]["venue"] or "", rows[i]["doi"] or "",
                      rows[i]["arxiv"] or "", tuple(rows[i]["authors"]), notes.get(i, ""), extra.get(i, {}))
             for i in ids if i in rows]
@@ -54,13 +63,32 @@ def to_bibtex(papers: Sequence[Exported]) -> str:
     from bibtexparser.model import Entry, Field
 
     library = bibtexparser.Library()
+    latex = _latex_encoder().unicode_to_latex
     for p in papers:
-        fields = {"title": "{" + p.title + "}", "year": str(p.year or ""), "author": " and ".join(p.authors),
-                  "booktitle": p.venue, "doi": p.doi, "eprint": p.arxiv, "archiveprefix": "arXiv" if p.arxiv else "",
-                  "note": p.note, "citegraph-id": p.id}
+        fields = {"title": "{" + latex(p.title) + "}", "year": str(p.year or ""),
+                  "author": " and ".join(map(latex, p.authors)), "booktitle": latex(p.venue), "doi": latex(p.doi),
+                  "eprint": latex(p.arxiv), "archiveprefix": "arXiv" if p.arxiv else "", "note": latex(p.note),
+                  "citegraph-id": latex(p.id)}
         library.add(Entry("inproceedings" if p.venue else "misc", _key(p.id),
                           [Field(k, v) for k, v in fields.items() if v]))
     return bibtexparser.write_string(library)
+
+
+@cache
+def _latex_encoder() -> Any:
+    """LaTeX's escapes for its special characters; everything else (accents, scripts) as it is.
+    ``^`` stays raw: LaTeX decoding keeps a raw one and drops ``\\^{}``."""
+    from pylatexenc.latexencode import (
+        RULE_DICT,
+        UnicodeToLatexConversionRule,
+        UnicodeToLatexEncoder,
+    )
+
+    escapes = {"\\": r"{\textbackslash}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$", "#": r"\#",
+               "_": r"\_", "~": r"{\textasciitilde}"}
+    rule = UnicodeToLatexConversionRule(RULE_DICT, {ord(c): latex for c, latex in escapes.items()})
+    return UnicodeToLatexEncoder(conversion_rules=[rule], non_ascii_only=False, unknown_char_policy="keep",
+                                 unknown_char_warning=False)
 
 
 def to_ris(papers: Sequence[Exported]) -> str:
@@ -68,11 +96,18 @@ def to_ris(papers: Sequence[Exported]) -> str:
 
     records = []
     for p in papers:
-        record = {"type_of_reference": "CPAPER" if p.venue else "GEN", "id": p.id, "title": p.title,
-                  "year": str(p.year or ""), "authors": list(p.authors), "secondary_title": p.venue, "doi": p.doi,
-                  "urls": [f"https://arxiv.org/abs/{p.arxiv}"] if p.arxiv else [], "notes": [p.note] if p.note else []}
+        record = {"type_of_reference": "CPAPER" if p.venue else "GEN", "id": _line(p.id), "title": _line(p.title),
+                  "year": str(p.year or ""), "authors": [_line(a) for a in p.authors],
+                  "secondary_title": _line(p.venue), "doi": _line(p.doi),
+                  "urls": [f"https://arxiv.org/abs/{_line(p.arxiv)}"] if p.arxiv else [],
+                  "notes": [_line(p.note)] if p.note else []}
         records.append({k: v for k, v in record.items() if v})
     return rispy.dumps(records, implementation=_plain_ris())
+
+
+def _line(text: str) -> str:
+    """A RIS value: one line (every line break, Unicode's too, and runs of spaces as one space)."""
+    return " ".join(text.split())
 
 
 def _plain_ris():

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ..vocabulary import canonical_id
 from .entries import LibraryEntry
 
 if TYPE_CHECKING:  # the driver loads with the first store, not with --help
@@ -73,13 +74,15 @@ class PaperIndex:
         return PaperIndex([i for i, _, _ in kept], [t for _, t, _ in kept], [-1 if y is None else y for *_, y in kept])
 
     def match(self, entry: LibraryEntry, threshold: float = TITLE_THRESHOLD) -> Match:
-        if entry.id and entry.id in self.titles:
-            return Match(entry, entry.id, "paper id", self.titles[entry.id])
+        """Every match of a library (``--library``, ``library match``, ``/recommend``'s papers,
+        ``/works``, the explorer) comes here: ids and DOIs are looked up in the form stored."""
+        if entry.id and canonical_id(entry.id) in self.titles:
+            return self._found(entry, canonical_id(entry.id), "paper id")
         if entry.doi:
-            doi = entry.doi.strip().lower()
+            doi = canonical_id(entry.doi).lower()
             if doi in self.by_doi:
                 return self._found(entry, self.by_doi[doi], "DOI")
-            acl = _ACL_DOI.fullmatch(entry.doi.strip())
+            acl = _ACL_DOI.fullmatch(canonical_id(entry.doi))
             if acl and acl.group(1).upper() in self.titles:
                 return self._found(entry, acl.group(1).upper(), "ACL Anthology DOI")
         if entry.arxiv and _bare_arxiv(entry.arxiv) in self.by_arxiv:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 _PUBLIC = {
     "Recommender": "recommender",
-    "Seed": "seed", "View": "seed", "Asked": "seed", "year_of": "seed",
+    "Seed": "seed", "View": "seed", "Asked": "seed",
     "Candidate": "candidates", "Candidates": "candidates", "Facts": "candidates", "Signal": "candidates",
     "Recommendation": "candidates", "recommendation_dict": "candidates",
     "Weights": "weights", "DEFAULT_WEIGHTS": "weights", "GRAPH_FEATURES": "weights",
@@ -21,7 +21,7 @@ _PUBLIC = {
 if TYPE_CHECKING:
     from .candidates import Candidate, Candidates, Facts, Recommendation, Signal, recommendation_dict
     from .recommender import Recommender
-    from .seed import Asked, Seed, View, year_of
+    from .seed import Asked, Seed, View
     from .weights import DEFAULT_WEIGHTS, GRAPH_FEATURES, Weights
 
 __all__ = sorted(_PUBLIC)

@@ -10,9 +10,6 @@ recommender): the Cypher statements take the seed's id for that.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date
-
-from ..errors import CitegraphError
 from ..library.match import Match
 from ..retrieval.base import Document
 
@@ -67,20 +64,6 @@ class Asked:
     @property
     def matches(self) -> list[Match]:
         return [*self.library, *self.negatives]
-
-
-def year_of(day: str | date | None) -> int | None:
-    """The year of an as-of date (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, checked to be a real
-    date, or a date) as views count it; None for none."""
-    if day is None or day == "":
-        return None
-    if isinstance(day, date):
-        return day.year
-    padded = {4: "-01-01", 7: "-01"}.get(len(day), "")
-    try:
-        return date.fromisoformat(day + padded).year
-    except ValueError:
-        raise CitegraphError(f"as_of: {day!r} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)") from None
 
 
 def earliest(year: int | None, as_of: int | None) -> int | None:

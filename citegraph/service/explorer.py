@@ -22,20 +22,20 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ..library.entries import LibraryEntry, parse_library
 from ..library.export import export
 from ..library.match import Match, matched_ids
-from ..recommend.seed import year_of
+from ..vocabulary import DATE, calendar_date, canonical_id, year_of
 
 if TYPE_CHECKING:  # the driver loads with the first store
     from ..graph import GraphStore
 
 ROLES = ("seed", "recommended", "prior", "derivative", "reference", "citing")  # the first a paper has colours it
 AROUND = 12  # references and citing papers drawn per seed (most cited first)
-AS_OF = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
-Id = Annotated[str, Field(min_length=1, max_length=200)]
+AsOf = Annotated[str, Field(json_schema_extra={"pattern": DATE}), AfterValidator(calendar_date)]
+Id = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(canonical_id)]  # as stored
 MEDIA = {"bibtex": ("application/x-bibtex", "bib"), "ris": ("application/x-research-info-systems", "ris")}
 
 
@@ -67,7 +67,7 @@ class MapRequest(BaseModel):
     recommended: list[Id] = Field([], max_length=200, description="From POST /recommend")
     prior: list[Id] = Field([], max_length=200, description="From POST /works")
     derivative: list[Id] = Field([], max_length=200, description="From POST /works")
-    as_of: str | None = Field(None, pattern=AS_OF, description="Only citations made by then (YYYY-MM-DD; by year)")
+    as_of: AsOf | None = Field(None, description="Only citations made by then (YYYY-MM-DD; by year)")
 
 
 class MapPaper(BaseModel):

@@ -34,7 +34,9 @@ schema they are.)
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
 import subprocess
 import threading
 import time
@@ -70,10 +72,10 @@ from .explorer import MatchOut, explorer_routes
 from ..graph import embedded_server, queries
 from ..library.match import matched_ids
 from ..library.works import prior_and_derivative
-from ..recommend import Recommender, View, recommendation_dict, year_of
+from ..recommend import Recommender, View, recommendation_dict
 from ..retrieval.spec import Spec
+from ..vocabulary import DATE, calendar_date, canonical_id, year_of
 from .limits import LOOPBACK, BodyLimit, served_hosts
-from ..vocabulary import canonical_id
 
 SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
 WEB = Path(str(resources.files("citegraph") / "web"))
@@ -115,7 +117,8 @@ def _given(max_length: int, description: str):
                                      "description": description})]
 
 
-AS_OF = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"  # a date; the graph knows years
+# A date (the graph knows years): the schema shows the pattern, the check says what is wrong
+AsOf = Annotated[str, Field(json_schema_extra={"pattern": DATE}), AfterValidator(calendar_date)]
 
 
 class RecommendRequest(BaseModel):
@@ -141,7 +144,7 @@ class RecommendRequest(BaseModel):
                                       "for: paper ids, DOIs or arXiv ids (instead of paper, title, abstract)")
     negatives: list[Text] = Field([], max_length=2_000, description="Papers not wanted (ids, DOIs, arXiv ids): "
                                   "their neighbours are pushed down")
-    as_of: str | None = Field(None, pattern=AS_OF, description="Recommend as of "
+    as_of: AsOf | None = Field(None, description="Recommend as of "
                               "this date (YYYY-MM-DD): nothing published later, no later citation as evidence "
                               "(the graph dates papers by year)")
 
@@ -182,7 +185,7 @@ class WorksRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     papers: list[Text] = Field(min_length=1, max_length=2_000, description="The set: paper ids, DOIs or arXiv ids")
-    as_of: str | None = Field(None, pattern=AS_OF, description="Only citations made by then (YYYY-MM-DD; by year)")
+    as_of: AsOf | None = Field(None, description="Only citations made by then (YYYY-MM-DD; by year)")
     k: _integer(1, 200) = 20
 
 
@@ -448,11 +451,22 @@ def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[s
     # default action that would kill the process before the recommender closes the graph
     # (and stops an embedded server). Exiting instead unwinds through the `with`.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    listening = _listen(host, port)  # before the graph opens and before the address is announced
     with Recommender.open(config, retrievers, model, cache_size=cache_size) as recommender, \
             _embedded_graph_kept(config, log):
         app = create_app(recommender, hosts=served_hosts(host))
         log(f"citegraph on http://{host}:{port}/ — the graph explorer; API docs at http://{host}:{port}/docs")
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The service's listening socket, or one line saying why there is none (a busy port)."""
+    try:
+        return socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    except OSError as exc:
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise CitegraphError(f"cannot serve on {host}:{port}: {reason} — is another service using the port? "
+                             "Choose another with --port") from None
 
 
 @contextmanager

@@ -17,16 +17,16 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from ..errors import CitegraphError
-from ..recommend import Recommender, Seed, View, recommendation_dict, year_of
-from ..vocabulary import canonical_id
+from ..recommend import Recommender, Seed, View, recommendation_dict
+from ..vocabulary import DATE, calendar_date, canonical_id, year_of
 
 Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]], Field(max_length=2_000)]
 Id = Annotated[str, Field(min_length=1, max_length=200, description="A paper id in the graph")]
-Date = Annotated[str | None, Field(pattern=r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$",
-                                   description="YYYY-MM-DD: nothing published later, no later citation as evidence")]
+Date = Annotated[Annotated[str, Field(json_schema_extra={"pattern": DATE}), AfterValidator(calendar_date)] | None,
+                 Field(description="YYYY-MM-DD: nothing published later, no later citation as evidence")]
 
 
 def create_server(recommender: Recommender, indexes: Path):

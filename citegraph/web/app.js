@@ -416,7 +416,7 @@ function fillQueryParams() {
 
 function typed(input) {
   const text = input.value.trim();
-  if (input.dataset.type === "string") return text;
+  if (input.dataset.type === "string" || input.dataset.type === "id") return text;
   try {
     return JSON.parse(text);
   } catch {

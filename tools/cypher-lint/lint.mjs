@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { lintCypherQuery, testData } from '@neo4j-cypher/language-support';
 
 // A sample value per declared type: the linter checks only that a parameter is defined.
-const SAMPLE = { int: 0, float: 0.0, string: '', bool: false, list: [], map: {} };
+const SAMPLE = { int: 0, float: 0.0, string: '', id: '', bool: false, list: [], map: {} };
 const VERSION = 'CYPHER 5';
 
 // Neo4j 5's built-in functions and procedures, from the SHOW FUNCTIONS / SHOW PROCEDURES

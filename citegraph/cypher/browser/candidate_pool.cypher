@@ -4,7 +4,7 @@
 // references by another paper), 'coupled' (cites one of its references). A candidate
 // linked several ways appears once per type; links counts the paths of that type.
 // The recommender (citegraph recommend) draws its graph candidates from the same links.
-// $id: string — the query paper id, e.g. 'P12-1066' (ACL-200)
+// $id: id — the query paper id, e.g. 'P12-1066' (ACL-200)
 // $limit: int — at most this many candidates of each type (most links first), e.g. 20
 // Returns: type, id, title, year, links — by type, then most links first, ties by id.
 MATCH (q:Paper {id: $id})-[:CITES]->(c:Paper)

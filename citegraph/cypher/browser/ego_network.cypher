@@ -1,7 +1,7 @@
 // Ego network of a paper: what it cites, what cites it, its fields, its arXiv categories and their ACM concepts.
 // Drawn as a graph in Neo4j Browser (it returns paths); set the parameters first, e.g.
 // `:param id => 'P12-1066'` and `:param limit => 25`.
-// $id: string — the paper id, e.g. 'P12-1066' (ACL-200)
+// $id: id — the paper id, e.g. 'P12-1066' (ACL-200)
 // $limit: int — at most this many citing and this many cited papers (most cited first), e.g. 25
 // Returns: path — one path per neighbour (paper, field, category → ACM concept).
 MATCH (p:Paper {id: $id})-[:CITES]->(c:Paper)

@@ -1,5 +1,5 @@
 // Every citing paper of a paper whose citation edge holds citing sentences.
-// $cited: string — the cited paper
+// $cited: id — the cited paper
 // $limit: int — at most this many citing papers
 // Returns: citing, title, contexts — one row per citing paper, by citing id.
 MATCH (a:Paper)-[c:CITES]->(:Paper {id: $cited})

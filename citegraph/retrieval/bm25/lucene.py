@@ -35,6 +35,14 @@ the ranking went on past the depth, the query is rerun with the filter. Either w
 answer is exact. Scoring a tiny pool document by document (``explain``) would take one
 search per candidate, more than one filtered search. Pooled queries run one at a time:
 with Python threads, pyjnius handed one query's ranking to another.
+
+**Long queries.** Lucene refuses a query of more than ``IndexSearcher.maxClauseCount``
+(1,024) term clauses — one per distinct term and field — and a library's joined titles and
+abstracts, or a long pasted text, has more. Such a query keeps its terms of the highest
+weight (count in the query × IDF in ``contents``), as many as fit, and is built by
+Anserini's own bag-of-words generator from those terms. Raising the limit instead would
+only move it: a library has no bound on its distinct terms. Queries within the limit are
+searched unchanged.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ import itertools
 import json
 import math
 import os
+from collections import Counter
 import shutil
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import cache
@@ -74,7 +83,10 @@ def _java() -> SimpleNamespace:
                "BooleanQueryBuilder": "org.apache.lucene.search.BooleanQuery$Builder",
                "Occur": "org.apache.lucene.search.BooleanClause$Occur",
                "TermInSetQuery": "org.apache.lucene.search.TermInSetQuery",
-               "BytesRef": "org.apache.lucene.util.BytesRef",
+               "BytesRef": "org.apache.lucene.util.BytesRef", "Term": "org.apache.lucene.index.Term",
+               "IndexSearcher": "org.apache.lucene.search.IndexSearcher",
+               "AnalyzerUtils": "io.anserini.analysis.AnalyzerUtils",
+               "WhitespaceAnalyzer": "org.apache.lucene.analysis.core.WhitespaceAnalyzer",
                "ArrayList": "java.util.ArrayList", "HashMap": "java.util.HashMap", "Float": "java.lang.Float"}
     return SimpleNamespace(**{name: autoclass(java) for name, java in classes.items()})
 
@@ -140,11 +152,13 @@ class LuceneBM25:
         self.documents: int = self._searcher.get_total_num_docs()
         self._generator = java.BagOfWords()
         self._analyzer = self._searcher.get_analyzer()
+        self._analysed = java.WhitespaceAnalyzer()  # for queries given as terms already analysed
         self._boosts = None
         if self.fields is not None:
             self._boosts = java.HashMap()
             for field, weight in self.fields.items():
                 self._boosts.put(field, java.Float(float(weight)))
+        self.max_terms = java.IndexSearcher.getMaxClauseCount() // len(self.fields or ("contents",))
 
     def search(self, queries: Sequence[Query], k: int,
                pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
@@ -162,22 +176,52 @@ class LuceneBM25:
         return [self._pooled(text, sets[id(pool)], k, filters) for text, pool in zip(queries, pools)]
 
     def _batch(self, queries: Sequence[str], k: int) -> list[Ranking]:
+        """Queries within Lucene's clause limit in one batch on Java threads, longer ones cut
+        to their heaviest terms and searched one at a time."""
         java = _java()
+        cut = {i: terms for i, text in enumerate(queries) if (terms := self._heaviest_terms(text)) is not None}
         texts, qids = java.ArrayList(len(queries)), java.ArrayList(len(queries))
         for i, text in enumerate(queries):
-            texts.add(text)
-            qids.add(str(i))
-        if self._boosts is None:
+            if i not in cut:
+                texts.add(text)
+                qids.add(str(i))
+        found = java.HashMap()
+        if texts.size() and self._boosts is None:
             found = self._searcher.batch_search(texts, qids, k, self.threads)
-        else:
+        elif texts.size():
             found = self._searcher.batch_search_fields(texts, qids, k, self.threads, self._boosts)
-        return [_hits(found.get(str(i))) for i in range(len(queries))]
+        return [_hits(self._searcher.search(self._build(*cut[i]), k)) if i in cut else _hits(found.get(str(i)))
+                for i in range(len(queries))]
+
+    def _query(self, text: str) -> Any:
+        """Anserini's bag-of-words query for ``text``, within Lucene's clause limit."""
+        terms = self._heaviest_terms(text)
+        return self._build(text, self._analyzer) if terms is None else self._build(*terms)
+
+    def _build(self, text: str, analyzer: Any) -> Any:
+        return (self._generator.buildQuery("contents", analyzer, text) if self._boosts is None
+                else self._generator.buildQuery(self._boosts, analyzer, text))
+
+    def _heaviest_terms(self, text: str) -> tuple[str, Any] | None:
+        """None for a text within :attr:`max_terms` distinct terms; else its :attr:`max_terms`
+        terms of the highest count × IDF (ties by term), as a text of analysed terms (each as
+        often as in ``text``) and the analyser that keeps them as they are."""
+        java = _java()
+        counts = Counter(java.AnalyzerUtils.analyze(self._analyzer, text).toArray())
+        if len(counts) <= self.max_terms:
+            return None
+        reader = self._searcher.reader
+        weights = {}
+        for term, count in counts.items():
+            if found := reader.docFreq(java.Term("contents", term)):
+                weights[term] = count * math.log(1 + (self.documents - found + 0.5) / (found + 0.5))
+        kept = sorted(weights, key=lambda t: (-weights[t], t))[: self.max_terms]
+        return " ".join(" ".join([term] * counts[term]) for term in kept), self._analysed
 
     def _pooled(self, text: str, pool: Collection[str], k: int, filters: _Filters) -> Ranking:
         if not pool:
             return []
-        query = (self._generator.buildQuery("contents", self._analyzer, text) if self._boosts is None
-                 else self._generator.buildQuery(self._boosts, self._analyzer, text))
+        query = self._query(text)
         depth = math.ceil((1.25 * k + 10) * self.documents / len(pool))
         if depth <= DEEP_SHARE * len(pool):
             ranked = _hits(self._searcher.search(query, depth))
