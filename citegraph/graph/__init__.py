@@ -48,11 +48,15 @@ def open_store(config: Config) -> GraphStore:
         except (DriverError, Neo4jError, OSError) as exc:
             driver.close()
             raise ServerError(f"cannot reach the graph at {config.uri}: {exc}") from exc
-        return GraphStore(driver, config.database)
+        return GraphStore(driver, config.database, **_timeouts(config))
 
     server = embedded_server(config)
     info = server.start()
     # a loopback server answers in milliseconds: a slow handshake is not ours (see ArcadeServer.status)
     driver = GraphDatabase.driver(info.uri, auth=(USER, server.password()), connection_timeout=10)
     on_close = server.stop if server.started_here else None
-    return GraphStore(driver, config.database or DATABASE, on_close=on_close, gone=server.gone)
+    return GraphStore(driver, config.database or DATABASE, on_close=on_close, gone=server.gone, **_timeouts(config))
+
+
+def _timeouts(config: Config) -> dict[str, float]:
+    return {"read_timeout": config.read_timeout, "write_timeout": config.write_timeout}
