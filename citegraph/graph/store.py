@@ -213,6 +213,8 @@ class GraphStore:
 
     @contextmanager
     def _session(self, mode: str, name: str) -> Iterator[Any]:
+        """A session of access ``mode``, in which a transaction the server stops at its time
+        limit is one :class:`ServerError` naming the query ``name`` and the timeout."""
         with self._reachable(), self._driver.session(database=self.database, default_access_mode=_ACCESS[mode],
                                                      fetch_size=self.fetch_size) as session:
             try:
