@@ -83,20 +83,6 @@ class Config:
         return replace(cls(), **values)
 
 
-_SECONDS = {"read_timeout", "write_timeout"}
-
-
-def _seconds(name: str, value: object) -> float:
-    try:
-        seconds = float(str(value))
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds < float("inf"):
-        raise ConfigError(f"{ENV_PREFIX}{name.upper()} (or '{name}' in the config file) must be seconds, a number "
-                          f"of 0 (no limit) or more, got {str(value)[:40]!r}")
-    return seconds
-
-
 def check_uri(uri: str) -> None:
     """Refuse a URI the driver cannot use, in words (``--uri``); a URI holding a user or
     password is refused without being shown, so no credential ends up in a log."""
@@ -128,3 +114,17 @@ def _read_file(path: Path) -> dict[str, object]:
     if unknown:
         raise ConfigError(f"config file {path}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     return {k: str(v) for k, v in data.items()}
+
+
+_SECONDS = {"read_timeout", "write_timeout"}
+
+
+def _seconds(name: str, value: object) -> float:
+    try:
+        seconds = float(str(value))
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise ConfigError(f"{ENV_PREFIX}{name.upper()} (or '{name}' in the config file) must be seconds, a number "
+                          f"of 0 (no limit) or more, got {str(value)[:40]!r}")
+    return seconds

@@ -19,7 +19,6 @@ import stat
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import psutil
@@ -476,7 +475,9 @@ def test_arcadedb_runs_a_transaction_past_its_timeout(server_config, monkeypatch
     ``Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration``). When this test
     fails, ArcadeDB honours the timeout: assert the error instead."""
     monkeypatch.setattr(store_module, "load", lambda name: SLOW if name == SLOW.name else queries.load(name))
-    with open_store(replace(server_config, read_timeout=0.05)) as store:
+    config = Config(uri=server_config.uri, user=server_config.user, password=server_config.password,
+                    database=server_config.database, read_timeout=0.05)
+    with open_store(config) as store:
         started = time.monotonic()
         assert store.value("slow", n=1500) == 596_204  # pairs whose product is a multiple of 7
         assert time.monotonic() - started > 0.2
