@@ -41,6 +41,12 @@ class Config:
     database: str | None = None
     data_dir: Path = field(default_factory=_default_data_dir)
     heap: str | None = None  # JVM heap of the embedded ArcadeDB server, e.g. "4g"
+    #: Seconds a read / a write transaction may run before the server stops it (0: no
+    #: limit): a statement whose client died otherwise runs on. A read's covers a stream
+    #: consumed while an index is built; a write is one bounded batch. Neo4j enforces them;
+    #: ArcadeDB (26.10) ignores the Bolt transaction timeout.
+    read_timeout: float = 900.0
+    write_timeout: float = 300.0
 
     @property
     def embedded(self) -> bool:
@@ -75,6 +81,8 @@ class Config:
         values.update({k: v for k, v in overrides.items() if v is not None})
         if "data_dir" in values:
             values["data_dir"] = Path(str(values["data_dir"])).expanduser()
+        for name in _SECONDS & values.keys():
+            values[name] = _seconds(name, values[name])
         if values.get("uri"):
             check_uri(str(values["uri"]))
         return replace(cls(), **values)
@@ -129,3 +137,17 @@ def _read_file(path: Path) -> dict[str, object]:
     if unknown:
         raise ConfigError(f"config file {path}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     return {k: str(v) for k, v in data.items()}
+
+
+_SECONDS = {"read_timeout", "write_timeout"}
+
+
+def _seconds(name: str, value: object) -> float:
+    try:
+        seconds = float(str(value))
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise ConfigError(f"{ENV_PREFIX}{name.upper()} (or '{name}' in the config file) must be seconds, a number "
+                          f"of 0 (no limit) or more, got {str(value)[:40]!r}")
+    return seconds

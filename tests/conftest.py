@@ -4,11 +4,13 @@ Tests marked ``server`` get the graph through Bolt exactly as users do. ``SHARED
 reference data folder of the workplace (real samples of every input format). The helpers
 every test file imports from here (``from conftest import …``): ``ACL200`` (the bundled
 graph), :func:`shared`, :func:`citegraph` / :func:`citegraph_ok` (the command line in a
-child process, as users run it) and :func:`write_jsonl`.
+child process, as users run it), :func:`write_jsonl` and :func:`begins` (the transactions the
+driver began, from its Bolt log).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import string
@@ -48,6 +50,14 @@ def citegraph_ok(*args: str, env: dict | None = None, timeout: float = 600) -> s
     done = citegraph(*args, env=env, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     return done
+
+
+def begins(caplog) -> list[dict]:
+    """The metadata of each transaction the neo4j driver began, as it logs the Bolt messages
+    it sends (``C: BEGIN {...}``, at DEBUG on ``neo4j.io``): ``'mode': 'r'`` for a read, no
+    mode for a write, ``tx_timeout`` in milliseconds, ``tx_metadata``."""
+    sent = [record.getMessage() for record in caplog.records if record.name == "neo4j.io"]
+    return [ast.literal_eval(message.split(" C: BEGIN ", 1)[1]) for message in sent if " C: BEGIN " in message]
 
 
 def write_jsonl(path: Path, rows: list) -> Path:

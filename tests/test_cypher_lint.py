@@ -6,7 +6,9 @@ ArcadeDB accepting a statement does not prove Neo4j 5 runs it (ArcadeDB still ta
 ``exists(n.prop)``, for one). The linter is given the parameters each header declares and
 the graph's labels, relationship types and property keys, so it reports syntax and
 semantic errors, deprecations, misspelt labels and properties and undeclared parameters.
-Any error fails, and any warning not in ``tools/cypher-lint/allowed.toml`` (where each
+It also checks the access mode each header declares against Neo4j's parse tree (an
+updating clause or command needs ``Mode: write``; a ``SET`` inside a string literal is not
+one). Any error fails, and any warning not in ``tools/cypher-lint/allowed.toml`` (where each
 entry says why it is accepted).
 """
 
@@ -56,6 +58,7 @@ class Statement:
     index: int  # which statement of its file, from 0
     text: str
     parameters: dict[str, str]  # declared name → type
+    mode: str = "read"  # declared access mode
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +82,7 @@ def every_statement() -> list[Statement]:
     for name in queries.names():
         query = queries.load(name)
         declared = {p.name: p.type for p in query.parameters.values()}
-        found += [Statement(name, i, text, declared) for i, text in enumerate(query.statements)]
+        found += [Statement(name, i, text, declared, query.mode) for i, text in enumerate(query.statements)]
     return found
 
 
@@ -143,7 +146,15 @@ SEEDED = {  # a fault Neo4j 5 rejects or warns about → what the linter must sa
     "MATCH (p:Paper) RETURN p.yaer": "warning: yaer is not present in the database",
     "MATCH (p:Paper {id: $id}) RETURN p.title, $limit": "error: Parameter $limit is not defined.",
     "MATCH (p:Paper) RETURN levenshtein(p.title, 'x')": "error: Function levenshtein is not present",
+    "MATCH (p:Paper {id: $id}) SET p.eligible = true": "error: the header declares Mode: read but Neo4j's parser "
+                                                       "finds setClause",
+    "CREATE INDEX paper_title IF NOT EXISTS FOR (p:Paper) ON (p.title)": "error: the header declares Mode: read but "
+                                                                          "Neo4j's parser finds createCommand",
+    "MATCH (p:Paper) CALL (p) { DETACH DELETE p } IN TRANSACTIONS": "error: CALL { } IN TRANSACTIONS commits by itself",
 }
+#: Statements declared ``Mode: read`` that Neo4j's front-end must accept as reads.
+READS = ("MATCH (p:Paper) WHERE p.title = 'SET p.title = 1; DELETE p' RETURN p.id",
+         "MATCH (p:Paper) // MERGE (q:Paper)\nRETURN p.id AS `CREATE`")
 
 
 @pytest.fixture(scope="module")
@@ -159,3 +170,12 @@ def seeded(linter) -> dict[str, list[str]]:
 def test_lint_reports_what_neo4j_rejects(seeded, text):
     """The lint can fail: each seeded fault is reported."""
     assert any(found.startswith(SEEDED[text]) for found in seeded[text]), seeded[text]
+
+
+def test_the_declared_mode_is_checked_against_the_parse_tree_not_keywords(linter):
+    """Update keywords inside a string literal, a comment or a name are no write; a read
+    declared as a write is refused too (it would be routed to the leader)."""
+    reads = [Statement("reads", i, text, {}) for i, text in enumerate(READS)]
+    assert lint(reads, graph_vocabulary()) == []
+    [wrongly_written] = lint([Statement("w", 0, READS[0], {}, "write")], graph_vocabulary())
+    assert wrongly_written.message.startswith("the header declares Mode: write but Neo4j's parser finds no update")

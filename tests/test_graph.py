@@ -3,6 +3,7 @@ the managed server's life cycle, and the uniqueness constraints."""
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 import threading
@@ -15,7 +16,10 @@ import pytest
 from citegraph.config import Config
 from citegraph.errors import CitegraphError, ConfigError, ServerError
 from citegraph.graph import ArcadeDBBackend, ArcadeServer, Neo4jBackend, Write, open_store, queries
+from citegraph.graph import store as store_module
 from citegraph.graph.schema import apply_schema, clear_graph
+
+from conftest import begins
 
 SAMPLE_VALUES = {"int": 5, "float": 0.5, "string": "x", "id": "x", "bool": False, "list": [], "map": {}}
 
@@ -38,9 +42,29 @@ def test_a_header_that_disagrees_with_the_text_is_refused():
         queries.parse("typed", "// Doc.\n// $a: number\n// Returns: x\nRETURN $a AS x\n")
 
 
+@pytest.mark.parametrize("mode_lines,error", [
+    ("", r"query 'm': the header must declare its access mode once, as '// Mode: read' or '// Mode: write' \(found 0\)"),
+    ("// Mode: read\n// Mode: write\n", r"must declare its access mode once.*\(found 2\)"),
+    ("// Mode: readonly\n", r"query 'm': unknown mode 'readonly' \(known: read, write\)"),
+    ("// Mode:\n", r"query 'm': unknown mode '' \(known: read, write\)"),
+])
+def test_a_header_without_one_valid_mode_is_refused(mode_lines, error):
+    with pytest.raises(CitegraphError, match=error):
+        queries.parse("m", f"// Doc.\n{mode_lines}// Returns: x\nRETURN 1 AS x\n")
+
+
+def test_every_query_file_declares_its_access_mode():
+    """The catalogue's reads and writes (each declaration is checked against Neo4j's parse
+    tree by tests/test_cypher_lint.py)."""
+    modes = {name: queries.load(name).mode for name in queries.names()}
+    assert set(modes.values()) == {"read", "write"}
+    assert modes["paper"] == modes["ingest/checkpoint"] == modes["recommend/features"] == "read"
+    assert modes["schema"] == modes["ingest/papers"] == modes["admin/delete_some"] == "write"
+
+
 def test_parameters_convert_command_line_strings_to_their_declared_types():
     query = queries.parse("p", "// Doc.\n// $n: int — n\n// $ids: list — ids\n// $id: string — an id\n"
-                               "// $on: bool — flag\n// Returns: x\nRETURN [$n, $ids, $id, $on] AS x\n")
+                               "// $on: bool — flag\n// Mode: read\n// Returns: x\nRETURN [$n, $ids, $id, $on] AS x\n")
     assert query.parameters["n"].parse("10") == 10
     assert query.parameters["ids"].parse('["a", "b"]') == ["a", "b"]
     assert query.parameters["id"].parse("77490025") == "77490025"  # numeric-looking ids stay strings
@@ -96,6 +120,27 @@ def test_rows_are_streamed_lazily_and_a_stream_can_be_abandoned(store):
     assert first["id"] == "P0000"
     rows.close()  # abandons the rest; the session is released
     assert store.value("admin/delete_some", limit=10) == 10
+
+
+#: A read whose string literal holds every update keyword.
+LITERAL_SET = queries.parse("literal_set", "// A read.\n// $id: string — a paper\n// Mode: read\n// Returns: text\n"
+                                           "RETURN 'SET p.x = 1; CREATE (q) MERGE (r) DELETE q REMOVE r.x' + $id AS text\n")
+
+
+def test_each_query_runs_in_a_transaction_of_its_declared_mode(store, monkeypatch, caplog):
+    """Routing follows the header, not keywords: a ``SET`` in a string literal is still a
+    read. Whole reads and writes are the driver's managed transactions, a stream an
+    explicit one, each begun with the mode (what a Neo4j cluster routes on)."""
+    monkeypatch.setattr(store_module, "load", lambda name: LITERAL_SET if name == LITERAL_SET.name else queries.load(name))
+    caplog.set_level(logging.DEBUG, logger="neo4j.io")
+    assert store.run("literal_set", id="!") == [{"text": "SET p.x = 1; CREATE (q) MERGE (r) DELETE q REMOVE r.x!"}]
+    assert [begin.get("mode") for begin in begins(caplog)] == ["r"]
+    caplog.clear()
+    assert next(store.rows("literal_set", id="?"))["text"].endswith("?")
+    store.write(Write("ingest/stubs", {"rows": [{"id": "S1", "count": 0}]}))
+    assert store.value("admin/delete_some", limit=5) == 1  # a write that returns a row
+    assert [(begin.get("mode"), begin["tx_metadata"]) for begin in begins(caplog)] == [
+        ("r", {"query": "literal_set"}), (None, {"query": "ingest/stubs"}), (None, {"query": "admin/delete_some"})]
 
 
 def test_missing_parameter_fails_before_the_server(store):

@@ -10,6 +10,7 @@ and line, and leave the graph as it was.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import signal
@@ -27,12 +28,13 @@ import pytest
 
 from citegraph.config import Config
 from citegraph.errors import CitegraphError, ConfigError, InputError, ServerError
-from citegraph.graph import ArcadeServer, Write, open_store
+from citegraph.graph import ArcadeServer, Write, open_store, queries
+from citegraph.graph import store as store_module
 from citegraph.ingest import IngestOptions, formats, ingest
 from citegraph.ingest.formats import FORMATS
 from citegraph.ingest.taxonomy import BUNDLED
 
-from conftest import ACL200, citegraph, write_jsonl
+from conftest import ACL200, begins, citegraph, write_jsonl
 
 DEEP = "[" * 100_000 + "]" * 100_000  # nested past Python's recursion limit
 HUGE = 2**70  # past a 64-bit integer
@@ -827,3 +829,79 @@ def test_serve_on_a_busy_port_says_so_without_announcing_itself(tmp_path):
     assert done.stderr == f"Error: cannot serve on 127.0.0.1:{port}: Address already in use — is another service " \
                           "using the port? Choose another with --port\n"
     assert not (tmp_path / "data").exists(), "the graph is not opened for a service that cannot listen"
+
+
+# -- issue 23 §4.12: a statement whose client died ran on in the server ------------------------
+def test_every_transaction_carries_the_timeout_of_its_mode(arcade_server, server_config, monkeypatch, caplog):
+    """``CITEGRAPH_READ_TIMEOUT`` / ``CITEGRAPH_WRITE_TIMEOUT`` reach the server in each
+    transaction's BEGIN (Bolt's ``tx_timeout``, ms), whole reads, streams, writes and schema alike."""
+    arcade_server.recreate_database()
+    monkeypatch.setenv("CITEGRAPH_READ_TIMEOUT", "2.5")
+    monkeypatch.setenv("CITEGRAPH_WRITE_TIMEOUT", "40")
+    config = Config.load(None, uri=server_config.uri, user=server_config.user, password=server_config.password,
+                         database=server_config.database)
+    caplog.set_level(logging.DEBUG, logger="neo4j.io")
+    with open_store(config) as store:
+        store.run("stats/labels")
+        list(store.rows("most_cited", limit=1))
+        store.write(Write("ingest/stubs", {"rows": [{"id": "T1", "count": 0}]}))
+        store.apply("schema")
+    timeouts = [(begin["tx_metadata"]["query"], begin["tx_timeout"]) for begin in begins(caplog)]
+    assert timeouts[:3] == [("stats/labels", 2500), ("most_cited", 2500), ("ingest/stubs", 40000)]
+    assert set(timeouts[3:]) == {("schema", 40000)} and len(timeouts) == 3 + len(queries.load("schema").statements)
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "nan", "inf"])
+def test_a_timeout_that_is_not_seconds_is_refused_in_one_line(monkeypatch, value):
+    monkeypatch.setenv("CITEGRAPH_WRITE_TIMEOUT", value)
+    with pytest.raises(ConfigError, match=r"^CITEGRAPH_WRITE_TIMEOUT \(or 'write_timeout' in the config file\) must be "
+                                          r"seconds, a number of 0 \(no limit\) or more, got '"):
+        Config.load(None)
+
+
+#: About a second of work for ArcadeDB on an empty graph (2.25 million pairs).
+SLOW = queries.parse("slow", "// Counts pairs.\n// $n: int — range\n// Mode: read\n// Returns: pairs\n"
+                             "UNWIND range(1, $n) AS a UNWIND range(1, $n) AS b WITH a, b WHERE (a * b) % 7 = 0 "
+                             "RETURN count(*) AS pairs\n")
+
+
+def test_arcadedb_runs_a_transaction_past_its_timeout(server_config, monkeypatch):
+    """ArcadeDB 26.10's Bolt server reads only ``db`` and ``mode`` from BEGIN: the timeout is
+    ignored and the statement runs to its end (Neo4j stops it with
+    ``Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration``). When this test
+    fails, ArcadeDB honours the timeout: assert the error instead."""
+    monkeypatch.setattr(store_module, "load", lambda name: SLOW if name == SLOW.name else queries.load(name))
+    config = Config(uri=server_config.uri, user=server_config.user, password=server_config.password,
+                    database=server_config.database, read_timeout=0.05)
+    with open_store(config) as store:
+        started = time.monotonic()
+        assert store.value("slow", n=1500) == 596_204  # pairs whose product is a multiple of 7
+        assert time.monotonic() - started > 0.2
+
+
+class _StatementLimitedServer(ArcadeServer):
+    """The embedded server with ArcadeDB's own statement limit (``arcadedb.command.timeout``,
+    ms), the limit it does enforce."""
+
+    def command(self, bolt_port: int, http_port: int) -> list[str]:
+        java, *rest = super().command(bolt_port, http_port)
+        return [java, "-Darcadedb.command.timeout=300", *rest]
+
+
+@pytest.mark.slow
+def test_a_statement_stopped_at_the_servers_time_limit_is_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(store_module, "load", lambda name: SLOW if name == SLOW.name else queries.load(name))
+    server = _StatementLimitedServer(tmp_path / "home", heap="512m")
+    info = server.start()
+    try:
+        config = Config(uri=info.uri, user="root", password=server.password(), database="citegraph", read_timeout=0.3)
+        stopped = (r"^the graph server stopped 'slow' at its time limit: the command exceeded the "
+                   r"arcadedb.command.timeout of 300ms \(citegraph's read timeout: 0.3 s, CITEGRAPH_READ_TIMEOUT\)$")
+        with open_store(config) as store:
+            with pytest.raises(ServerError, match=stopped):
+                store.value("slow", n=3000)
+            with pytest.raises(ServerError, match=stopped):
+                next(store.rows("slow", n=3000))
+            assert store.run("stats/labels") == []  # the store goes on
+    finally:
+        server.stop()

@@ -2,6 +2,7 @@
 // paper), the classic signal of relatedness (Small 1973).
 // $id: id — the paper
 // $limit: int — how many papers
+// Mode: read
 // Returns: id, title, year, co_citations — most co-cited first, ties by id.
 MATCH (p:Paper {id: $id})<-[:CITES]-(citing:Paper)-[:CITES]->(other:Paper)
 WHERE other <> p

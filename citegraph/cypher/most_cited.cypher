@@ -1,5 +1,6 @@
 // The corpus papers cited most often within the corpus.
 // $limit: int — how many papers
+// Mode: read
 // Returns: id, title, year, citation_count — most cited first, ties by id.
 MATCH (p:Paper)
 WHERE NOT p:External

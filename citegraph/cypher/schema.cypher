@@ -2,6 +2,7 @@
 // Uniqueness constraints also index their key, so MERGE on it is an index lookup.
 // Written from citegraph/graph/model.py (keys and indexed properties): tests/test_graph_model.py
 // fails when the two disagree.
+// Mode: write
 // Returns: nothing.
 CREATE CONSTRAINT paper_id IF NOT EXISTS FOR (p:Paper) REQUIRE p.id IS UNIQUE;
 CREATE CONSTRAINT author_id IF NOT EXISTS FOR (a:Author) REQUIRE a.id IS UNIQUE;

@@ -49,7 +49,7 @@ def open_store(config: Config) -> GraphStore:
         except (DriverError, Neo4jError, OSError) as exc:
             driver.close()
             raise ServerError(f"cannot reach the graph at {config.uri}: {exc}") from exc
-        return GraphStore(driver, config.database)
+        return GraphStore(driver, config.database, **_timeouts(config))
 
     server = embedded_server(config)
     info = server.start()
@@ -58,4 +58,8 @@ def open_store(config: Config) -> GraphStore:
     driver = GraphDatabase.driver(info.uri, auth=(USER, server.password()), connection_timeout=10,
                                   resolver=server.bolt_address)
     on_close = server.stop if server.started_here else None
-    return GraphStore(driver, config.database or DATABASE, on_close=on_close, gone=server.gone)
+    return GraphStore(driver, config.database or DATABASE, on_close=on_close, gone=server.gone, **_timeouts(config))
+
+
+def _timeouts(config: Config) -> dict[str, float]:
+    return {"read_timeout": config.read_timeout, "write_timeout": config.write_timeout}

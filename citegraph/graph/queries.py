@@ -6,6 +6,7 @@ does, one line per parameter and what it returns::
 
     // Papers most cited within the corpus.
     // $limit: int — how many
+    // Mode: read
     // Returns: id, title, year, citation_count
 
 A parameter of type ``id`` is a string in the one form ids are stored in
@@ -15,6 +16,13 @@ A parameter of type ``id`` is a string in the one form ids are stored in
 The loader keeps that header as the query's documentation, checks that the declared
 parameters are exactly the ones the text uses, and so can convert command-line strings
 to the declared types and reject a call that forgets one before it reaches the server.
+
+``Mode: read`` or ``Mode: write`` (required) is the access mode the statement runs with:
+the store sends a read through the driver's ``execute_read`` and a write through
+``execute_write``, and against a Neo4j cluster that decides which server answers (a
+follower or the leader). It is declared, not guessed from keywords, because a keyword can
+sit in a string literal; tests/test_cypher_lint.py checks each declaration against what
+Neo4j's own parser finds in the statement.
 
 A file may hold several statements separated by a ``;`` at the end of a line (schema
 files do: Neo4j runs schema commands one per transaction).
@@ -41,6 +49,8 @@ _COUNTING = re.compile(r"\b(?:LIMIT|SKIP)\s+\$([A-Za-z_][A-Za-z0-9_]*)", re.IGNO
 ROW_COUNT = range(2**31 - 1)  # 0 to 2^31-2
 _STATEMENT_END = re.compile(r";[ \t]*(?:\n|$)")
 _NAME = re.compile(r"^[a-z0-9_]+(?:/[a-z0-9_]+)*$")
+_MODE = re.compile(r"^Mode\s*:\s*(.*?)\s*$")
+MODES = ("read", "write")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +89,7 @@ class CypherQuery:
     doc: str
     statements: tuple[str, ...]
     parameters: dict[str, Parameter]
+    mode: str  # one of MODES, from the header
     counting: tuple[str, ...] = ()  # parameters that count rows (LIMIT/SKIP), found once when parsed
 
     @property
@@ -131,8 +142,19 @@ def parse(name: str, text: str) -> CypherQuery:
     used = {p for s in statements for p in PARAMETER.findall(s)}
     if used != declared.keys():
         raise CitegraphError(f"query '{name}': the header declares {sorted(declared)} but the text uses {sorted(used)}")
-    return CypherQuery(name, "\n".join(header).strip(), statements, declared,
+    return CypherQuery(name, "\n".join(header).strip(), statements, declared, _mode(name, header),
                        tuple(dict.fromkeys(_COUNTING.findall(";\n".join(statements)))))
+
+
+def _mode(name: str, header: list[str]) -> str:
+    """The access mode the header's one ``Mode:`` line declares."""
+    modes = [match.group(1) for line in header if (match := _MODE.match(line))]
+    if len(modes) != 1:
+        raise CitegraphError(f"query '{name}': the header must declare its access mode once, as '// Mode: read' "
+                             f"or '// Mode: write' (found {len(modes)})")
+    if modes[0] not in MODES:
+        raise CitegraphError(f"query '{name}': unknown mode '{modes[0]}' (known: {', '.join(MODES)})")
+    return modes[0]
 
 
 @cache

@@ -1,11 +1,26 @@
 """GraphStore: named, parameterised Cypher over Bolt with the official neo4j driver.
 
-One small interface for every caller: stream the rows of a named query lazily, write a
-batch of named statements in one transaction, apply a multi-statement file, close.
-Transient failures (deadlocks, leader switches, a server restarting) are retried with
-exponential backoff: writes through the driver's managed transactions, reads until the
-first row has been handed to the caller (after that a retry would repeat rows). A server
-known to be gone (the embedded child exited) is not waited for: the store says so at once.
+One small interface for every caller: stream the rows of a named query lazily, read all
+the rows of one, write a batch of named statements in one transaction, apply a
+multi-statement file, close.
+
+Every statement runs in a transaction of the access mode its file's header declares
+(``Mode: read|write``, see :mod:`.queries`): against a Neo4j cluster a read may be answered
+by a follower, a write goes to the leader. Whole reads and writes are the driver's managed
+transactions (``execute_read`` / ``execute_write``), which retry transient failures
+(deadlocks, leader switches, a server restarting) with the driver's own back-off. A lazy
+stream cannot be one: the driver commits when the transaction function returns, so
+:meth:`GraphStore.rows` opens an explicit transaction of the declared mode and is not
+retried (a retry after rows were handed out would repeat them). No statement needs an
+auto-commit transaction: ``CALL { } IN TRANSACTIONS``, the one that would, is refused by
+tests/test_cypher_lint.py. A server known to be gone (the embedded child exited) is not
+waited for: the store says so at once.
+
+Each transaction carries a timeout (``Config.read_timeout`` / ``write_timeout``) after
+which the server stops it, so a statement whose client died does not run on. Neo4j
+enforces it; ArcadeDB 26.10 ignores it and stops a statement only at its own server-wide
+``arcadedb.command.timeout`` (tests/test_hostile.py). Either stop is one
+:class:`ServerError` naming the query.
 
 Parameters are measured before they are sent to a server other than Neo4j: ArcadeDB
 answers a Bolt message over 16 MiB with a failure and then never answers the driver's
@@ -17,19 +32,23 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, NamedTuple
+from contextlib import contextmanager
+from typing import Any, NamedTuple, TypeVar
 
-from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, Query, Record
-from neo4j.exceptions import DriverError, ServiceUnavailable, SessionExpired, TransientError
+from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, ManagedTransaction, Record, unit_of_work
+from neo4j.exceptions import ClientError, DriverError, ServiceUnavailable, SessionExpired
 
+from ..config import ENV_PREFIX
 from ..errors import CitegraphError, ServerError
 from .queries import PARAMETER, CypherQuery, load
 
-_WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|LOAD\s+CSV)\b", re.IGNORECASE)
-_RETRYABLE = (ServiceUnavailable, SessionExpired, TransientError)
+_ACCESS = {"read": READ_ACCESS, "write": WRITE_ACCESS}
+#: Neo4j's codes for a transaction stopped at its timeout (…TimedOutClientConfiguration when
+#: the client set it); ArcadeDB says TransactionTimedOut at its arcadedb.command.timeout.
+_TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"
+_T = TypeVar("_T")
 _UNREACHABLE = (ServiceUnavailable, SessionExpired)  # IncompleteCommit is a ServiceUnavailable
 #: The largest parameters sent in one statement: half of ArcadeDB's 16 MiB Bolt message
 #: limit, leaving room for the statement and for :func:`encoded_size` being an estimate.
@@ -71,8 +90,17 @@ def _counters(summary) -> Counter[str]:
                     if not k.startswith("_") and isinstance(v, int) and not isinstance(v, bool) and v})
 
 
-def _writes(query: CypherQuery) -> bool:
-    return bool(_WRITES.search(query.text))
+def _consume(tx: ManagedTransaction, text: str, params: Mapping[str, Any]) -> None:
+    tx.run(text, params).consume()
+
+
+def _single(name: str, params: Mapping[str, Any]) -> CypherQuery:
+    """The one-statement query ``name``, its parameters checked."""
+    query = load(name)
+    query.check(dict(params))
+    if len(query.statements) != 1:
+        raise ValueError(f"query '{name}' holds {len(query.statements)} statements; use apply()")
+    return query
 
 
 class GraphStore:
@@ -83,57 +111,53 @@ class GraphStore:
     """
 
     def __init__(self, driver: Driver, database: str | None = None, *, on_close=None,
-                 gone: Callable[[], str | None] | None = None,
-                 retries: int = 5, backoff: float = 0.5, fetch_size: int = 1000):
+                 gone: Callable[[], str | None] | None = None, fetch_size: int = 1000,
+                 read_timeout: float | None = None, write_timeout: float | None = None):
         self._driver = driver
         self.database = database
         self._on_close = on_close
         self._gone = gone or (lambda: None)
-        self.retries = retries
-        self.backoff = backoff
         self.fetch_size = fetch_size
+        #: seconds a transaction of each mode may run (0: no limit, None: the server's default)
+        self.timeouts: dict[str, float | None] = {"read": read_timeout, "write": write_timeout}
         self._limit: int | None | tuple = ()  # found on the first write (message_limit)
 
     # -- reads ---------------------------------------------------------------------
     def rows(self, name: str, /, **params: Any) -> Iterator[dict[str, Any]]:
         """Stream the rows of query ``name`` as dicts, fetched lazily in pages (nodes,
-        relationships and paths as the driver's ``Record.data`` renders them)."""
-        return self._rows(name, params, Record.data)
+        relationships and paths as the driver's ``Record.data`` renders them), in an
+        explicit transaction of the query's mode that lasts until the stream is exhausted
+        or closed. Not retried: use :meth:`run` for a result that fits in memory."""
+        query = _single(name, params)
+
+        def stream() -> Iterator[dict[str, Any]]:
+            with self._session(query.mode, name) as session, \
+                    session.begin_transaction(metadata={"query": name}, timeout=self.timeouts[query.mode]) as tx:
+                for record in tx.run(query.statements[0], params):
+                    yield record.data()  # committed when the stream ends, rolled back when it is closed
+
+        return stream()
+
+    def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """All rows of query ``name`` (``Record.data``), read or written in one managed
+        transaction of the query's mode."""
+        return self._all(name, params, Record.data)
 
     def plain(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """All rows of a query that returns plain values (numbers, strings, lists, maps: no
         node, relationship or path), as the driver decoded them. ``Record.data`` walks every
         nested value looking for graph entities: on the recommender's statements, which
         return lists of thousands of ids, that walk was the service's largest CPU cost."""
-        return list(self._rows(name, params, lambda record: dict(zip(record.keys(), record))))
+        return self._all(name, params, lambda record: dict(zip(record.keys(), record)))
 
-    def _rows(self, name: str, params: dict[str, Any], as_dict: Callable[[Record], dict[str, Any]]
-              ) -> Iterator[dict[str, Any]]:
-        query = load(name)
-        query.check(params)
-        if len(query.statements) != 1:
-            raise ValueError(f"query '{name}' holds {len(query.statements)} statements; use apply()")
-        mode = WRITE_ACCESS if _writes(query) else READ_ACCESS
-        for attempt in range(self.retries + 1):
-            yielded = False
-            try:
-                with self._driver.session(database=self.database, default_access_mode=mode,
-                                          fetch_size=self.fetch_size) as session:
-                    result = session.run(Query(query.statements[0]), params)
-                    for record in result:
-                        yielded = True
-                        yield as_dict(record)
-                return
-            except _RETRYABLE as exc:
-                if reason := self._gone():
-                    raise ServerError(reason) from exc
-                if yielded or attempt == self.retries:
-                    raise
-                time.sleep(self.backoff * 2**attempt)
+    def _all(self, name: str, params: dict[str, Any], as_dict: Callable[[Record], dict[str, Any]]
+             ) -> list[dict[str, Any]]:
+        query = _single(name, params)
 
-    def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
-        """All rows of a query known to return few."""
-        return list(self.rows(name, **params))
+        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            return [as_dict(record) for record in tx.run(query.statements[0], params)]
+
+        return self._managed(query.mode, name, work)
 
     def value(self, name: str, /, **params: Any) -> Any:
         """The single value of a one-row, one-column query."""
@@ -144,46 +168,74 @@ class GraphStore:
 
     # -- writes --------------------------------------------------------------------
     def write(self, *steps: Write) -> list[Counter[str]]:
-        """Run the statements in one transaction (all or nothing), retried if transient.
+        """Run the statements in one write transaction (all or nothing), retried if transient.
 
         Returns each statement's update counters (nodes_created, relationships_created, ...).
         """
-        if reason := self._gone():
-            raise ServerError(reason)
-        try:
-            limit = self._message_limit()
-            loaded = []
-            for step in steps:
-                query = load(step.query)
-                query.check(dict(step.params))
-                if len(query.statements) != 1:
-                    raise ValueError(f"query '{step.query}' holds {len(query.statements)} statements")
-                if limit is not None and (size := encoded_size(step.params)) > limit:
-                    raise MessageTooLarge(f"the parameters of '{step.query}' take about {size / 2**20:.1f} MiB, over "
-                                          f"the graph server's message limit ({limit / 2**20:.0f} MiB per statement)")
-                loaded.append((query.statements[0], step.params))
+        limit = self._message_limit()
+        loaded = []
+        for step in steps:
+            query = _single(step.query, step.params)
+            if limit is not None and (size := encoded_size(step.params)) > limit:
+                raise MessageTooLarge(f"the parameters of '{step.query}' take about {size / 2**20:.1f} MiB, over "
+                                      f"the graph server's message limit ({limit / 2**20:.0f} MiB per statement)")
+            loaded.append((query.statements[0], step.params))
 
-            def work(tx) -> list[Counter[str]]:
-                return [_counters(tx.run(text, params).consume()) for text, params in loaded]
+        def work(tx: ManagedTransaction) -> list[Counter[str]]:
+            return [_counters(tx.run(text, params).consume()) for text, params in loaded]
 
-            with self._driver.session(database=self.database) as session:
-                return session.execute_write(work)
-        except _UNREACHABLE as exc:
-            raise ServerError(self._gone() or f"the graph server stopped answering: {exc}") from exc
+        return self._managed("write", ", ".join(dict.fromkeys(step.query for step in steps)), work)
 
     def _message_limit(self) -> int | None:
         if self._limit == ():
-            self._limit = message_limit(self._driver.get_server_info().agent)
+            with self._reachable():
+                self._limit = message_limit(self._driver.get_server_info().agent)
         return self._limit
 
     def apply(self, name: str, /, **params: Any) -> None:
-        """Run every statement of a multi-statement file, each in its own transaction."""
+        """Run every statement of a multi-statement file, each in its own managed
+        transaction of the file's mode (Neo4j runs a schema command in a transaction
+        holding nothing else)."""
         query = load(name)
         query.check(params)
-        with self._driver.session(database=self.database) as session:
-            for statement in query.statements:
-                used = {k: params[k] for k in PARAMETER.findall(statement)}
-                session.run(Query(statement), used).consume()
+        for statement in query.statements:
+            used = {k: params[k] for k in PARAMETER.findall(statement)}
+            self._managed(query.mode, name, _consume, statement, used)
+
+    # -- transactions --------------------------------------------------------------
+    def _managed(self, mode: str, name: str, work: Callable[..., _T], *args: Any) -> _T:
+        """``work(tx, *args)`` in a managed transaction of ``mode`` (the driver retries it
+        while the failure is transient), named ``name`` in the server's transaction list and
+        stopped by the server after the mode's timeout."""
+        timed = unit_of_work(metadata={"query": name}, timeout=self.timeouts[mode])(work)
+        with self._session(mode, name) as session:
+            return (session.execute_read if mode == "read" else session.execute_write)(timed, *args)
+
+    @contextmanager
+    def _session(self, mode: str, name: str) -> Iterator[Any]:
+        """A session of access ``mode``, in which a transaction the server stops at its time
+        limit is one :class:`ServerError` naming the query ``name`` and the timeout."""
+        with self._reachable(), self._driver.session(database=self.database, default_access_mode=_ACCESS[mode],
+                                                     fetch_size=self.fetch_size) as session:
+            try:
+                yield session
+            except ClientError as exc:
+                if not (exc.code or "").startswith(_TIMED_OUT):
+                    raise
+                raise ServerError(f"the graph server stopped '{name}' at its time limit: {exc.message} (citegraph's "
+                                  f"{mode} timeout: {self.timeouts[mode]} s, {ENV_PREFIX}{mode.upper()}_TIMEOUT)"
+                                  ) from exc
+
+    @contextmanager
+    def _reachable(self) -> Iterator[None]:
+        """Fail at once when the server is known to be gone, and say why when it stops
+        answering."""
+        if reason := self._gone():
+            raise ServerError(reason)
+        try:
+            yield
+        except _UNREACHABLE as exc:
+            raise ServerError(self._gone() or f"the graph server stopped answering: {exc}") from exc
 
     # -- lifecycle -----------------------------------------------------------------
     def health(self) -> str | None:

@@ -6,6 +6,7 @@
 // The recommender (citegraph recommend) draws its graph candidates from the same links.
 // $id: id — the query paper id, e.g. 'P12-1066' (ACL-200)
 // $limit: int — at most this many candidates of each type (most links first), e.g. 20
+// Mode: read
 // Returns: type, id, title, year, links — by type, then most links first, ties by id.
 MATCH (q:Paper {id: $id})-[:CITES]->(c:Paper)
 RETURN 'reference' AS type, c.id AS id, c.title AS title, c.year AS year, 1 AS links

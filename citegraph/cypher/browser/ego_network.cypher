@@ -3,6 +3,7 @@
 // `:param id => 'P12-1066'` and `:param limit => 25`.
 // $id: id — the paper id, e.g. 'P12-1066' (ACL-200)
 // $limit: int — at most this many citing and this many cited papers (most cited first), e.g. 25
+// Mode: read
 // Returns: path — one path per neighbour (paper, field, category → ACM concept).
 MATCH (p:Paper {id: $id})-[:CITES]->(c:Paper)
 WITH p, c ORDER BY c.citation_count DESC, c.id LIMIT $limit

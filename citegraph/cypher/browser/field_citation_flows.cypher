@@ -2,6 +2,7 @@
 // A paper in several fields counts in each (so flows add up to more than the citations).
 // The whole CITES set is read: seconds on a few million citations.
 // $limit: int — how many field pairs, e.g. 50
+// Mode: read
 // Returns: citing_field, cited_field, citations — the largest flows first, ties by field names.
 MATCH (a:Paper)-[:CITES]->(b:Paper)
 MATCH (a)-[:IN_FIELD]->(fa:Field)

@@ -1,5 +1,6 @@
 // The most cited corpus papers of every MAG field (in-corpus citations).
 // $per_field: int — how many papers per field, e.g. 5
+// Mode: read
 // Returns: field, id, title, year, citations — by field, then most cited first, ties by id.
 MATCH (f:Field)<-[:IN_FIELD]-(p:Paper)
 WHERE NOT p:External

@@ -1,5 +1,6 @@
 // Every node with its labels and properties, streamed: a whole-graph dump for checking
 // that a bulk load built the graph the streaming ingest builds.
+// Mode: read
 // Returns: labels (sorted), props: the node's property map.
 MATCH (n)
 WITH n, labels(n) AS found

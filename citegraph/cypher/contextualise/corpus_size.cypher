@@ -1,5 +1,6 @@
 // How much text contextualisation's collection model and word vectors were built from:
 // a build made on other counts is stale.
+// Mode: read
 // Returns: papers (corpus papers with a title, as corpus/documents), contexts (CITES edges holding citing sentences) — one row.
 MATCH (p:Paper)
 WHERE NOT p:External AND trim(coalesce(p.title, '')) <> ''

@@ -1,6 +1,7 @@
 // The text of every corpus paper that text scorers index: title, abstract and keywords, by id.
 // :External stubs and papers without a title are left out.
 // $eligible_only: bool — only papers the prefilter marked eligible
+// Mode: read
 // Returns: id, title, abstract, keywords (abstract and keywords may be null) — one row per paper, by id.
 MATCH (p:Paper)
 WHERE NOT p:External AND trim(coalesce(p.title, '')) <> ''

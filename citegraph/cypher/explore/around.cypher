@@ -5,6 +5,7 @@
 // $seeds: list — the seed papers' ids
 // $limit: int — at most this many references and this many citing papers per seed
 // $as_of: int — only citations made in this year or before, or null
+// Mode: read
 // Returns: role ('reference' or 'citing'), id — one row per paper and role.
 UNWIND $seeds AS sid
 MATCH (s:Paper {id: sid})-[:CITES]->(r:Paper)

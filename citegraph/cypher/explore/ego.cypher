@@ -6,6 +6,7 @@
 // Paper kinds are cut at $limit each; the order within a kind is decided here.
 // $id: string — the paper
 // $limit: int — at most this many papers of each kind
+// Mode: read
 // Returns: kind, id, title, year, citations, external, weight, via — one row per neighbour (title: a field's or category's name, an ACM concept's label; year, citations null for non-papers).
 MATCH (p:Paper {id: $id})-[:CITES]->(c:Paper)
 WITH c ORDER BY c.citation_count DESC, c.id LIMIT $limit

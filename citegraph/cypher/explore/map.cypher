@@ -6,6 +6,7 @@
 // $ids: list — the drawn papers
 // $seeds: list — the seed papers (similarity is to them)
 // $as_of: int — only citations made in this year or before, or null
+// Mode: read
 // Returns: id, title, year, author, citations, cites (drawn papers it cites), similarity (0–1) — one row per paper found.
 OPTIONAL MATCH (s:Paper)-[:CITES]-(n:Paper)
 WHERE s.id IN $seeds AND ($as_of IS NULL OR (s)-[:CITES]->(n) AND s.year <= $as_of

@@ -4,6 +4,7 @@
 // $id: string — an exact paper id ('' for none)
 // $words: list — lower-case words the title must all contain (empty: id lookup only)
 // $limit: int — how many papers
+// Mode: read
 // Returns: id, title, year, citations — the id match first, then by citations (high first), id.
 MATCH (p:Paper {id: $id})
 RETURN p.id AS id, p.title AS title, p.year AS year, p.citation_count AS citations

@@ -2,6 +2,7 @@
 // A broader concept not yet seen is created by code and labelled when it arrives.
 // $rows: list — of {code, props: map of the AcmConcept properties of the graph model (a
 //   label absent from it is kept), broader: list of codes}
+// Mode: write
 // Returns: nothing.
 UNWIND $rows AS row
 MERGE (c:AcmConcept {code: row.code})

@@ -4,6 +4,7 @@
 // $file: string — the file's path
 // $line: int — last committed line
 // $done: bool — the whole file is committed
+// Mode: write
 // Returns: nothing.
 MERGE (c:IngestCheckpoint {key: $key})
 SET c.file = $file, c.line = $line, c.done = $done

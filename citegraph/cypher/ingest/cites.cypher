@@ -6,6 +6,7 @@
 // edge was most of the streaming ingest's time; the ingest recounts the cited papers once
 // at the end (ingest/citation_counts).
 // $rows: list — of {citing: string, refs: list of {cited: string, props: map of the CITES properties of the graph model the source gave}}; both ends must exist (see ingest/stubs)
+// Mode: write
 // Returns: nothing.
 UNWIND $rows AS row
 MATCH (a:Paper {id: row.citing})

@@ -3,6 +3,7 @@
 // the deleted stubs cited. Run until it returns 0: one DETACH DELETE of millions of
 // elements can exhaust the transaction or deadlock.
 // $limit: int — at most this many stubs per call
+// Mode: write
 // Returns: deleted: the number of stubs deleted.
 MATCH (p:Paper:External)
 WITH p LIMIT $limit

@@ -2,6 +2,7 @@
 // old id are moved to the id it was merged into (a stub if that is not in the graph), the
 // old work and its own citations go, and every citation_count stays exact.
 // $rows: list — of {id: string, into: string}: the merged id and the one it was merged into
+// Mode: write
 // Returns: nothing.
 UNWIND $rows AS row
 MATCH (old:Paper {id: row.id})

@@ -3,6 +3,7 @@
 // pattern starts from the paper (its few authors), not from the author (a prolific one's
 // hundreds of papers): ArcadeDB checks a MERGE from its first node, twice as fast here.
 // $rows: list — of {id: paper id, authors: list of {id, props: map of the Author properties, position}}
+// Mode: write
 // Returns: nothing.
 UNWIND $rows AS row
 MATCH (p:Paper {id: row.id})

@@ -2,6 +2,7 @@
 // it is the paper's primary topic (the tree nodes come from ingest/topics, same batch).
 // $rows: list — of {id: paper id, topics: list of {id: topic id, props: map of the IN_TOPIC
 //   properties of the graph model}}
+// Mode: write
 // Returns: nothing.
 UNWIND $rows AS row
 MATCH (p:Paper {id: row.id})

@@ -6,6 +6,7 @@
 // here is stamped with the run's date, which later runs keep.
 // $rows: list — of {id: string, props: map, count: 0 or null}
 // $ingested: string — the ingest run's date, YYYY-MM-DD
+// Mode: write
 // Returns: nothing.
 UNWIND $rows AS row
 MERGE (p:Paper {id: row.id})

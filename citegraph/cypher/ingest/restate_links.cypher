@@ -4,6 +4,7 @@
 // lacks are removed (citation_count is the ingest's, eligible the prefilter's, ingested the
 // date of the run that first made the paper: a restatement keeps it).
 // $rows: list — of {id: string}
+// Mode: write
 // Returns: nothing.
 UNWIND $rows AS row
 MATCH (p:Paper {id: row.id})

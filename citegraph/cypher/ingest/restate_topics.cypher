@@ -3,6 +3,7 @@
 // the newer state would never have created it (ingest/prune_topics then removes the nodes
 // above it left without any topic below). So for a work merged away (ingest/merge_ids).
 // $rows: list — of {id: string}: the works restated or merged away
+// Mode: write
 // Returns: nothing.
 UNWIND $rows AS row
 MATCH (p:Paper {id: row.id})-[link:IN_TOPIC]->(t:Topic)

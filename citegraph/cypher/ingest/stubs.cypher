@@ -3,6 +3,7 @@
 // Its citation_count is row.count: 0, or null (none) when the ingest recounts it at the
 // end (see ingest/papers).
 // $rows: list — of {id: string, count: 0 or null}, distinct ids
+// Mode: write
 // Returns: nothing.
 UNWIND $rows AS row
 OPTIONAL MATCH (p:Paper {id: row.id})

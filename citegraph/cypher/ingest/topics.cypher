@@ -3,6 +3,7 @@
 // than the one it had is moved: the older BROADER_TOPIC goes, so the tree stays a tree.
 // $rows: list — of {id, props: map of the Topic properties of the graph model (absent ones
 //   are kept), broader: id of the node above, or null (a domain)}
+// Mode: write
 // Returns: nothing.
 UNWIND $rows AS row
 MERGE (t:Topic {id: row.id})

@@ -1,5 +1,6 @@
 // What a reference manager needs of papers: title, year, venue, authors, DOI, arXiv id.
 // $ids: list — paper ids
+// Mode: read
 // Returns: id, title, year, venue, doi, arxiv, authors — one row per paper found, in no particular order.
 UNWIND $ids AS id
 MATCH (p:Paper {id: id})

@@ -7,6 +7,7 @@
 // $fanout: int — at most this many cited and this many citing papers of each paper join the neighbourhood
 // $as_of: int — only citations made in this year or before, only papers of then, or null
 // $limit: int — papers per list
+// Mode: read
 // Returns: kind ('prior' or 'derivative'), papers — a list of [id, title, year, links] (links: neighbourhood papers cited by / citing it), most linked first, then by id.
 UNWIND $ids AS sid
 MATCH (s:Paper {id: sid})

@@ -2,6 +2,7 @@
 // (the cited marker reads [CIT]), with the sections they stand in and what the query side
 // of local citation recommendation knows of the citing paper: title, abstract, year,
 // arXiv id and arXiv categories. The cited paper may be an :External stub.
+// Mode: read
 // Returns: citing, cited, contexts, sections, title, abstract, year, arxiv_id, categories — one row per edge, by citing then cited.
 MATCH (a:Paper)-[c:CITES]->(b:Paper)
 WHERE NOT a:External AND c.contexts IS NOT NULL AND size(c.contexts) > 0

@@ -1,5 +1,6 @@
 // Every corpus paper (not :External) as local citation recommendation sees a candidate or a
 // citing paper: its text, its date for time-ordered splits and its arXiv categories.
+// Mode: read
 // Returns: id, title, abstract, year, arxiv_id, categories — one row per paper, by id (title, abstract, year may be null).
 MATCH (p:Paper)
 WHERE NOT p:External

@@ -2,6 +2,7 @@
 // edges except those of the held-out citing papers (which the enrichment of the view never expands).
 // $ids: list — citing paper ids
 // $held_out: list — citing papers whose outgoing CITES edges are invisible
+// Mode: read
 // Returns: citing, cited — one row per visible edge, by citing then cited.
 UNWIND $ids AS id
 WITH id WHERE NOT id IN $held_out

@@ -2,6 +2,7 @@
 // c it cites: O(q,c) = |OC_q ∩ (OC_c ∪ IC_c)| / |OC_q|, where OC are the papers a paper
 // cites and IC the papers citing it — the share of q's references linked to c either way.
 // $ids: list — query paper ids
+// Mode: read
 // Returns: query, cited, overlap — one row per citation, by query, overlap (high first), cited.
 UNWIND $ids AS id
 MATCH (q:Paper {id: id})-[:CITES]->(c:Paper)

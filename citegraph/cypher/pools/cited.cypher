@@ -1,5 +1,6 @@
 // The relevant documents of each query: the corpus papers with a title it cites.
 // $ids: list — query paper ids
+// Mode: read
 // Returns: query, cited — one row per citation, by query then cited id.
 UNWIND $ids AS id
 MATCH (q:Paper {id: id})-[:CITES]->(c:Paper)

@@ -3,6 +3,7 @@
 // and published in or before $year.
 // $field: string — a MAG field name, or null for all papers
 // $year: int — latest publication year
+// Mode: read
 // Returns: id — one row per paper, by id.
 MATCH (p:Paper)-[:CITES]->(c:Paper)
 WHERE c.eligible = true AND c.year <= $year

@@ -4,6 +4,7 @@
 // $year: int — publication year of the queries
 // $field: string — a MAG field name, or null for any
 // $min_cited: int — minimum number of cited corpus papers
+// Mode: read
 // Returns: id, cited — one row per paper, by id.
 MATCH (q:Paper)
 WHERE q.eligible = true AND q.year = $year

@@ -1,6 +1,7 @@
 // How many corpus papers (not :External stubs) pass each prefilter criterion, and all.
 // $min_abstract: int — as given to prefilter/mark
 // $min_citations: int — as given to prefilter/mark
+// Mode: read
 // Returns: papers, with_year, with_title, with_abstract, with_citations, eligible.
 MATCH (p:Paper)
 WHERE NOT p:External

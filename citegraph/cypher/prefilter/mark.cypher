@@ -7,6 +7,7 @@
 // $ids: list — paper ids
 // $min_abstract: int — minimum abstract length in characters (paper: 30)
 // $min_citations: int — minimum citation_count (paper: 3)
+// Mode: write
 // Returns: nothing; see prefilter/counts.
 UNWIND $ids AS id
 MATCH (p:Paper {id: id})

@@ -13,6 +13,7 @@
 // $as_of: int — count only citations made in this year or before, or null for all
 // $field: string — only candidates in this MAG field, or null for any
 // $category: string — only candidates in this arXiv category, or null for any
+// Mode: read
 // Returns: candidates — a list of [id, title, year, external, citations, ingested] per candidate found (and in the field and category).
 OPTIONAL MATCH (s:Paper {id: $seed})-[:CITES]->(r:Paper)
 WITH collect(r.id) AS cited

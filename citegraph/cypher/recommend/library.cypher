@@ -2,6 +2,7 @@
 // text query of the recommendation, and the ids not in the graph.
 // $ids: list — the library's paper ids
 // $as_of: int — texts of papers later than this year are left out of the query, or null
+// Mode: read
 // Returns: titles, abstracts (of the papers found, id order), missing (ids not in the graph).
 UNWIND $ids AS id
 OPTIONAL MATCH (p:Paper {id: id})

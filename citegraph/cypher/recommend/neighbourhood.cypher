@@ -22,6 +22,7 @@
 // $fanout: int — at most this many citing papers of one reference are followed (coupling, co-citation)
 // $as_of: int — only citations made in this year or before count, or null for all
 // $cocitation: bool — whether to follow co-citation (false: no 'cocitation' row)
+// Mode: read
 // Returns: kind, ids, counts, citers, via (per paper up to 5 reference ids; empty for 'cocitation') — a kind with no paper may have no row.
 UNWIND $refs AS rid
 MATCH (r:Paper {id: rid})-[:CITES]->(c:Paper)

@@ -1,5 +1,6 @@
 // The seed paper of a recommendation: its text, year, fields, categories and references.
 // $id: string — the paper id
+// Mode: read
 // Returns: id, title, abstract, year, fields, categories, references (no row if absent).
 MATCH (p:Paper {id: $id})
 RETURN p.id AS id, p.title AS title, p.abstract AS abstract, p.year AS year,

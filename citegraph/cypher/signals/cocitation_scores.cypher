@@ -2,6 +2,7 @@
 // query that are known (not held out) — the number of papers, other than the query,
 // that cite the candidate and at least one known reference.
 // $rows: list — of {query, known: list of reference ids, candidates: list of ids}
+// Mode: read
 // Returns: query, candidate, score — one row per candidate found in the graph.
 UNWIND $rows AS row
 UNWIND row.candidates AS id

@@ -10,6 +10,7 @@
 // $as_of: int — only candidates published in this year or before are expanded (a later
 //   paper's citations are no evidence as of then; undated ones are not expanded), or null for all
 // $with_text: bool — only neighbours with a title or an abstract
+// Mode: read
 // Returns: cited — one row: per expanded candidate, the distinct ids of the papers it cites
 // (one row of lists ships in a fraction of the client time of a row per neighbour).
 UNWIND $ids AS id

@@ -2,6 +2,7 @@
 // bibliographic coupling (papers both cite), the classic relatedness signals (Small
 // 1973; Kessler 1963).
 // $pairs: list — of {query, candidate} paper ids
+// Mode: read
 // Returns: query, candidate, cocitation, coupling — one row per pair whose papers exist.
 UNWIND $pairs AS pair
 MATCH (q:Paper {id: pair.query})

@@ -1,5 +1,6 @@
 // Degree summary of the citation graph over corpus papers (not :External stubs):
 // references = outgoing CITES, citations = citation_count (inbound, in-corpus).
+// Mode: read
 // Returns: papers, mean/median/p99/max of references and of citations.
 MATCH (p:Paper)
 WHERE NOT p:External
