@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import shared, write_jsonl
 
 from citegraph.cli import main
 from citegraph.contextualise import graph, lm
@@ -28,8 +29,6 @@ from citegraph.errors import CitegraphError, InputError
 from citegraph.evaluation.benchmark import run
 from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
-
-from conftest import shared, write_jsonl
 
 pytest.importorskip("gensim")
 pytest.importorskip("rouge_score")
@@ -272,7 +271,7 @@ def _corpus(path: Path) -> dict:
 W09 = {"3": "W09-0621:3", "1": "W09-0621:11"}  # gold sentence → a citance of W09-0621 whose gold is in the abstract
 
 
-def _texts(topic, ids=W09.values()) -> list[str]:
+def _texts(topic, ids: tuple[str, ...] = tuple(W09.values())) -> list[str]:
     by_id = {c.id: c.text for c in topic.citances}
     return [by_id[i] for i in ids]
 
