@@ -55,7 +55,7 @@ class Config:
         return self.password
 
     @classmethod
-    def load(cls, config_file: Path | None = None, **overrides: object) -> "Config":
+    def load(cls, config_file: Path | None = None, **overrides: object) -> Config:
         """Build the configuration; ``None`` overrides are ignored so unset flags fall through."""
         values: dict[str, object] = {}
         path = config_file or Path(os.environ.get(f"{ENV_PREFIX}CONFIG", DEFAULT_CONFIG_FILE)).expanduser()

@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import shared, write_jsonl
 
 from citegraph.cli import main
 from citegraph.contextualise import graph, lm
@@ -29,6 +28,8 @@ from citegraph.errors import CitegraphError, InputError
 from citegraph.evaluation.benchmark import run
 from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
+
+from conftest import shared, write_jsonl
 
 pytest.importorskip("gensim")
 pytest.importorskip("rouge_score")

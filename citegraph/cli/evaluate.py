@@ -17,11 +17,11 @@ from typing import cast
 
 import click
 
-from ..recommend import benchmark as recommend_benchmark  # noqa: F401  (registers)
 from ..config import Config
 from ..contextualise import benchmark as contextualise_benchmark  # noqa: F401  (registers)
 from ..evaluation.benchmark import Benchmark, Option, Registered, WithDocuments, registered
 from ..local import benchmark as local_benchmark  # noqa: F401  (registers)
+from ..recommend import benchmark as recommend_benchmark  # noqa: F401  (registers)
 from .app import corpus_documents, indexes_dir, main, open_graph
 from .options import CommaList, RetrieverList, retrievers_option
 from .output import print_table, print_tables

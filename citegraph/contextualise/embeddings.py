@@ -149,7 +149,7 @@ class WordVectors:
         (folder / META).write_text(json.dumps({**self.meta, "tau": self.tau}, indent=1) + "\n", encoding="utf-8")
 
     @classmethod
-    def load(cls, folder: Path) -> "WordVectors":
+    def load(cls, folder: Path) -> WordVectors:
         folder = Path(folder)
         if not (folder / VECTORS).is_file():
             raise CitegraphError(f"{folder} holds no word vectors ({VECTORS})")
@@ -231,7 +231,7 @@ def centred(vectors: np.ndarray) -> np.ndarray:
     return (unit - unit.mean(axis=0)).astype(np.float32)
 
 
-def retrofit(vectors: WordVectors, ontology: "Ontology", iterations: int = 10, alpha: float = 1.0) -> WordVectors:
+def retrofit(vectors: WordVectors, ontology: Ontology, iterations: int = 10, alpha: float = 1.0) -> WordVectors:
     """Faruqui et al.'s retrofitting of the vectors to the ontology's synonym pairs."""
     original = vectors.vectors.astype(np.float64)
     new = original.copy()

@@ -39,8 +39,18 @@ from .annotation import Repairs
 from .clscisumm import Topic, read_topics, report_unread_gold
 from .corpus import corpus_sample
 from .embeddings import WordVectors, retrofit, train_word2vec
-from .measures import (COLUMNS, N_GRID, SENTENCE_COLUMNS, Case, Prediction, char_f_by_n, citance_scores, ndcg,
-                       official_f1, rouge_scorer)
+from .measures import (
+    COLUMNS,
+    N_GRID,
+    SENTENCE_COLUMNS,
+    Case,
+    Prediction,
+    char_f_by_n,
+    citance_scores,
+    ndcg,
+    official_f1,
+    rouge_scorer,
+)
 from .models import DEFAULT_MODELS, Model, Resources, get, query_terms, ranking, strip_citations
 from .ontology import Ontology, bundled_ccs, from_acronyms, read_ontology, write_thesaurus
 

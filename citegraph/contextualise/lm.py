@@ -50,7 +50,7 @@ class Background:
     total: int
 
     @classmethod
-    def from_terms(cls, documents: Iterable[Sequence[str]]) -> "Background":
+    def from_terms(cls, documents: Iterable[Sequence[str]]) -> Background:
         counts: Counter = Counter()
         for terms in documents:
             counts.update(terms)
@@ -64,7 +64,7 @@ class Background:
         return {"total": self.total, "counts": dict(self.counts.most_common())}
 
     @classmethod
-    def from_json(cls, data: dict) -> "Background":
+    def from_json(cls, data: dict) -> Background:
         return cls(Counter(data["counts"]), int(data["total"]))
 
 

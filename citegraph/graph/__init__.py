@@ -35,7 +35,6 @@ def open_backend(config: Config) -> Backend:
 
 def open_store(config: Config) -> GraphStore:
     from neo4j import GraphDatabase
-
     from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
     if not config.embedded:

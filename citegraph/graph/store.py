@@ -207,7 +207,7 @@ class GraphStore:
             self._on_close()
             self._on_close = None
 
-    def __enter__(self) -> "GraphStore":
+    def __enter__(self) -> GraphStore:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -257,8 +257,10 @@ def biencoders(config: LocalConfig, corpus: Corpus, train: Sequence[Context], pr
                         (f"{lm} bi-encoder, fine-tuned ({settings.max_steps} steps)", settings.max_steps)):
         model = BiEncoder(replace(settings, max_steps=steps, checkpoints=settings.checkpoints if steps else ()), encoder,
                           corpus.candidates)
-        model.train([Training(c, tuple(p)) for c, p in zip(train, prefetched)], log=lambda m: log(f"  {name}: {m}"),
-                    at_checkpoint=lambda step: ranked(f"{lm} bi-encoder, fine-tuned ({step} of {steps} steps)", model))
+        model.train([Training(c, tuple(p)) for c, p in zip(train, prefetched)],
+                    log=lambda m, name=name: log(f"  {name}: {m}"),
+                    at_checkpoint=lambda step, steps=steps, model=model: ranked(
+                        f"{lm} bi-encoder, fine-tuned ({step} of {steps} steps)", model))
         ranked(name, model)
     fused, rrf = f"{name} + first stage (RRF)", ReciprocalRankFusion(())
     runs[fused] = {q: rank(rrf.fuse([runs[name][q], first_stage[q]]), len(runs[name][q])) for q in ids}

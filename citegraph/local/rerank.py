@@ -115,7 +115,7 @@ class PairEncoder:
         self.max_length = min(max_length, loaded.max_length)
         self.dim: int = loaded.dim
 
-    def copy(self) -> "PairEncoder":
+    def copy(self) -> PairEncoder:
         twin = copy.copy(self)
         twin.model = copy.deepcopy(self.model)
         return twin

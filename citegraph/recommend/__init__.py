@@ -19,10 +19,10 @@ _PUBLIC = {
 }
 
 if TYPE_CHECKING:
-    from .candidates import Candidate, Candidates, Facts, Recommendation, Signal, recommendation_dict
-    from .recommender import Recommender
-    from .seed import Asked, Seed, View, year_of
-    from .weights import DEFAULT_WEIGHTS, GRAPH_FEATURES, Weights
+    from .candidates import Candidate, Candidates, Facts, Recommendation, Signal, recommendation_dict  # noqa: F401  (for type checkers: __getattr__ serves them)
+    from .recommender import Recommender  # noqa: F401  (for type checkers: __getattr__ serves them)
+    from .seed import Asked, Seed, View, year_of  # noqa: F401  (for type checkers: __getattr__ serves them)
+    from .weights import DEFAULT_WEIGHTS, GRAPH_FEATURES, Weights  # noqa: F401  (for type checkers: __getattr__ serves them)
 
 __all__ = sorted(_PUBLIC)
 

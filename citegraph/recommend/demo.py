@@ -31,10 +31,10 @@ from ..graph.schema import graph_stats
 from ..ingest import IngestOptions, IngestSummary, Prefilter, get, ingest, prefilter
 from ..ingest.pipeline import NoProgress, Progress
 from ..ingest.taxonomy import BUNDLED as TAXONOMY
-from .recommender import Recommendation, Recommender, Seed
 from ..retrieval.corpus import documents
 from ..retrieval.signals import CoCitationScorer
 from ..retrieval.spec import BM25
+from .recommender import Recommendation, Recommender, Seed
 
 ACL200 = Path(str(resources.files("citegraph") / "data" / "acl200"))
 TITLES_ONLY = Prefilter(min_abstract=0, min_citations=1)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import CitegraphError
 from .base import Document, Hit, Query, Ranking, query_text, rank
-from .bm25 import B, FIELDS, K1, NAME, analyze, fingerprinted, field_weights, pool_sets
+from .bm25 import FIELDS, K1, NAME, B, analyze, field_weights, fingerprinted, pool_sets
 
 
 class _FieldTokens:

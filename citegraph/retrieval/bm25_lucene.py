@@ -54,7 +54,7 @@ from typing import Any
 from ..errors import CitegraphError
 from ..heavy import lazy
 from .base import Document, Hit, Query, Ranking, query_text
-from .bm25 import B, FIELDS, K1, NAME, fingerprinted, field_weights, pool_sets
+from .bm25 import FIELDS, K1, NAME, B, field_weights, fingerprinted, pool_sets
 
 pyclass = lazy("pyserini.pyclass")  # pyserini starts a JVM on import: only after lucene.prepare()
 DEEP_SHARE = 0.1  # a pooled Lucene query ranks deep while the depth is at most this share of the pool
