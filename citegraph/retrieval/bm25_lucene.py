@@ -148,18 +148,18 @@ class LuceneBM25:
 
     def search(self, queries: Sequence[Query], k: int,
                pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
-        queries = [query_text(q) for q in queries]
-        if k <= 0 or not queries:
-            return [[] for _ in queries]
+        asked = [query_text(q) for q in queries]
+        if k <= 0 or not asked:
+            return [[] for _ in asked]
         if pools is None:
-            return self._batch(queries, k)
+            return self._batch(asked, k)
         # One query at a time: a pyjnius method object remembers the Java object it was last
         # looked up on (a FIXME in jnius_export_class.pxi) and releases the GIL in the call,
         # so Python threads swap objects (seen: one query's ranking returned for another).
         # Unpooled batches use Java threads instead.
-        sets = pool_sets(pools, queries)
+        sets = pool_sets(pools, asked)
         filters = _Filters()
-        return [self._pooled(text, sets[id(pool)], k, filters) for text, pool in zip(queries, pools)]
+        return [self._pooled(text, sets[id(pool)], k, filters) for text, pool in zip(asked, pools)]
 
     def _batch(self, queries: Sequence[str], k: int) -> list[Ranking]:
         java = _java()

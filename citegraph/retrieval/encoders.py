@@ -30,7 +30,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -396,7 +396,7 @@ def get_encoder(name: str, device: str | None = None, dtype: Precision = "auto",
             # scored by cosine, and fed one text as sentence-transformers feeds it (no [SEP] join)
             spec = replace(spec, pooling=st_pooling, normalize=st_normalize, max_length=st_length or 512,
                            similarity="cosine", separator="space")
-    overrides = {k: v for k, v in {"pooling": pooling, "normalize": normalize, "layers": layers,
+    overrides: dict[str, Any] = {k: v for k, v in {"pooling": pooling, "normalize": normalize, "layers": layers,
                                    "max_length": max_length}.items() if v is not None}
     if overrides:
         spec = replace(spec, **overrides)
