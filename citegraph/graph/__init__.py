@@ -37,7 +37,7 @@ def open_store(config: Config) -> GraphStore:
     from neo4j import GraphDatabase
     from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
-    if not config.embedded:
+    if config.uri is not None:  # a server, not config.embedded
         driver = GraphDatabase.driver(config.uri, auth=(config.user, config.require_password()))
         try:
             driver.verify_connectivity()

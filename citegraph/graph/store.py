@@ -19,7 +19,7 @@ import json
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, NamedTuple
 
 from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, Query, Record
@@ -95,7 +95,7 @@ class GraphStore:
         self._limit: int | None | tuple = ()  # found on the first write (message_limit)
 
     # -- reads ---------------------------------------------------------------------
-    def rows(self, name: str, /, **params: Any) -> Iterator[dict[str, Any]]:
+    def rows(self, name: str, /, **params: Any) -> Generator[dict[str, Any], None, None]:  # close() ends it early
         """Stream the rows of query ``name`` as dicts, fetched lazily in pages (nodes,
         relationships and paths as the driver's ``Record.data`` renders them)."""
         return self._rows(name, params, Record.data)
@@ -108,7 +108,7 @@ class GraphStore:
         return list(self._rows(name, params, lambda record: dict(zip(record.keys(), record))))
 
     def _rows(self, name: str, params: dict[str, Any], as_dict: Callable[[Record], dict[str, Any]]
-              ) -> Iterator[dict[str, Any]]:
+              ) -> Generator[dict[str, Any], None, None]:
         query = load(name)
         query.check(params)
         if len(query.statements) != 1:
@@ -172,7 +172,7 @@ class GraphStore:
             raise ServerError(self._gone() or f"the graph server stopped answering: {exc}") from exc
 
     def _message_limit(self) -> int | None:
-        if self._limit == ():
+        if isinstance(self._limit, tuple):  # not yet found
             self._limit = message_limit(self._driver.get_server_info().agent)
         return self._limit
 
