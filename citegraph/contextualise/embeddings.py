@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -183,7 +183,7 @@ def _hash(text: str) -> int:
 class _Replay:
     """A re-iterable corpus over a function that yields term lists (gensim reads it per epoch)."""
 
-    def __init__(self, make: callable):
+    def __init__(self, make: Callable[[], Iterable[list[str]]]):
         self.make = make
 
     def __iter__(self) -> Iterator[list[str]]:
