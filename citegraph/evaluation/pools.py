@@ -28,7 +28,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -202,7 +202,7 @@ def _write(store: GraphStore, out: Path, manifest: Manifest, query_sets: list[Qu
     (out / "manifest.json").write_text(json.dumps(asdict(manifest), indent=2) + "\n", encoding="utf-8")
 
 
-def write_qrels(path: Path, relevant: dict[str, Iterable[str]], grades: dict[str, dict[str, int]] | None = None) -> None:
+def write_qrels(path: Path, relevant: Mapping[str, Iterable[str]], grades: dict[str, dict[str, int]] | None = None) -> None:
     """TREC qrels (``query 0 doc grade``); grade 1 for ``relevant``, or as ``grades`` give."""
     with open(path, "w", encoding="utf-8") as f:
         for query, docs in relevant.items():

@@ -17,6 +17,7 @@ from .rerank import RerankerConfig
 
 if TYPE_CHECKING:
     from ..graph import GraphStore
+    from .config import Textless
 
 
 def lm_name(value: str) -> str:
@@ -27,7 +28,7 @@ def lm_name(value: str) -> str:
 
 def build(store: GraphStore, *, data: Path | None, encoder: list[str], prefetch, first_stages, rerankers: list[str],
           bi_steps: int, bi_checkpoints: list[str], bi_batch: int, bi_negatives: list[str], bi_lr: float, bi_max_length: int, ablations: list[str], enrich: bool, lm_mode: str | None, max_steps: int, max_train: int, max_test: int,
-          test_share: float, whole_years: bool, textless: str, depth: int, size: int, max_length: int,
+          test_share: float, whole_years: bool, textless: Textless, depth: int, size: int, max_length: int,
           proj_dim: int, negatives: int, device: str | None, seed: int) -> Benchmark:
     """The benchmark from the command's options (``lm_mode`` None: chosen by the device)."""
     from .config import default_lm_mode
