@@ -11,6 +11,7 @@ trec --rerank-depth``) has them opened as re-rankers.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import cast
@@ -45,7 +46,7 @@ def _click_type(option: Option):
                  "any": dict(exists=True), "out": dict(file_okay=False), "": {}}
         return click.Path(path_type=Path, **kinds[option.path])
     if option.type in (int, float) and (option.minimum is not None or option.maximum is not None):
-        bounds = (click.IntRange if option.type is int else click.FloatRange)
+        bounds: Callable[..., click.ParamType] = click.IntRange if option.type is int else click.FloatRange
         return bounds(option.minimum, option.maximum, **({"min_open": True, "max_open": True}
                                                         if option.open_bounds else {}))
     return option.type
@@ -91,7 +92,7 @@ def _reranker(spec, config: Config):
 
 def _command(entry: Registered) -> click.Command:
     """``citegraph evaluate <entry.name>``."""
-    params = [_click_option(o) for o in entry.options]
+    params: list[click.Parameter] = [_click_option(o) for o in entry.options]
     params.append(click.Option(["--out"], type=click.Path(file_okay=False, path_type=Path), required=True,
                                help="Where results.json/.csv/.md and the figures go."))
     if entry.retrievers is not None:
@@ -106,7 +107,7 @@ def _command(entry: Registered) -> click.Command:
                                        help="Also score a TREC run file of another tool (qid Q0 doc rank score tag)."))
 
     @click.pass_obj
-    def command(config: Config, out: Path, retrievers: list[str] = (), runs=(), **options):
+    def command(config: Config, out: Path, retrievers: Sequence[str] = (), runs=(), **options):
         from ..evaluation.benchmark import run
 
         def log(message: str) -> None:
