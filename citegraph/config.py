@@ -13,6 +13,7 @@ import tomllib
 import urllib.parse
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any
 
 from .errors import ConfigError
 
@@ -66,9 +67,9 @@ class Config:
         return self.password
 
     @classmethod
-    def load(cls, config_file: Path | None = None, **overrides: object) -> "Config":
+    def load(cls, config_file: Path | None = None, **overrides: object) -> Config:
         """Build the configuration; ``None`` overrides are ignored so unset flags fall through."""
-        values: dict[str, object] = {}
+        values: dict[str, Any] = {}
         path = config_file or Path(os.environ.get(f"{ENV_PREFIX}CONFIG", DEFAULT_CONFIG_FILE)).expanduser()
         if config_file is not None and not path.is_file():
             raise ConfigError(f"config file {path} does not exist")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from importlib import import_module
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import CitegraphError
 
@@ -57,6 +57,11 @@ def lazy(name: str) -> Lazy:
     return Lazy(name)
 
 
-torch = lazy("torch")
-transformers = lazy("transformers")
-faiss = lazy("faiss")
+if TYPE_CHECKING:  # the type checker sees the modules that the stand-ins become
+    import faiss
+    import torch
+    import transformers
+else:
+    torch = lazy("torch")
+    transformers = lazy("transformers")
+    faiss = lazy("faiss")

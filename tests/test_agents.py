@@ -13,7 +13,7 @@ import pytest
 
 mcp = pytest.importorskip("mcp")
 
-from citegraph.recommend import View
+from citegraph.recommend import View  # noqa: E402  (after the importorskip it needs)
 
 TOOLS = {"search_papers", "paper", "neighbours", "recommend", "explain_recommendation", "contextualise_citation"}
 

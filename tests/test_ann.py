@@ -10,7 +10,7 @@ import pytest
 
 faiss = pytest.importorskip("faiss")
 
-from citegraph.retrieval.ann import AnnIndex, recall_against_exact
+from citegraph.retrieval.ann import AnnIndex, recall_against_exact  # noqa: E402  (after the importorskip it needs)
 
 N, DIM, K = 20_000, 64, 10
 IDS = [f"W{i:05d}/ä" for i in range(N)]  # non-ASCII and a slash: ids are opaque strings

@@ -13,9 +13,9 @@ import pytest
 
 from citegraph.errors import CitegraphError
 from citegraph.retrieval import bm25 as m
+from citegraph.retrieval.base import Document, Retriever
 from citegraph.retrieval.bm25 import lucene as bm25_lucene
 from citegraph.retrieval.bm25.kernel import Statistics, TermCounts
-from citegraph.retrieval.base import Document, Retriever
 from citegraph.retrieval.corpus import fingerprint
 from citegraph.synth import SynthSpec, records
 

@@ -15,7 +15,6 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from conftest import ACL200, shared, write_jsonl
 
 from citegraph.errors import CitegraphError, InputError
 from citegraph.graph import ArcadeDBBackend, model
@@ -27,6 +26,8 @@ from citegraph.ingest.neo4j_admin import ARRAY_DELIMITER, export_neo4j_admin
 from citegraph.ingest.records import Item, Paper
 from citegraph.ingest.selection import Selection
 from citegraph.synth import SynthSpec, generate
+
+from conftest import ACL200, shared, write_jsonl
 
 TAXONOMY = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "taxonomy"
 S2ORC = "samples/s2orc/metadata_sample.jsonl"

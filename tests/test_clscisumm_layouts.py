@@ -138,7 +138,9 @@ def test_train_test_protocol_scored_by_hand_annotators_pooled(tmp_path):
     FN 2; swastika 1 ✓, 2 ✓, 5 ✓, 7 ✓ → TP 4, FP 0, FN 0."""
     tables, _ = evaluate_clscisumm(TRAIN, tmp_path / "out", ["bm25", "lmd"], ontologies=[], acronyms=False,
                                    test_dir=TEST, gold=GOLD)
-    f1 = lambda p, r: 2 * p * r / (p + r)
+    def f1(p: float, r: float) -> float:
+        return 2 * p * r / (p + r)
+
     expected = {"P": 8 / 9, "R": (8 - 0.5) / 9, "F1": (7 + 2 / 3) / 9,  # 9 cases: 8 with one right sentence
                 "F1 micro": f1(8 / 9, 8 / 10), "F1 macro": f1((4 / 5 + 1) / 2, (4 / 6 + 1) / 2)}
     for model in ("BM25", "LMD"):

@@ -272,7 +272,7 @@ def _corpus(path: Path) -> dict:
 W09 = {"3": "W09-0621:3", "1": "W09-0621:11"}  # gold sentence → a citance of W09-0621 whose gold is in the abstract
 
 
-def _texts(topic, ids=W09.values()) -> list[str]:
+def _texts(topic, ids: tuple[str, ...] = tuple(W09.values())) -> list[str]:
     by_id = {c.id: c.text for c in topic.citances}
     return [by_id[i] for i in ids]
 

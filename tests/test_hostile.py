@@ -652,8 +652,8 @@ def test_a_query_of_1100_distinct_words_keeps_its_heaviest(tmp_path, backend, mu
     them three times: the query is cut to the terms Lucene can take (1,024, or 512 per field
     in a multifield index), heaviest first, so its top 100 are the 100 tripled words' papers,
     as without a cut (bm25s)."""
-    from citegraph.retrieval.bm25 import build_bm25
     from citegraph.retrieval.base import Document
+    from citegraph.retrieval.bm25 import build_bm25
 
     words = _words(2000)
     docs = [Document(f"P{i:04d}", f"paper {word}", "an abstract") for i, word in enumerate(words)]

@@ -42,9 +42,9 @@ def test_a_missing_library_names_the_extra_that_installs_it(monkeypatch):
     monkeypatch.setitem(heavy.EXTRAS, "citegraph_absent_library", "dense")
     absent = heavy.lazy("citegraph_absent_library")
     with pytest.raises(CitegraphError, match=r"pip install 'citegraph\[dense\]'"):
-        absent.anything
+        _ = absent.anything
     with pytest.raises(ModuleNotFoundError):  # not a heavy library: a plain bug, reported as such
-        heavy.lazy("citegraph_no_such_module").anything
+        _ = heavy.lazy("citegraph_no_such_module").anything
 
 
 def test_the_seam_hands_out_the_library_itself():

@@ -21,7 +21,6 @@ from citegraph.ingest.pipeline import checkpoint_key
 from conftest import ACL200, shared, write_jsonl
 
 
-
 def read_all(format_name: str, path: Path):
     fmt = formats.get(format_name)
     return [item for file in fmt.files(path) for item in fmt.read(file)]
@@ -150,8 +149,8 @@ def test_s2orc_sample_graph(store):
     assert labels["Paper"] == 1000 + 6049 and labels["External"] == 6049
     assert rels["CITES"] == 6058  # 6,062 distinct citations in both directions, 4 of them self-citations
     assert summary.write.self_citations == 8  # each self-citation is listed both ways
-    assert rels["IN_FIELD"] == sum(len(json.loads(l)["mag_field_of_study"] or [])
-                                   for l in shared("samples/s2orc/metadata_sample.jsonl").open())
+    assert rels["IN_FIELD"] == sum(len(json.loads(line)["mag_field_of_study"] or [])
+                                   for line in shared("samples/s2orc/metadata_sample.jsonl").open())
     paper = store.run("paper", id="2871678")[0]
     assert paper["citation_count"] == 297 and set(paper["fields"]) == {"Biology", "Medicine"}
     assert summary.eligibility["with_abstract"] == 488

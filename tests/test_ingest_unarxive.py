@@ -12,6 +12,7 @@ import pytest
 
 from citegraph.ingest import formats, unarxive
 from citegraph.ingest.records import Author, Paper
+
 from conftest import shared
 
 SAMPLE = "samples/unarxive/unarXive_data_sample.tar.gz"

@@ -13,13 +13,14 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from conftest import ACL_INGESTED, citegraph_ok, write_jsonl
 
 from citegraph.errors import CitegraphError, InputError
 from citegraph.library.entries import entry_from_id, read_library
 from citegraph.library.export import WRITERS, exported
 from citegraph.library.match import TITLE_THRESHOLD, PaperIndex, measure_matcher
 from citegraph.recommend import DEFAULT_WEIGHTS, View
+
+from conftest import ACL_INGESTED, citegraph_ok, write_jsonl
 
 DEMO = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "demo" / "library.bib"
 LIBRARY = ["D11-1006", "N12-1052", "P12-1066", "P13-2017"]

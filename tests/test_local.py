@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import replace
 import tarfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,14 +17,15 @@ import pytest
 from citegraph.errors import CitegraphError
 from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
+from citegraph.local.config import LocalConfig, PrefetchConfig, SplitConfig
 from citegraph.local.data import export_contexts, held_out_papers, read_contexts, time_split
 from citegraph.local.enrich import HeldOutView, enrich_all
-from citegraph.local.config import LocalConfig, PrefetchConfig, SplitConfig
 from citegraph.local.evaluate import enrich, evaluate_local, load_corpus, prefetch, query_set, split, tables
+from citegraph.local.geometry import distance, mobius_add, to_manifold
 from citegraph.local.rerank import RerankerConfig
 from citegraph.retrieval.base import Hit
-from citegraph.local.geometry import distance, mobius_add, to_manifold
 from citegraph.synth import SynthSpec, generate
+
 from conftest import citegraph, citegraph_ok, shared
 
 torch = pytest.importorskip("torch")

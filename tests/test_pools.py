@@ -126,7 +126,7 @@ def test_mdcr_follows_the_paper_and_the_exclusion_policy(graph, tmp_path):
             assert len(negatives) == len(set(negatives)), "a paper is chosen by one type only"
             for c in negatives:
                 assert c != q and c not in oc_q and g.nodes[c]["year"] <= year and g.nodes[c]["eligible"]
-            def may_be_negative(p: str) -> bool:
+            def may_be_negative(p: str, q: str = q, oc_q: set[str] = oc_q, year: int = year) -> bool:
                 return p != q and p not in oc_q and g.nodes[p].get("eligible") and g.nodes[p]["year"] <= year
 
             allowed = {n for c in oc_q for n in nx.all_neighbors(g, c) if may_be_negative(n)}

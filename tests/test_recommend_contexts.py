@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from citegraph.recommend.contexts import CitingSentences, excerpt
 from citegraph.evaluation.sampling import generator, sample
+from citegraph.recommend.contexts import CitingSentences, excerpt
 from citegraph.recommend.held_out import HeldOut, evaluate_held_out, held_out_citations, train
 
 from conftest import ACL200, ACL_INGESTED, SHARED, citegraph_ok

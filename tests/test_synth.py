@@ -13,7 +13,16 @@ import pytest
 
 from citegraph.ingest import formats
 from citegraph.ingest.records import Paper
-from citegraph.synth import FIELD_CATEGORIES, MAG_FIELDS, SynthSpec, generate, generate_openalex, paper_id, plan, records
+from citegraph.synth import (
+    FIELD_CATEGORIES,
+    MAG_FIELDS,
+    SynthSpec,
+    generate,
+    generate_openalex,
+    paper_id,
+    plan,
+    records,
+)
 
 from conftest import shared
 

@@ -11,6 +11,7 @@ trec --rerank-depth``) has them opened as re-rankers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import cast
@@ -59,7 +60,7 @@ def _reranker(spec, config: Config):
 
 def _command(entry: Registered) -> click.Command:
     """``citegraph evaluate <entry.name>``."""
-    params = [click_option(o) for o in entry.options]
+    params: list[click.Parameter] = [click_option(o) for o in entry.options]
     params.append(click.Option(["--out"], type=click.Path(file_okay=False, path_type=Path), required=True,
                                help="Where results.json/.csv/.md and the figures go."))
     if entry.retrievers is not None:
@@ -74,7 +75,7 @@ def _command(entry: Registered) -> click.Command:
                                        help="Also score a TREC run file of another tool (qid Q0 doc rank score tag)."))
 
     @click.pass_obj
-    def command(config: Config, out: Path, retrievers: list[str] = (), runs=(), **options):
+    def command(config: Config, out: Path, retrievers: Sequence[str] = (), runs=(), **options):
         from ..evaluation.benchmark import run
 
         def log(message: str) -> None:

@@ -75,10 +75,10 @@ def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_
                                "first or the last record, ingest without --bulk")
     with ingest_lock(config), open_graph(config) as store:
         if bulk:
-            from ..graph import open_backend
+            from ..graph import ArcadeDBBackend, embedded_server
             from ..ingest.bulk import bulk_ingest
 
-            summary = bulk_ingest(open_backend(config), store, fmt, paths, options, RichProgress(show),
+            summary = bulk_ingest(ArcadeDBBackend(embedded_server(config)), store, fmt, paths, options, RichProgress(show),
                                   heap=config.heap)
         else:
             summary = ingest_.ingest(store, fmt, paths, options, RichProgress(show))

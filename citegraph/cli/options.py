@@ -75,9 +75,11 @@ def _click_type(option: Option):
                  "any": dict(exists=True), "out": dict(file_okay=False), "": {}}
         return click.Path(path_type=Path, **kinds[option.path])
     if option.type in (int, float) and (option.minimum is not None or option.maximum is not None):
-        bounds = (click.IntRange if option.type is int else click.FloatRange)
-        return bounds(option.minimum, option.maximum, **({"min_open": True, "max_open": True}
-                                                        if option.open_bounds else {}))
+        opened = {"min_open": True, "max_open": True} if option.open_bounds else {}
+        if option.type is int:
+            low, high = (None if b is None else int(b) for b in (option.minimum, option.maximum))
+            return click.IntRange(low, high, **opened)
+        return click.FloatRange(option.minimum, option.maximum, **opened)
     return option.type
 
 

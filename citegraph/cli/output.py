@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 
 def make_console():
@@ -18,8 +22,8 @@ class RichProgress:
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
-        self._progress = None
-        self._task = None
+        self._progress: Progress  # set by start()
+        self._task: TaskID
 
     def start(self, description: str, total: int | None) -> None:
         from rich.progress import (

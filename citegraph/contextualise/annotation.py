@@ -71,6 +71,8 @@ _NO_GOLD = re.compile(r"^(?:|\[\s*\]|na|n/a|none|\?+)$", re.IGNORECASE)
 
 def _cp1252(exc: UnicodeError) -> tuple[str, int]:
     """Decode a byte that is not UTF-8 as Windows-1252 (Latin-1 where that has no character)."""
+    if not isinstance(exc, UnicodeDecodeError):  # a decoding handler only
+        raise exc
     byte = exc.object[exc.start:exc.start + 1]
     try:
         return byte.decode("cp1252"), exc.start + 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import CitegraphError
 from ..evaluation.benchmark import Benchmark
@@ -22,21 +23,22 @@ def build(data_dir: Path | None, train_dir: Path | None, test_dir: Path | None, 
     from .evaluation import CLSciSumm
     from .repeats import Repeats
 
-    if bool(data_dir) == bool(train_dir or test_dir) or bool(train_dir) != bool(test_dir):
+    data = data_dir or train_dir  # cross-validated, or trained on
+    if bool(data_dir) == bool(train_dir or test_dir) or bool(train_dir) != bool(test_dir) or data is None:
         raise CitegraphError("give either --data DIR (cross-validation) or both --train DIR and --test DIR")
 
     shares = [float(s) for s in corpus_shares]
     if any(not 0 <= share <= 1 for share in shares):
         raise CitegraphError("--corpus-shares: shares are between 0 and 1")
-    options = {"ontologies": tuple(ontologies) or None, "acronyms": acronyms, "corpus": tuple(corpus),
+    options: dict[str, Any] = {"ontologies": tuple(ontologies) or None, "acronyms": acronyms, "corpus": tuple(corpus),
                "vectors": vectors}
     if seeds or len(shares) > 1:
         if train_dir or gold or strict:
             raise CitegraphError("--seeds and --corpus-shares repeat the cross-validation of --data over topics "
                                  "that carry their own gold: --train/--test, --gold and --strict do not apply")
-        return Repeats(Path(data_dir), tuple(models), folds, tuple(int(s) for s in seeds) or (seed,), tuple(shares),
+        return Repeats(Path(data), tuple(models), folds, tuple(int(s) for s in seeds) or (seed,), tuple(shares),
                        options)
-    return CLSciSumm(Path(data_dir or train_dir), tuple(models), folds, seed, corpus_share=shares[0],
+    return CLSciSumm(Path(data), tuple(models), folds, seed, corpus_share=shares[0],
                      test_dir=test_dir, gold=gold, repairs=Repairs(strict), **options)
 
 

@@ -193,7 +193,7 @@ def _choose(files: list[GoldFile], repairs: Repairs) -> list[GoldFile]:
     for f in files:
         by_annotator.setdefault(f.annotator, []).append(f)
     chosen = []
-    for annotator, group in sorted(by_annotator.items()):
+    for _annotator, group in sorted(by_annotator.items()):
         group.sort(key=lambda f: (f.version != "annv3", len(f.path.parts), str(f.path)))
         chosen.append(group[0])
         for other in group[1:]:

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -149,7 +149,7 @@ class WordVectors:
         (folder / META).write_text(json.dumps({**self.meta, "tau": self.tau}, indent=1) + "\n", encoding="utf-8")
 
     @classmethod
-    def load(cls, folder: Path) -> "WordVectors":
+    def load(cls, folder: Path) -> WordVectors:
         folder = Path(folder)
         if not (folder / VECTORS).is_file():
             raise CitegraphError(f"{folder} holds no word vectors ({VECTORS})")
@@ -183,7 +183,7 @@ def _hash(text: str) -> int:
 class _Replay:
     """A re-iterable corpus over a function that yields term lists (gensim reads it per epoch)."""
 
-    def __init__(self, make: callable):
+    def __init__(self, make: Callable[[], Iterable[list[str]]]):
         self.make = make
 
     def __iter__(self) -> Iterator[list[str]]:
@@ -231,7 +231,7 @@ def centred(vectors: np.ndarray) -> np.ndarray:
     return (unit - unit.mean(axis=0)).astype(np.float32)
 
 
-def retrofit(vectors: WordVectors, ontology: "Ontology", iterations: int = 10, alpha: float = 1.0) -> WordVectors:
+def retrofit(vectors: WordVectors, ontology: Ontology, iterations: int = 10, alpha: float = 1.0) -> WordVectors:
     """Faruqui et al.'s retrofitting of the vectors to the ontology's synonym pairs."""
     original = vectors.vectors.astype(np.float64)
     new = original.copy()

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,8 +40,18 @@ from .annotation import Repairs
 from .clscisumm import Topic, read_topics, report_unread_gold
 from .corpus import corpus_sample
 from .embeddings import WordVectors, retrofit, train_word2vec
-from .measures import (COLUMNS, N_GRID, SENTENCE_COLUMNS, Case, Prediction, char_f_by_n, citance_scores, ndcg,
-                       official_f1, rouge_scorer)
+from .measures import (
+    COLUMNS,
+    N_GRID,
+    SENTENCE_COLUMNS,
+    Case,
+    Prediction,
+    char_f_by_n,
+    citance_scores,
+    ndcg,
+    official_f1,
+    rouge_scorer,
+)
 from .models import DEFAULT_MODELS, Model, Resources, get, query_terms, ranking, strip_citations
 from .ontology import Ontology, bundled_ccs, from_acronyms, read_ontology, write_thesaurus
 
@@ -90,10 +101,10 @@ def cross_validate(model: Model, cases: Sequence[Case], resources: Resources, fo
         if not train.any():
             raise CitegraphError(f"fold {k}: the other folds hold no citances to tune on")
         means = table[:, :, train].mean(axis=2)
-        s, j = np.unravel_index(int(np.argmax(means)), means.shape)  # first maximum: grid order
+        s, j = map(int, np.unravel_index(int(np.argmax(means)), means.shape))  # first maximum: grid order
         params = settings[s]
         chosen.append({"fold": int(k), **params, "n": int(ns[j]), "train c-F": float(means[s, j])})
-        for c in np.flatnonzero(fold == k):
+        for c in np.flatnonzero(fold == k).tolist():
             predictions[c] = Prediction(ranking(model.score(features[c], params)), int(ns[j]), params)
     return predictions, chosen
 
@@ -278,7 +289,7 @@ def significance(per_query: dict, labels: Sequence[str], measure: str = "c-F") -
     evaluations = {label: Evaluation({measure: per_query[label][measure]}, sorted(per_query[label][measure]))
                    for label in labels}
     best = max(baselines, key=lambda b: evaluations[b].mean[measure])
-    out = {"measure": measure, "baseline": best}
+    out: dict[str, Any] = {"measure": measure, "baseline": best}
     for label in labels:
         if label != best:
             c = compare(evaluations[label], evaluations[best], measure, permutations=2000)

@@ -225,7 +225,7 @@ def graph_resources(store: GraphStore, model: Model, folder: Path, ontologies: S
     if "ontology" in model.needs:
         resources.ontology = graph_ontology(store, ontologies, folder / ACRONYMS)
         if "retrofitted" in model.needs:
-            resources.retrofitted = retrofit(resources.vectors, resources.ontology)
+            resources.retrofitted = retrofit(resources.vectors or word_vectors(folder, log), resources.ontology)
     return resources
 
 

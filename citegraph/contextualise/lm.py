@@ -50,7 +50,7 @@ class Background:
     total: int
 
     @classmethod
-    def from_terms(cls, documents: Iterable[Sequence[str]]) -> "Background":
+    def from_terms(cls, documents: Iterable[Sequence[str]]) -> Background:
         counts: Counter = Counter()
         for terms in documents:
             counts.update(terms)
@@ -64,7 +64,7 @@ class Background:
         return {"total": self.total, "counts": dict(self.counts.most_common())}
 
     @classmethod
-    def from_json(cls, data: dict) -> "Background":
+    def from_json(cls, data: dict) -> Background:
         return cls(Counter(data["counts"]), int(data["total"]))
 
 
@@ -156,11 +156,15 @@ def semantic(x: Features, mu: float) -> np.ndarray:
 
 
 def _p_sem(x: Features, mu: float) -> np.ndarray:
+    if x.f_sem is None or x.sem_length is None:
+        raise ValueError("the semantic models need features prepared with word vectors")
     return (x.f_sem + mu * x.p_c) / (x.sem_length[:, None] + mu)
 
 
 def interpolated(x: Features, mu: float, lam: float, gamma: float) -> np.ndarray:
     """WE+dmn: λ·p_sem + (1 − λ)·p_ont."""
+    if x.f_syn is None or x.syn_length is None:
+        raise ValueError("the ontology models need features prepared with an ontology")
     p_ont = (x.f + gamma * x.f_syn + mu * x.p_c) / (x.length[:, None] + gamma * x.syn_length[:, None] + mu)
     p = p_ont if lam == 0 else lam * _p_sem(x, mu) + (1 - lam) * p_ont
     return _log_likelihood(x.weight, p)

@@ -72,7 +72,7 @@ class Prediction:
 # -- measures --------------------------------------------------------------------------
 def overlap(a: Iterable[tuple[int, int]], b: Iterable[tuple[int, int]]) -> int:
     """Characters covered by both span sets (each set's spans merged first)."""
-    def merged(spans):
+    def merged(spans: Iterable[tuple[int, int]]) -> list[list[int]]:
         out: list[list[int]] = []
         for start, end in sorted(s for s in spans if s[1] > s[0]):
             if out and start <= out[-1][1]:

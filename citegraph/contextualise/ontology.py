@@ -80,7 +80,7 @@ class Ontology:
         return bool(self.neighbours)
 
     @classmethod
-    def from_sets(cls, sets: Iterable[Sequence[str]], source: str = "") -> "Ontology":
+    def from_sets(cls, sets: Iterable[Sequence[str]], source: str = "") -> Ontology:
         """From synonym sets of phrases (each set: phrases naming one concept)."""
         links: dict[str, set[str]] = {}
         count = 0
@@ -97,7 +97,7 @@ class Ontology:
         ontology.sources.append({"source": source, "sets": count, "pairs": ontology.pairs})
         return ontology
 
-    def merge(self, *others: "Ontology") -> "Ontology":
+    def merge(self, *others: Ontology) -> Ontology:
         links: dict[str, set[str]] = {t: set(n) for t, n in self.neighbours.items()}
         for other in others:
             for t, n in other.neighbours.items():
@@ -156,7 +156,7 @@ def mine_acronyms(texts: Iterable[str]) -> Counter[tuple[str, str]]:
     return found
 
 
-def from_acronyms(texts: Iterable[str], source: str = "mined acronyms") -> tuple["Ontology", list[list[str]]]:
+def from_acronyms(texts: Iterable[str], source: str = "mined acronyms") -> tuple[Ontology, list[list[str]]]:
     """The ontology of the acronyms the texts define, and its synonym sets (for write_thesaurus)."""
     sets = [[short, long] for (short, long), _ in sorted(mine_acronyms(texts).items())]
     return Ontology.from_sets(sets, source), sets
@@ -208,7 +208,7 @@ def read_ontology(path: Path) -> Ontology:
 
 def read_skos(path: Path) -> Ontology:
     rows = []
-    for where, concept in skos_concepts(Path(path)):
+    for _where, concept in skos_concepts(Path(path)):
         if isinstance(concept, Problem):
             raise InputError(concept)
         labels = [label.strip() for label in concept.pref_labels if label.strip()]

@@ -26,7 +26,7 @@ from ..errors import CitegraphError
 from ..evaluation.benchmark import Log, Scores, quiet
 from ..evaluation.report import Table
 from ..retrieval.base import Retriever
-from .evaluation import COLUMNS, significance, evaluate_clscisumm
+from .evaluation import COLUMNS, evaluate_clscisumm, significance
 from .models import get
 
 

@@ -78,7 +78,8 @@ class Results(Scores):
 class Benchmark(Protocol):
     """A benchmark scores retrievers (or its own systems) and lays out its tables."""
 
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: frozen dataclasses implement it
 
     def score(self, retrievers: Sequence[Retriever], out: Path, log: Log) -> Scores:
         """Rank and score; ``out`` may receive the benchmark's own artefacts (runs, indexes)."""

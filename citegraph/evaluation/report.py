@@ -15,13 +15,14 @@ import csv
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
 class Table:
     title: str
     columns: list[str]
-    rows: dict[str, dict[str, list[float]]] = field(default_factory=dict)  # model → column → [mean, std or None]
+    rows: dict[str, dict[str, list[Any]]] = field(default_factory=dict)  # model → column → [mean, std or None]
     scale: float = 100.0  # shown as percentages, as the papers do
     figure: str = ""  # how draw() plots it: "line", "bar", "heatmap" or nothing
     name: str = ""  # the figure's file name, without suffix

@@ -254,7 +254,7 @@ def score_runs(topics: Sequence[Topic], qrels: Mapping[str, Mapping[str, int]],
         for measure, value in found.mean.items():
             table.set(name, measure, value)
     names = list(evaluations)
-    significance = {}
+    significance: dict[str, dict[str, dict[str, float]]] = {}
     for name in names[1:]:
         significance[name] = {}
         for measure in measures:

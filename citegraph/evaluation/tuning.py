@@ -11,6 +11,7 @@ from ..retrieval.base import Retriever
 from ..retrieval.bm25 import B_GRID, K1_GRID, bm25
 from .metrics import evaluate
 
+
 @dataclass(frozen=True)
 class Tuning:
     """The best (k1, b) of a grid by MAP, and the MAP of every cell."""

@@ -35,11 +35,10 @@ def open_backend(config: Config) -> Backend:
 
 
 def open_store(config: Config) -> GraphStore:
-    from neo4j import GraphDatabase
-
+    from neo4j import Address, GraphDatabase
     from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
-    if not config.embedded:
+    if config.uri is not None:  # a server, not config.embedded
         driver = GraphDatabase.driver(config.uri, auth=(config.user, config.require_password()))
         try:
             driver.verify_connectivity()
@@ -49,17 +48,17 @@ def open_store(config: Config) -> GraphStore:
         except (DriverError, Neo4jError, OSError) as exc:
             driver.close()
             raise ServerError(f"cannot reach the graph at {config.uri}: {exc}") from exc
-        return GraphStore(driver, config.database, **_timeouts(config))
+        return GraphStore(driver, config.database, read_timeout=config.read_timeout,
+                          write_timeout=config.write_timeout)
 
     server = embedded_server(config)
     info = server.start()
     # a loopback server answers in milliseconds: a slow handshake is not ours (see ArcadeServer.status);
     # each new connection asks where the server of the data directory listens now
     driver = GraphDatabase.driver(info.uri, auth=(USER, server.password()), connection_timeout=10,
-                                  resolver=server.bolt_address)
+                                  resolver=lambda _: [Address(a) for a in server.bolt_address()])
     on_close = server.stop if server.started_here else None
-    return GraphStore(driver, config.database or DATABASE, on_close=on_close, gone=server.gone, **_timeouts(config))
+    return GraphStore(driver, config.database or DATABASE, on_close=on_close, gone=server.gone,
+                      read_timeout=config.read_timeout, write_timeout=config.write_timeout)
 
 
-def _timeouts(config: Config) -> dict[str, float]:
-    return {"read_timeout": config.read_timeout, "write_timeout": config.write_timeout}

@@ -292,6 +292,7 @@ class ArcadeServer:
         if self._process is not None and not self._superseded:
             code = self._process.poll()
             if code is None:
+                assert self._info is not None  # set with the process
                 return self._info
             how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
             ended = f"the embedded ArcadeDB server (pid {self._process.pid}) {how}; see {self.log_file}"
@@ -310,7 +311,7 @@ class ArcadeServer:
             return str(exc)
         return None
 
-    def bolt_address(self, address: object = None) -> list[tuple[str, int]]:
+    def bolt_address(self) -> list[tuple[str, int]]:
         """Where the server of this home listens now, as the neo4j driver's ``resolver``
         (called for every new connection, with the address it was given): a driver so made
         follows a server restarted on another port, and fails at once — without the

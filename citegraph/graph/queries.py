@@ -78,9 +78,9 @@ class Parameter:
             value = float(value)
         if not isinstance(value, TYPES[self.type]) or (self.type in ("int", "float") and isinstance(value, bool)):
             raise CitegraphError(f"${self.name} must be {self.type}, got {json.dumps(value)[:80]}")
-        if self.type == "int" and not -2**63 <= value < 2**63:
+        if self.type == "int" and isinstance(value, int) and not -2**63 <= value < 2**63:
             raise CitegraphError(f"${self.name} is out of the 64-bit range")
-        return canonical_id(value) if self.type == "id" else value
+        return canonical_id(value) if self.type == "id" and isinstance(value, str) else value
 
 
 @dataclass(frozen=True, slots=True)

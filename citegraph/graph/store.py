@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NamedTuple, TypeVar
 
@@ -91,7 +91,7 @@ def _counters(summary) -> Counter[str]:
 
 
 def _consume(tx: ManagedTransaction, text: str, params: Mapping[str, Any]) -> None:
-    tx.run(text, params).consume()
+    tx.run(text, dict(params)).consume()
 
 
 def _single(name: str, params: Mapping[str, Any]) -> CypherQuery:
@@ -120,17 +120,18 @@ class GraphStore:
         self.fetch_size = fetch_size
         #: seconds a transaction of each mode may run (0: no limit, None: the server's default)
         self.timeouts: dict[str, float | None] = {"read": read_timeout, "write": write_timeout}
-        self._limit: int | None | tuple = ()  # found on the first write (message_limit)
+        self._limit: int | None = None
+        self._limit_known = False  # the limit is found on the first write (message_limit)
 
     # -- reads ---------------------------------------------------------------------
-    def rows(self, name: str, /, **params: Any) -> Iterator[dict[str, Any]]:
+    def rows(self, name: str, /, **params: Any) -> Generator[dict[str, Any], None, None]:  # close() ends it early
         """Stream the rows of query ``name`` as dicts, fetched lazily in pages (nodes,
         relationships and paths as the driver's ``Record.data`` renders them), in an
         explicit transaction of the query's mode that lasts until the stream is exhausted
         or closed. Not retried: use :meth:`run` for a result that fits in memory."""
         query = _single(name, params)
 
-        def stream() -> Iterator[dict[str, Any]]:
+        def stream() -> Generator[dict[str, Any], None, None]:
             with self._session(query.mode, name) as session, \
                     session.begin_transaction(metadata={"query": name}, timeout=self.timeouts[query.mode]) as tx:
                 for record in tx.run(query.statements[0], params):
@@ -182,14 +183,15 @@ class GraphStore:
             loaded.append((query.statements[0], step.params))
 
         def work(tx: ManagedTransaction) -> list[Counter[str]]:
-            return [_counters(tx.run(text, params).consume()) for text, params in loaded]
+            return [_counters(tx.run(text, dict(params)).consume()) for text, params in loaded]
 
         return self._managed("write", ", ".join(dict.fromkeys(step.query for step in steps)), work)
 
     def _message_limit(self) -> int | None:
-        if self._limit == ():
+        if not self._limit_known:
             with self._reachable():
                 self._limit = message_limit(self._driver.get_server_info().agent)
+            self._limit_known = True
         return self._limit
 
     def apply(self, name: str, /, **params: Any) -> None:
@@ -259,7 +261,7 @@ class GraphStore:
             self._on_close()
             self._on_close = None
 
-    def __enter__(self) -> "GraphStore":
+    def __enter__(self) -> GraphStore:
         return self
 
     def __exit__(self, *exc) -> None:

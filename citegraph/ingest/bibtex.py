@@ -78,13 +78,14 @@ def parse_text(text: str, file: Path) -> list[Entry]:
     logging.getLogger("bibtexparser").setLevel(logging.ERROR)  # every failed block becomes a located Problem
     library = bibtexparser.parse_string(text, append_middleware=[
         middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()])
-    entries = [Entry(Location(file, e.start_line + 1), e.key, e.entry_type.lower(),
+    # the parser sets every block's start_line; the library types it Optional for blocks made by hand
+    entries = [Entry(Location(file, e.start_line + 1), e.key, e.entry_type.lower(),  # type: ignore[operator]
                      {f.key.lower(): f.value for f in e.fields}, {f.key.lower(): f.start_line + 1 for f in e.fields})
                for e in library.entries]
     for block in library.failed_blocks:
         error = getattr(block, "error", None)
         reason = (getattr(error, "abort_reason", None) or str(error or "")).strip() or "the parser gave up here"
-        where = Location(file, block.start_line + 1)
+        where = Location(file, block.start_line + 1)  # type: ignore[operator]  # as above
         entries.append(Entry(where, problem=Problem(where, None, f"not a BibTeX entry: {reason.splitlines()[0]}")))
     return sorted(entries, key=lambda e: e.where.line)
 

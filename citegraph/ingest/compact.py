@@ -36,10 +36,11 @@ from __future__ import annotations
 import json
 from array import array
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -150,7 +151,7 @@ class Builder:
         self._papers_out = open(work / "papers.jsonl", "w", encoding="utf-8")
         self._authors_out = open(work / "authors.jsonl", "w", encoding="utf-8")
         self._props_out = open(work / "cites_props.jsonl", "w", encoding="utf-8")
-        self._add = {Paper: self._paper, Citation: self._citation, Field: self._field,
+        self._add: dict[type, Callable[[Any], None]] = {Paper: self._paper, Citation: self._citation, Field: self._field,
                      ArxivCategory: self._category, AcmConcept: self._concept, CategoryMapping: self._mapping,
                      MergedId: lambda m: self.merges.append((m.old_id, m.into_id))}
 

@@ -35,7 +35,7 @@ class Format:
     def _load(self):
         return import_module(f"citegraph.ingest.{self.module}")
 
-    def configured(self, **settings: Any) -> "Format":
+    def configured(self, **settings: Any) -> Format:
         """This format with reader settings (None values are left unset)."""
         given = {k: v for k, v in settings.items() if v is not None}
         unknown = sorted(set(given) - set(self.accepts))
@@ -83,7 +83,7 @@ class Format:
             return criteria
         return replace(selection, referenced=self._load().referenced(list(files), criteria))
 
-    def surveyed(self, files: Sequence[Path]) -> tuple["Format", Any | None]:
+    def surveyed(self, files: Sequence[Path]) -> tuple[Format, Any | None]:
         """For a module with ``survey(files, **settings)``: its survey of all ``files`` and this
         format reading with what the survey found (``reader_settings``); else (self, None)."""
         survey = getattr(self._load(), "survey", None)

@@ -38,7 +38,7 @@ from ..graph.arcadedb import DATABASE
 
 def lock_file(config: Config) -> Path:
     """The lock of the database ``config`` writes to (see the module's docstring)."""
-    address = None if config.embedded else _address(config.uri)
+    address = None if config.embedded or config.uri is None else _address(config.uri)
     if address is None:
         server = embedded_server(config)
     elif address.startswith("loopback:"):
@@ -58,9 +58,9 @@ def _address(uri: str) -> str:
     parts = urllib.parse.urlsplit(uri)
     port = parts.port or 7687
     try:
-        found = {info[4][0] for info in socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)}
+        found = {str(info[4][0]) for info in socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)}
     except OSError:
-        return f"{parts.hostname.lower()}:{port}"
+        return f"{(parts.hostname or '').lower()}:{port}"
     addresses = {"loopback" if ipaddress.ip_address(a.partition("%")[0]).is_loopback else a for a in found}
     return f"{','.join(sorted(addresses))}:{port}"
 

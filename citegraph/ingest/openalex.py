@@ -50,7 +50,7 @@ from typing import Any
 
 from ..errors import CitegraphError
 from ..vocabulary import MAG_FIELDS
-from .records import Author, Item, MergedId, Reference, SnapshotPaper, Topic, TopicLink, unique_strings
+from .records import Author, Item, MergedId, Reference, SnapshotPaper, Topic, TopicLevel, TopicLink, unique_strings
 from .selection import Selection, WorkIds, topic_key
 from .source import (
     BadField,
@@ -70,7 +70,7 @@ _DOI = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE)
 _ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf)/([^?#\s]+?)(?:v\d+)?(?:\.pdf)?$|^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
 _MAG_BY_CASEFOLD = {name.casefold(): name for name in MAG_FIELDS}
 _TREE_ID = re.compile(r"^(?:https?://openalex\.org/)?(?:(domains|fields|subfields)/)?(\d+)$", re.IGNORECASE)
-_ABOVE_TOPIC = ("domain", "field", "subfield")  # top first
+_ABOVE_TOPIC: tuple[TopicLevel, ...] = ("domain", "field", "subfield")  # top first
 
 
 def files(path: Path) -> list[Path]:
@@ -103,7 +103,7 @@ def referenced(files: list[Path], criteria: Selection) -> WorkIds:
     for file in files:
         if not _is_merges(file):
             for item in read(file, criteria):
-                if item.record is not None:
+                if isinstance(item.record, SnapshotPaper):
                     found.update(n for ref in item.record.references if (n := _number(ref.cited_id)) is not None)
     return found
 

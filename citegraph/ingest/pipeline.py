@@ -35,13 +35,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeGuard
 
 from ..errors import CitegraphError, InputError, Location, Problem, ServerError
 from ..graph import GraphStore, MessageTooLarge, Write
 from ..graph.schema import apply_schema
 from .formats import Format
-from .records import Citation, DuplicatePolicy, Item, Paper, SnapshotPaper
+from .records import Citation, DuplicatePolicy, Item, Paper, Record, SnapshotPaper
 from .selection import Selection
 from .writer import GraphWriter, WriteStats, utc_today
 
@@ -139,7 +139,7 @@ class Duplicates:
         self._kept: dict[str, int] = {}  # repeated ids: the occurrence to write
 
     @staticmethod
-    def tracks(record) -> bool:
+    def tracks(record: Record | None) -> TypeGuard[Paper]:
         """Papers are; a snapshot's restatement of a paper replaces it by design, so is not."""
         return isinstance(record, Paper) and not isinstance(record, SnapshotPaper)
 
@@ -197,7 +197,13 @@ def refuse_inputs_as_rejects(options: IngestOptions, files: list[Path]) -> None:
         raise CitegraphError(f"the rejects file {rejects} is an input of this ingest: choose another --rejects")
 
 
-def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: Progress,
+class Reader(Protocol):
+    """What validation reads with: a format, or a stand-in that also hands each record on."""
+
+    def read(self, file: Path, selection: Selection = ...) -> Iterator[Item]: ...
+
+
+def validate(fmt: Reader, files: list[Path], options: IngestOptions, progress: Progress,
              summary: IngestSummary, duplicates: Duplicates | None = None,
              cited: set[str] | None = None) -> dict[Path, int]:
     """Read every file once; returns each file's line count. Raises on the first problem

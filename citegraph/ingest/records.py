@@ -25,7 +25,7 @@ class Author:
     name: str
 
     @classmethod
-    def from_name(cls, name: str) -> "Author":
+    def from_name(cls, name: str) -> Author:
         """An author known only by name (S2ORC, arXiv): the id is the normalised name."""
         name = " ".join(name.split())
         return cls(author_name_id(name), name)

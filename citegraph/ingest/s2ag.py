@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from ..errors import CitegraphError
 from ..vocabulary import MAG_FIELDS
@@ -110,7 +110,7 @@ def _selected(release: Path, selection: Selection) -> WorkIds:
         raise CitegraphError(f"{release}: selecting works needs the papers dataset (papers/*.gz) beside "
                              "abstracts/ and citations/")
     return WorkIds(int(item.record.id) for shard in shards for item in read(shard, selection)
-                   if item.record is not None)
+                   if isinstance(item.record, Paper))
 
 
 def referenced(paths: list[Path], criteria: Selection) -> WorkIds:
@@ -121,7 +121,7 @@ def referenced(paths: list[Path], criteria: Selection) -> WorkIds:
         for shard in files(release):
             if _dataset(shard) == "citations":
                 found.update(int(item.record.reference.cited_id) for item in read(shard, criteria)
-                             if item.record is not None)
+                             if isinstance(item.record, Citation))
     return found
 
 
@@ -129,6 +129,10 @@ def _in(selected: WorkIds | None, corpus_id: str) -> bool:
     return selected is None or int(corpus_id) in selected
 
 
+@overload
+def _corpus_id(obj: dict[str, Any], field: str) -> str: ...
+@overload
+def _corpus_id(obj: dict[str, Any], field: str, *, required: bool) -> str | None: ...
 def _corpus_id(obj: dict[str, Any], field: str, *, required: bool = True) -> str | None:
     value = integer(obj, field)
     if value is None and required:

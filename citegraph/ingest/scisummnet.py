@@ -207,7 +207,9 @@ def _citance(obj: dict[str, Any]) -> tuple[str, str]:
 def _citances(file: Path) -> Iterator[Item]:
     cited = file.parent.name
     year = _year(cited)
-    problems, by_citing, first_line = [], {}, {}
+    problems: list[Item] = []
+    by_citing: dict[str, list[str]] = {}
+    first_line: dict[str, Location] = {}
     for where, value in _located_objects(file):
         if isinstance(value, Problem):
             problems.append(Item(where, problem=value))

@@ -110,7 +110,8 @@ class Selection:
             return False
         if (self.since is not None or self.until is not None) and year is None:
             return False
-        if self.since is not None and year < self.since or self.until is not None and year > self.until:
+        if year is not None and (self.since is not None and year < self.since
+                                 or self.until is not None and year > self.until):
             return False
         if self.languages and (language or "").lower() not in self.languages:
             return False

@@ -16,15 +16,16 @@ import lzma
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from io import BufferedIOBase
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, Literal, overload
 from xml.parsers import expat
 
 from ..errors import Location, Problem
 from ..vocabulary import nfc
 from .records import Item, Record
 
-_OPENERS: dict[str, Callable[[Path], BinaryIO]] = {
+_OPENERS: dict[str, Callable[[Path], BufferedIOBase]] = {
     ".gz": lambda p: gzip.open(p, "rb"),
     ".bz2": lambda p: bz2.open(p, "rb"),
     ".xz": lambda p: lzma.open(p, "rb"),
@@ -40,7 +41,7 @@ class BadField(Exception):
         self.reason = reason
 
 
-def open_binary(path: Path) -> BinaryIO:
+def open_binary(path: Path) -> BufferedIOBase:
     opener = _OPENERS.get(path.suffix)
     return opener(path) if opener else open(path, "rb")
 
@@ -158,6 +159,10 @@ def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
+@overload
+def text(obj: Mapping[str, Any], field: str, *, required: Literal[True]) -> str: ...
+@overload
+def text(obj: Mapping[str, Any], field: str, *, required: bool = False) -> str | None: ...
 def text(obj: Mapping[str, Any], field: str, *, required: bool = False) -> str | None:
     """A string field, stripped and NFC-normalised; empty means absent."""
     value = obj.get(field)

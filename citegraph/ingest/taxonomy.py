@@ -117,7 +117,7 @@ def _ccs_concept(concept: SkosConcept) -> list[AcmConcept]:
     if None in concept.broader:
         raise BadField("skos:broader", "has no rdf:resource")
     alt_labels = unique_strings(label.strip() for label in concept.alt_labels if label.strip())
-    return [AcmConcept(concept.about, labels[0], "ccs2012", tuple(concept.broader), alt_labels)]
+    return [AcmConcept(concept.about, labels[0], "ccs2012", tuple(b for b in concept.broader if b is not None), alt_labels)]
 
 
 # -- the arXiv→ACM 1998 map --------------------------------------------------------------

@@ -76,7 +76,7 @@ class WriteStats:
     unmarked_contexts: int = 0  # contexts in which the reader found no [CIT] marker
     records: Counter = field(default_factory=Counter)
 
-    def add(self, other: "WriteStats") -> None:
+    def add(self, other: WriteStats) -> None:
         for name in ("nodes_created", "relationships_created", "properties_set", "external_created",
                      "external_upgraded", "self_citations", "citations", "contexts", "unmarked_contexts"):
             setattr(self, name, getattr(self, name) + getattr(other, name))

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 from ..errors import CitegraphError, InputError, Location, Problem
 from ..retrieval.encoders import split_sentences
@@ -220,6 +221,9 @@ class _Reader:
         self.bibliographies: list[tuple[Path, Location | None]] = []
         self.warnings: list[str] = []
 
+    def read(self, text: str) -> None:
+        raise NotImplementedError
+
     def token(self, cite: _Cite) -> str:
         self.cites.append(cite)
         return f"[CIT\ue000{len(self.cites) - 1}\ue001]"
@@ -236,7 +240,7 @@ class _Reader:
         for cite, keys in zip(self.cites, unresolved):
             warnings += [f"{cite.file}:{cite.line}:{cite.column}: key {k!r} is not in the bibliography" for k in keys]
         is_slot = [not c.keys or UNKNOWN_KEY in c.keys or bool(keys) for c, keys in zip(self.cites, unresolved)]
-        slots = []
+        slots: list[Slot] = []
         for paragraph in self.paragraphs:
             sentences = split_sentences(paragraph)
             numbers = [[int(n) for n in _TOKEN.findall(s)] for s in sentences]
@@ -318,6 +322,8 @@ def _latex_context():
 
 
 class _LatexReader(_Reader):
+    path: Path  # a file's reader
+
     def __init__(self, path: Path):
         super().__init__(path)
         from pylatexenc.latex2text import LatexNodes2Text
@@ -482,7 +488,7 @@ class _LatexReader(_Reader):
 @dataclass(frozen=True, slots=True)
 class _Where:
     path: Path
-    walker: object  # the file's LatexWalker, which knows its lines
+    walker: Any  # the file's LatexWalker, which knows its lines (pylatexenc is untyped)
 
     def at(self, position: int) -> tuple[int, int]:
         line, column = self.walker.pos_to_lineno_colno(position)
@@ -529,6 +535,8 @@ _CODE_SPAN = re.compile(r"(`+).*?\1", re.DOTALL)
 
 
 class _MarkdownReader(_Reader):
+    path: Path  # a file's reader
+
     def read(self, text: str) -> None:
         from markdown_it import MarkdownIt
 
@@ -537,7 +545,7 @@ class _MarkdownReader(_Reader):
         markdown = MarkdownIt("commonmark")
         tokens = markdown.parse(text)
         for opening, inline in pairwise(tokens):
-            if opening.type == "paragraph_open" and inline.type == "inline":
+            if opening.type == "paragraph_open" and inline.type == "inline" and opening.map:
                 marked = self.citations(inline.content, lines, opening.map[0])
                 self.add_paragraphs(self.plain(markdown, marked))
 
@@ -577,12 +585,12 @@ class _MarkdownReader(_Reader):
             return first_line + row, max(lines[first_line + row - 1].find(piece), 0) + column
 
         out, last = [], 0
-        found = sorted([*((m.start(), m.end(), self.pandoc(m, at)) for m in _PANDOC_CITATION.finditer(masked)),
+        found: list[tuple[int, int, _Cite | str]] = sorted([*((m.start(), m.end(), self.pandoc(m, at)) for m in _PANDOC_CITATION.finditer(masked)),
                         *((m.start(), m.end(), SLOT_MARKER) for m in re.finditer(re.escape(SLOT_MARKER), masked))])
         for start, end, cite in found:
             if start < last:
                 continue
-            if cite == SLOT_MARKER:
+            if isinstance(cite, str):  # SLOT_MARKER
                 line, column = at(start)
                 cite = _Cite((), self.path, line, column, SLOT_MARKER)
             out += [content[last:start], self.token(cite)]

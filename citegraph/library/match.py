@@ -63,11 +63,11 @@ class PaperIndex:
                 self.by_year[None if y is None or y < 0 else y][i] = normalise_title(t)
 
     @classmethod
-    def load(cls, store: GraphStore) -> "PaperIndex":
+    def load(cls, store: GraphStore) -> PaperIndex:
         [row] = store.run("library/papers")
         return cls(row["ids"], row["titles"], row["years"], row["dois"], row["arxiv"])
 
-    def without(self, ids: Iterable[str]) -> "PaperIndex":
+    def without(self, ids: Iterable[str]) -> PaperIndex:
         """The same index without ``ids`` (papers the matcher must not find: measuring it)."""
         gone = set(ids)
         kept = [(i, t, y) for y, titles in self.by_year.items() for i, t in titles.items() if i not in gone]

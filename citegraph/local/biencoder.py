@@ -134,7 +134,8 @@ class BiEncoder:
         self.config, self.corpus = config, corpus
         self.encoder = encoder.copy()
         self.encoder.max_length = min(config.max_length, encoder.max_length)
-        self.steps, self.losses, self.seconds = 0, [], 0.0
+        self.steps, self.seconds = 0, 0.0
+        self.losses: list[float] = []
 
     def _vectors(self, texts: Sequence[str]):
         return torch.nn.functional.normalize(self.encoder.pairs(texts, None), dim=-1)
@@ -174,7 +175,7 @@ class BiEncoder:
         self.encoder.model.train()
         every = max(1, config.max_steps // 10)
         for step in range(config.max_steps):
-            batch = []
+            batch: list[tuple[Context, str, list[str]]] = []
             while len(batch) < min(config.batch_queries, len(usable)):
                 if position == len(order):
                     order, position = rng.permutation(len(usable)), 0

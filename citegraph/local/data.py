@@ -153,7 +153,7 @@ def export_contexts(store: GraphStore, out: str | Path) -> dict[str, int]:
 
 def read_contexts(path: str | Path) -> list[Context]:
     """A query set written by :func:`export_contexts` or brought in the same format."""
-    contexts = []
+    contexts: list[Context] = []
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, start=1):
             if not line.strip():
@@ -250,8 +250,8 @@ def time_split(contexts: Sequence[Context], test: float = 0.2, val: float = 0.0,
             part = "train"
         parts[part].extend(unit)
         taken += size
-    split = Split(*([c for k in sorted(parts[p]) for c in per_paper[k]] for p in ("train", "val", "test")),
-                  undated=len(contexts) - total)
+    train, val_part, test_part = ([c for k in sorted(parts[p]) for c in per_paper[k]] for p in ("train", "val", "test"))
+    split = Split(train, val_part, test_part, undated=len(contexts) - total)
     if not split.train or not split.test or (val and not split.val):
         raise CitegraphError(
             f"a time-ordered split of {total} dated contexts from {len(keys)} citing papers left a part empty "

@@ -41,7 +41,7 @@ class HeldOutView:
         return frozenset(self.held_out)
 
     @classmethod
-    def hiding(cls, store: GraphStore, held_out: Iterable[str]) -> "HeldOutView":
+    def hiding(cls, store: GraphStore, held_out: Iterable[str]) -> HeldOutView:
         return cls(store, tuple(sorted(set(held_out))))
 
     def edges(self, citing: Sequence[str]) -> list[tuple[str, str]]:

@@ -50,7 +50,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -67,7 +67,7 @@ from .config import LocalConfig, PrefetchConfig, SplitConfig, Textless
 from .data import Context, export_contexts, held_out_papers, read_contexts, time_split, write_contexts
 from .enrich import HeldOutView, enrich_all
 from .rerank import Candidate, Example, PairCache, PairEncoder, Reranker, RerankerConfig
-from .taxonomy import TaxonomyGraph, load_taxonomy
+from .taxonomy import Fusion, Gnn, TaxonomyGraph, load_taxonomy
 
 if TYPE_CHECKING:
     from ..graph import GraphStore
@@ -223,9 +223,10 @@ def rerank(variants: Variants, test: Sequence[Context], prefetched: Sequence[Seq
             variants.add(ABLATIONS[geometry], replace(base, geometry=geometry), test, enriched)
     ablation_rows = [main, *(ABLATIONS[a] for a in config.ablations if not a.startswith("graph-"))]
     fusion_rows = []
-    gnns = [a.split("-")[1] for a in config.ablations if a.startswith("graph-")]
+    gnns = [cast(Gnn, a.split("-")[1]) for a in config.ablations if a.startswith("graph-")]  # known ablations
     for lm in config.lms:
-        for fusion, gnn in [("vector", base.gnn), *(("graph", g) for g in gnns)]:
+        fusions: list[tuple[Fusion, Gnn]] = [("vector", base.gnn), *(("graph", g) for g in gnns)]
+        for fusion, gnn in fusions:
             row = f"{_short(lm)}_{fusion}" + (f" ({gnn.upper()})" if fusion == "graph" else "")
             if lm == config.lms[0] and fusion == "vector":
                 variants.alias(row, main)
@@ -257,8 +258,8 @@ def biencoders(config: LocalConfig, corpus: Corpus, train: Sequence[Context], pr
                         (f"{lm} bi-encoder, fine-tuned ({settings.max_steps} steps)", settings.max_steps)):
         model = BiEncoder(replace(settings, max_steps=steps, checkpoints=settings.checkpoints if steps else ()), encoder,
                           corpus.candidates)
-        model.train([Training(c, tuple(p)) for c, p in zip(train, prefetched)], log=lambda m: log(f"  {name}: {m}"),
-                    at_checkpoint=lambda step: ranked(f"{lm} bi-encoder, fine-tuned ({step} of {steps} steps)", model))
+        model.train([Training(c, tuple(p)) for c, p in zip(train, prefetched)], log=lambda m: log(f"  {name}: {m}"),  # noqa: B023  (called in this iteration)
+                    at_checkpoint=lambda step: ranked(f"{lm} bi-encoder, fine-tuned ({step} of {steps} steps)", model))  # noqa: B023
         ranked(name, model)
     fused, rrf = f"{name} + first stage (RRF)", ReciprocalRankFusion(())
     runs[fused] = {q: rank(rrf.fuse([runs[name][q], first_stage[q]]), len(runs[name][q])) for q in ids}
@@ -271,7 +272,7 @@ def tables(config: LocalConfig, test: Sequence[Context], runs: dict[str, dict[st
     """The ablation table (and the LM × fusion table when it has more than one row), per-query values."""
     qrels = {c.id: dict.fromkeys(c.cited, 1) for c in test}
     results = {name: evaluate(qrels, ranking, MEASURES) for name, ranking in runs.items()}
-    trained = [*((f"SymTax: {_LM_SHOWN[config.lm_mode]}, {config.max_steps} steps",) if "symtax" in config.rerankers
+    trained = [*((f"SymTax: {_LM_SHOWN[config.lm_mode or 'finetune']}, {config.max_steps} steps",) if "symtax" in config.rerankers
                  else ()),
                *((f"bi-encoder: {config.biencoder.max_steps} steps of {config.biencoder.batch_queries}",)
                  if "biencoder" in config.rerankers else ())]
@@ -356,7 +357,9 @@ class LocalRecommendation:
             seconds[f"prefetch ({spec})"] = time.perf_counter() - t
         if config.enrich:
             baselines[f"{first_stage} + enrichment"] = _ordered(test, enriched[n:])
-        runs, rows, fusion_rows, trained = dict(baselines), list(baselines), [], {}
+        runs, rows = dict(baselines), list(baselines)
+        fusion_rows: list[str] = []
+        trained: dict[str, Any] = {}
         if "biencoder" in config.rerankers:
             t = time.perf_counter()
             found, trained = biencoders(config, corpus, train, prefetched[:n], test, enriched[n:], runs[rows[-1]], log)

@@ -24,14 +24,17 @@ if TYPE_CHECKING:
 class APPNP(nn.Module):
     """Predict then propagate: H₀ = X + MLP(X), H ← (1 − α)·D^{-½}(A+I)D^{-½}·H + α·H₀, K times."""
 
+    propagation: torch.Tensor  # a buffer
+
     def __init__(self, dim: int, adjacency: torch.Tensor, steps: int = 10, alpha: float = 0.1):
         super().__init__()
         degree = adjacency.sum(1)
         norm = degree.rsqrt()
         self.register_buffer("propagation", norm[:, None] * adjacency * norm[None, :])
-        self.mlp = nn.Sequential(nn.Linear(dim, dim), nn.ReLU(), nn.Linear(dim, dim))
-        nn.init.zeros_(self.mlp[2].weight)
-        nn.init.zeros_(self.mlp[2].bias)
+        first, last = nn.Linear(dim, dim), nn.Linear(dim, dim)
+        self.mlp = nn.Sequential(first, nn.ReLU(), last)
+        nn.init.zeros_(last.weight)
+        nn.init.zeros_(last.bias)
         self.steps, self.alpha = steps, alpha
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -43,6 +46,8 @@ class APPNP(nn.Module):
 
 class GATLayer(nn.Module):
     """Graph attention: α_ij = softmax_j LeakyReLU(aᵀ[W h_i ‖ W h_j]) over j ∈ N(i) ∪ {i}."""
+
+    mask: torch.Tensor  # a buffer
 
     def __init__(self, dim_in: int, dim_out: int, heads: int, adjacency: torch.Tensor):
         super().__init__()
@@ -74,6 +79,9 @@ class GAT(nn.Module):
 
 class TaxonomyFusion(nn.Module):
     """The fused embedding of every category, and papers' embeddings from their categories."""
+
+    table: torch.Tensor  # buffers: the category table (vector fusion), or the GNN's node features
+    features: torch.Tensor
 
     def __init__(self, graph: TaxonomyGraph, embed: Embed, fusion: Fusion = "vector", gnn: Gnn = "appnp"):
         super().__init__()
@@ -126,7 +134,9 @@ class TaxonomyFusion(nn.Module):
 class SymTaxModel(nn.Module):
     """Heads over e_tr: taxonomy fusion → h_θ → manifold → separation s; g_θ([e_tr; s]) → σ."""
 
-    def __init__(self, config: RerankerConfig, dim: int, taxonomy: nn.Module | None):
+    head: nn.Module
+
+    def __init__(self, config: RerankerConfig, dim: int, taxonomy: TaxonomyFusion | None):
         super().__init__()
         self.config = config
         self.taxonomy = taxonomy
@@ -141,6 +151,7 @@ class SymTaxModel(nn.Module):
 
     def separation(self, query_rows: Sequence[Sequence[int]], candidate_rows: Sequence[Sequence[int]],
                    table: torch.Tensor | None = None):
+        assert self.taxonomy is not None  # only a model with a taxonomy has a separation
         table = self.taxonomy.categories() if table is None else table
         e_q = to_manifold(self.projection(self.taxonomy.papers(query_rows, table)), self.config.geometry)
         e_c = to_manifold(self.projection(self.taxonomy.papers(candidate_rows, table)), self.config.geometry)

@@ -121,7 +121,7 @@ class PairEncoder:
         self.max_length = min(max_length, loaded.max_length)
         self.dim: int = loaded.dim
 
-    def copy(self) -> "PairEncoder":
+    def copy(self) -> PairEncoder:
         twin = copy.copy(self)
         twin.model = copy.deepcopy(self.model)
         return twin
@@ -208,7 +208,7 @@ class Reranker:
         self.encoder = encoder.copy() if config.finetune else encoder
         self.cache = None if config.finetune else (cache or PairCache(encoder))
         fusion = None
-        if config.taxonomy != "none":
+        if config.taxonomy != "none" and taxonomy is not None:  # (checked above: one goes with the other)
             fusion = fusion_module(taxonomy, lambda texts: encoder.embed(texts), config.taxonomy, config.gnn)
         self.model = nets.SymTaxModel(config, encoder.dim, fusion).to(encoder.device)
         groups = [{"params": list(self.model.parameters()), "lr": config.lr_head, "weight_decay": config.wd_head}]
@@ -271,7 +271,8 @@ class Reranker:
 
     def loss(self, triplets: Triplets):
         """Mean triplet loss max(R(q, c⁻) − R(q, c⁺) + m, 0) over every (positive, negative)."""
-        pairs, positive, negative = [], [], []
+        pairs: list[tuple[Context, str]] = []
+        positive, negative = [], []
         for context, pos, negs in triplets:
             p = len(pairs)
             pairs.append((context, pos))
@@ -308,7 +309,7 @@ class Reranker:
         order, position = rng.permutation(len(usable)), 0
         losses = []
         for step in range(steps):
-            batch = []
+            batch: list[Example] = []
             while len(batch) < min(self.config.batch_queries, len(usable)):
                 if position == len(order):
                     order, position = rng.permutation(len(usable)), 0

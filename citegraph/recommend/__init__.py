@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from .seed import Asked, Seed, View
     from .weights import DEFAULT_WEIGHTS, GRAPH_FEATURES, Weights
 
-__all__ = sorted(_PUBLIC)
+__all__ = ["DEFAULT_WEIGHTS", "GRAPH_FEATURES", "Asked", "Candidate", "Candidates", "Facts", "Recommendation",
+           "Recommender", "Seed", "Signal", "View", "Weights", "recommendation_dict"]
 
 
 def __getattr__(name: str):

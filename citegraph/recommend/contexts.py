@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ingest.records import CONTEXT_MARKER
-from ..retrieval.bm25 import B, K1, analyze
+from ..retrieval.bm25 import K1, B, analyze
 from ..retrieval.bm25.kernel import Statistics, TermCounts
 
 SHOWN = 200  # characters of the best sentence shown in an explanation

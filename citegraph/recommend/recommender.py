@@ -46,6 +46,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 
 from ..errors import CitegraphError, NotFoundError
 from ..graph import GraphStore
@@ -92,7 +93,7 @@ class Recommender:
         self._close_store = close_store
         self._papers: PaperIndex | None = None  # for matching library entries, loaded when first needed
         # the graph's citing sentences (.contexts), read when first needed; False: not wanted
-        self._sentences: CitingSentences | bool | None = None if contexts else False
+        self._sentences: CitingSentences | Literal[False] | None = None if contexts else False
 
     @classmethod
     def open(cls, config=None, retrievers: str | Sequence[str | Spec] = ("bm25",), model: Path | None = None,

@@ -10,6 +10,7 @@ recommender): the Cypher statements take the seed's id for that.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 from ..library.match import Match
 from ..retrieval.base import Document
 

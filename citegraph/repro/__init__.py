@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -186,13 +187,13 @@ def run(condition: Condition, work: Path, shared: Path = SHARED, log: Callable[[
 
 def measure(condition: Condition, printed: str, work: Path) -> list[Measured]:
     """Read each score from the results file or the printed output (None where it is absent)."""
-    results = {}
+    results: dict[str, Any] = {}
     if condition.results != STDOUT:
         path = Path(_fill(condition.results, work, SHARED))
         results = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     measured = []
     for score in condition.scores:
-        value = None
+        value: Any = None
         if score.pattern is not None:
             found = re.search(score.pattern, printed, re.MULTILINE)
             value = float(found.group(1).replace(",", "")) if found else None

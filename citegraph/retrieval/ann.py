@@ -57,7 +57,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import repeat
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 
@@ -167,7 +167,7 @@ class AnnIndex:
         with omp_threads(threads):
             for start in range(0, n, chunk):
                 index.add(_prepare(vectors[start:start + chunk], metric))
-        if kind == "ivf":
+        if isinstance(index, faiss.IndexIVFFlat):
             index.make_direct_map()  # lets the exact pool path gather vectors by position
         return cls(index, ids, metric=metric, kind=kind, params=params, key=key,
                    threads=threads, exact_pool_max=exact_pool_max)
@@ -268,13 +268,16 @@ class AnnIndex:
             return index.search(queries, k)
         bitmap = np.zeros(len(self.ids), dtype=bool)
         bitmap[positions] = True
-        selector = faiss.IDSelectorBitmap(np.packbits(bitmap, bitorder="little"))
+        # the keyword arguments and the bitmap-only constructor are faiss's Python wrappers (class_wrappers.py),
+        # which its SWIG-generated stubs do not know
+        selector = faiss.IDSelectorBitmap(np.packbits(bitmap, bitorder="little"))  # type: ignore[call-arg, arg-type]
         if self.kind == "ivf":
-            params = faiss.SearchParametersIVF(sel=selector, nprobe=self.params["nprobe"])
+            params = faiss.SearchParametersIVF(sel=selector, nprobe=self.params["nprobe"])  # type: ignore[call-arg]
         elif self.kind == "hnsw":
-            params = faiss.SearchParametersHNSW(sel=selector, efSearch=self.params["ef_search"])
+            params = faiss.SearchParametersHNSW(  # type: ignore[attr-defined]  # missing from the stubs
+                sel=selector, efSearch=self.params["ef_search"])
         else:
-            params = faiss.SearchParameters(sel=selector)
+            params = faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]
         return self.index.search(queries, k, params=params)
 
     def _search_exact(self, queries: np.ndarray, positions: np.ndarray,
@@ -333,13 +336,12 @@ class AnnIndex:
         subset = np.ascontiguousarray(np.broadcast_to(rows, (len(queries), len(rows))))
         scores = np.empty(subset.shape, dtype=np.float32)
         if self.metric == "l2":
-            faiss.fvec_L2sqr_by_idx(faiss.swig_ptr(scores), faiss.swig_ptr(queries), pointer,
-                                    faiss.swig_ptr(subset), self.dim, *subset.shape)
+            faiss.fvec_L2sqr_by_idx(  # type: ignore[attr-defined]  # missing from the stubs
+                faiss.swig_ptr(scores), faiss.swig_ptr(queries), pointer, faiss.swig_ptr(subset), self.dim, *subset.shape)
             np.negative(scores, out=scores)
         else:
-            faiss.fvec_inner_products_by_idx(faiss.swig_ptr(scores), faiss.swig_ptr(queries),
-                                             pointer, faiss.swig_ptr(subset), self.dim,
-                                             *subset.shape)
+            faiss.fvec_inner_products_by_idx(  # type: ignore[attr-defined]  # missing from the stubs
+                faiss.swig_ptr(scores), faiss.swig_ptr(queries), pointer, faiss.swig_ptr(subset), self.dim, *subset.shape)
         return scores
 
     def _rankings(self, distances: np.ndarray, positions: np.ndarray, k: int) -> list[Ranking]:
@@ -353,14 +355,15 @@ class AnnIndex:
         if self.kind == "ivf":
             faiss.extract_index_ivf(self.index).nprobe = self.params["nprobe"]
         elif self.kind == "hnsw":
-            faiss.downcast_index(self.index).hnsw.efSearch = self.params["ef_search"]
+            # downcast_index returns the concrete class; the stubs say Index
+            faiss.downcast_index(self.index).hnsw.efSearch = self.params["ef_search"]  # type: ignore[attr-defined]
 
     def _flat_storage(self) -> faiss.IndexFlat | None:
         """The contiguous vector matrix of ``flat`` and ``hnsw`` indexes (IVF has none)."""
         if self.kind == "flat":
-            return self.index
+            return cast(faiss.IndexFlat, self.index)
         if self.kind == "hnsw":
-            return faiss.downcast_index(self.index.storage)
+            return faiss.downcast_index(self.index.storage)  # type: ignore[attr-defined, return-value]  # as above
         return None
 
     def _gpu_copy(self) -> faiss.Index | None:

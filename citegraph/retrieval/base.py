@@ -59,7 +59,8 @@ class Retriever(Protocol):
     pool, at most ``k`` of them.
     """
 
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: frozen dataclasses implement it
 
     def search(self, queries: Sequence[Query], k: int,
                pools: Sequence[Collection[str]] | None = None) -> list[Ranking]: ...

@@ -26,7 +26,7 @@ from typing import Protocol
 import numpy as np
 
 from ..errors import CitegraphError
-from .ann import AnnIndex, Kind
+from .ann import AnnIndex, Kind, Metric
 from .base import Document, Query, Ranking, query_document, rank
 from .embeddings import EmbeddingStore, encode_corpus
 from .encoders import Encoder, ProgressCallback, maxsim, sentence_units, split_sentences
@@ -166,7 +166,7 @@ def open_dense(index_dir: Path, encoder: Encoder | None = None, threads: int = 1
     return DenseRetriever(encoder, AnnIndex.load(index_dir, key=manifest["key"], threads=threads))
 
 
-def _metric(encoder: Encoder) -> str:
+def _metric(encoder: Encoder) -> Metric:
     similarity = encoder.spec.similarity
     if similarity == "dot":
         raise CitegraphError(f"{encoder.name}: dot-product scoring is not supported by the Faiss index; "

@@ -30,15 +30,15 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from ..errors import CitegraphError
 from ..heavy import torch, transformers
 from .base import Document
-from .model_location import MODELS_ENV as MODELS_ENV  # re-exported: the variable users set
 from .model_location import HUB_PREFIX, ModelSource, Pooling, locate, model_digest, sentence_transformers_config
+from .model_location import MODELS_ENV as MODELS_ENV  # re-exported: the variable users set
 
 Similarity = Literal["cosine", "l2", "dot"]  # registry entries use the first two, the metrics of ann.AnnIndex
 Precision = Literal["auto", "float32", "bfloat16", "float16", "int8"]
@@ -333,7 +333,7 @@ class Encoder:
 
     # -- batching ---------------------------------------------------------------------
     def _run(self, ids: list[list[int]], progress: ProgressCallback | None,
-             all_layers: bool) -> Iterator[tuple[list[int], "torch.Tensor", "torch.Tensor"]]:
+             all_layers: bool) -> Iterator[tuple[list[int], torch.Tensor, torch.Tensor]]:
         """Batches longest first: (input rows, float32 hidden states, attention mask)."""
         order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
         pad = self.tokenizer.pad_token_id or 0
@@ -396,7 +396,7 @@ def get_encoder(name: str, device: str | None = None, dtype: Precision = "auto",
             # scored by cosine, and fed one text as sentence-transformers feeds it (no [SEP] join)
             spec = replace(spec, pooling=st_pooling, normalize=st_normalize, max_length=st_length or 512,
                            similarity="cosine", separator="space")
-    overrides = {k: v for k, v in {"pooling": pooling, "normalize": normalize, "layers": layers,
+    overrides: dict[str, Any] = {k: v for k, v in {"pooling": pooling, "normalize": normalize, "layers": layers,
                                    "max_length": max_length}.items() if v is not None}
     if overrides:
         spec = replace(spec, **overrides)

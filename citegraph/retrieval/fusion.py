@@ -32,6 +32,11 @@ class _Fusion:
         """One query's fused scores from its members' rankings (in member order)."""
         raise NotImplementedError
 
+    @property
+    def depth(self) -> int:
+        """How deep each member ranks: each fusion's own field."""
+        raise NotImplementedError
+
 
 @dataclass
 class ReciprocalRankFusion(_Fusion):

@@ -98,7 +98,7 @@ class PoolEncoder:
         out = []
         for vector, pool in zip(asked, pools):
             members = [i for i in pool if i in row]
-            scores = self._similarity(vector, matrix[[row[i] for i in members]]) if members else []
+            scores = self._similarity(vector, matrix[[row[i] for i in members]]) if members else np.zeros(0)
             out.append(rank([Hit(i, float(s)) for i, s in zip(members, scores)], k))
         return out
 

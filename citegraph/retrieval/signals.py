@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CitegraphError
 from .base import Document, Query, Ranking, rank
@@ -76,14 +76,15 @@ class CoCitationScorer:
 
     def search(self, queries: Sequence[Query], k: int,
                pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
-        if pools is None or not all(isinstance(q, Document) for q in queries):
+        papers = [q for q in queries if isinstance(q, Document)]
+        if pools is None or len(papers) < len(queries):
             raise CitegraphError("the co-citation scorer ranks the candidate pools of papers in the graph")
-        references: dict[str, set[str]] = {q.id: set() for q in queries}
-        for row in self.store.rows("signals/references", ids=[q.id for q in queries]):
+        references: dict[str, set[str]] = {q.id: set() for q in papers}
+        for row in self.store.rows("signals/references", ids=[q.id for q in papers]):
             references[row["paper"]].add(row["reference"])
-        rows = [{"query": q.id, "known": sorted(references[q.id] - set(pool)), "candidates": sorted(pool)}
-                for q, pool in zip(queries, pools)]
+        rows: list[dict[str, Any]] = [{"query": q.id, "known": sorted(references[q.id] - set(pool)), "candidates": sorted(pool)}
+                for q, pool in zip(papers, pools)]
         scores: dict[str, dict[str, float]] = {row["query"]: dict.fromkeys(row["candidates"], 0.0) for row in rows}
         for row in self.store.rows("signals/cocitation_scores", rows=rows):
             scores[row["query"]][row["candidate"]] = float(row["score"])
-        return [rank(scores[q.id], k) for q in queries]
+        return [rank(scores[q.id], k) for q in papers]

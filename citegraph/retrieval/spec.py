@@ -38,6 +38,8 @@ from .encoders import ENCODERS, HUB_PREFIX
 
 if TYPE_CHECKING:
     from .base import Document, Query, Retriever
+    from .bm25.bm25s import Bm25sBM25
+    from .bm25.lucene import LuceneBM25
 
 Sentences = Callable[["Query"], list[str]]  # how a text is cut into sentences for :maxsim
 MULTIFIELD, MAXSIM = "multifield", "maxsim"
@@ -153,7 +155,7 @@ class Fusion:
 Spec = BM25 | Dense | Fusion
 
 
-def _named(retriever: Retriever, spec: Spec) -> Retriever:
+def _named(retriever: LuceneBM25 | Bm25sBM25, spec: Spec) -> Retriever:
     retriever.name = str(spec)  # BM25's name says the layout; the spec also says a chosen backend
     return retriever
 

@@ -68,13 +68,13 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from .. import __version__
 from ..errors import CitegraphError, NotFoundError, ServerError
-from .explorer import MatchOut, explorer_routes
 from ..graph import embedded_server, queries
 from ..library.match import matched_ids
 from ..library.works import prior_and_derivative
 from ..recommend import Recommender, View, recommendation_dict
 from ..retrieval.spec import Spec
 from ..vocabulary import DATE, calendar_date, canonical_id, year_of
+from .explorer import MatchOut, explorer_routes
 from .limits import LOOPBACK, BodyLimit, served_hosts
 
 SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
@@ -104,17 +104,16 @@ def _whole(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def _integer(low: int, high: int):
+def _integer(low: int, high: int) -> tuple[Any, ...]:
     """An integer in [low, high] (the bounds before the validator, or the schema loses them)."""
-    return Annotated[int, Field(ge=low, le=high), BeforeValidator(_whole)]
+    return Field(ge=low, le=high), BeforeValidator(_whole)
 
 
-def _given(max_length: int, description: str):
+def _given(max_length: int, description: str) -> tuple[Any, ...]:
     """A text field that may be left out but, when present, holds text: the schema says so
     (pattern), the check says it clearly."""
-    return Annotated[str, Field(None, max_length=max_length, description=description), AfterValidator(_not_blank),
-                     WithJsonSchema({"type": "string", "pattern": TEXT, "maxLength": max_length,
-                                     "description": description})]
+    return (Field(None, max_length=max_length, description=description), AfterValidator(_not_blank),
+            WithJsonSchema({"type": "string", "pattern": TEXT, "maxLength": max_length, "description": description}))
 
 
 # A date (the graph knows years): the schema shows the pattern, the check says what is wrong
@@ -130,18 +129,20 @@ class RecommendRequest(BaseModel):
                   {"required": ["papers"]}],
         "not": {"anyOf": [{"required": ["papers", one]} for one in ("paper", "title", "abstract")]}})
 
-    paper: _given(200, "A paper id in the graph (its text, year and references come from the graph)")
-    title: _given(2_000, "A new paper's title")
-    abstract: _given(20_000, "A new paper's abstract")
+    paper: Annotated[str, *_given(200, "A paper id in the graph (its text, year and references come from the graph)")]
+    title: Annotated[str, *_given(2_000, "A new paper's title")]
+    abstract: Annotated[str, *_given(20_000, "A new paper's abstract")]
     references: list[Text] = Field([], max_length=2_000, description="Papers already cited (ids in the graph)")
-    year: _integer(1000, 3000) | None = Field(None, description="Recommend nothing newer (default for a paper: "
+    year: Annotated[int, *_integer(1000, 3000)] | None = Field(None, description="Recommend nothing newer (default for a paper: "
                              "its year)")
     field: Text | None = Field(None, description="Only papers of this MAG field")
     category: Text | None = Field(None, description="Only papers of this arXiv category, e.g. cs.CL")
-    k: _integer(1, 200) = 20
+    k: Annotated[int, *_integer(1, 200)] = 20
     explain: bool = Field(True, description="Include each recommendation's signals and explanation")
-    papers: list[Text] = Field(None, min_length=1, max_length=2_000, description="A library to recommend "
-                                      "for: paper ids, DOIs or arXiv ids (instead of paper, title, abstract)")
+    # not nullable, only optional: pydantic does not validate the default (and its stubs want a list)
+    papers: list[Text] = Field(None, min_length=1, max_length=2_000,  # type: ignore[arg-type]
+                               description="A library to recommend for: paper ids, DOIs or arXiv ids (instead of "
+                                           "paper, title, abstract)")
     negatives: list[Text] = Field([], max_length=2_000, description="Papers not wanted (ids, DOIs, arXiv ids): "
                                   "their neighbours are pushed down")
     as_of: AsOf | None = Field(None, description="Recommend as of "
@@ -186,7 +187,7 @@ class WorksRequest(BaseModel):
 
     papers: list[Text] = Field(min_length=1, max_length=2_000, description="The set: paper ids, DOIs or arXiv ids")
     as_of: AsOf | None = Field(None, description="Only citations made by then (YYYY-MM-DD; by year)")
-    k: _integer(1, 200) = 20
+    k: Annotated[int, *_integer(1, 200)] = 20
 
 
 class Work(BaseModel):

@@ -73,7 +73,7 @@ def random_streams(seed: int) -> dict[str, np.random.Generator]:
     return {name: np.random.default_rng(s) for name, s in zip(names, np.random.SeedSequence(seed).spawn(len(names)))}
 
 
-def draw_plan(spec: SynthSpec, lexicon: "Lexicon", rng: np.random.Generator) -> Plan:
+def draw_plan(spec: SynthSpec, lexicon: Lexicon, rng: np.random.Generator) -> Plan:
     topics = _topics(rng, spec.topics, lexicon)
 
     years = np.arange(spec.start_year, spec.end_year + 1)

@@ -121,16 +121,16 @@ class Zipf:
     def __init__(self, size: int, exponent: float, shift: float):
         weights = 1.0 / (np.arange(size) + shift) ** exponent
         scaled = (weights * size / weights.sum()).tolist()
-        self.keep, alias = [1.0] * size, list(range(size))
+        keep, alias = [1.0] * size, list(range(size))
         small = [i for i, w in enumerate(scaled) if w < 1.0]
         large = [i for i, w in enumerate(scaled) if w >= 1.0]
         while small and large:
             s, g = small.pop(), large[-1]
-            self.keep[s], alias[s] = scaled[s], g
+            keep[s], alias[s] = scaled[s], g
             scaled[g] -= 1.0 - scaled[s]
             if scaled[g] < 1.0:
                 small.append(large.pop())
-        self.keep, self.alias, self.size = np.array(self.keep), np.array(alias), size
+        self.keep, self.alias, self.size = np.array(keep), np.array(alias), size
 
     def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
         # One uniform gives both the column (integer part) and the coin (fractional part).

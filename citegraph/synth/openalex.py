@@ -52,8 +52,8 @@ def openalex_work(record: dict[str, Any], topics: tuple[dict[str, Any], ...] = (
     index: dict[str, list[int]] = {}
     for position, word in enumerate(record["abstract"].split()):
         index.setdefault(word, []).append(position)
-    source = {"id": None, "display_name": record["venue"], "type": "journal"}
-    locations = [{"is_oa": False, "landing_page_url": None, "pdf_url": None, "source": source}]
+    source: dict[str, Any] = {"id": None, "display_name": record["venue"], "type": "journal"}
+    locations: list[dict[str, Any]] = [{"is_oa": False, "landing_page_url": None, "pdf_url": None, "source": source}]
     if record["arxiv_id"]:
         locations.append({"is_oa": True, "landing_page_url": f"https://arxiv.org/abs/{record['arxiv_id']}",
                           "pdf_url": None, "source": {"display_name": "arXiv (Cornell University)", "type": "repository"}})
@@ -84,7 +84,7 @@ def generate_openalex(spec: SynthSpec, out: Path, part_size: int = 100_000) -> S
     partition.mkdir(parents=True, exist_ok=True)
     encode = json.JSONEncoder(separators=(",", ":"), check_circular=False, ensure_ascii=False).encode
     papers = citations = size = 0
-    entries = []
+    entries: list[dict[str, Any]] = []
     part = None
     generator = Generator(spec)
     tree = [openalex_topic(generator.plan, generator.lexicon, t) for t in range(spec.topics)]
@@ -100,6 +100,7 @@ def generate_openalex(spec: SynthSpec, out: Path, part_size: int = 100_000) -> S
                 part = gzip.open(partition / name, "wt", encoding="utf-8", compresslevel=1)
                 entries.append({"url": f"s3://openalex/data/works/{partition.name}/{name}", "meta": {"record_count": 0}})
             line = encode(openalex_work(record, topics)) + "\n"
+            assert part is not None  # the first paper opened one
             part.write(line)
             entries[-1]["meta"]["record_count"] += 1
             size += len(line)

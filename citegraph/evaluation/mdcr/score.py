@@ -107,7 +107,7 @@ class MDCR:
                 per_query[retriever.name][name] = result.per_query
                 for measure in MEASURES:
                     per_field[measure].set(retriever.name, name, result.mean[measure])
-            for measure, table in per_field.items():
+            for table in per_field.values():
                 table.set(retriever.name, "AVG", sum(table.rows[retriever.name][f][0] for f in fields) / len(fields))
             for kind in types:
                 values = []

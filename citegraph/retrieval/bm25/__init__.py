@@ -49,12 +49,16 @@ import os
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import CitegraphError
-from ..base import Document, Retriever
+from ..base import Document
 from .analysis import STOPWORDS, analyze
-from .shared import B, B_GRID, BACKENDS, DEFAULT_WEIGHTS, FIELDS, K1, K1_GRID, NAME, Backend
+from .shared import B_GRID, BACKENDS, DEFAULT_WEIGHTS, FIELDS, K1, K1_GRID, NAME, B, Backend
+
+if TYPE_CHECKING:
+    from .bm25s import Bm25sBM25
+    from .lucene import LuceneBM25
 
 __all__ = ["B", "BACKENDS", "B_GRID", "DEFAULT_WEIGHTS", "FIELDS", "K1", "K1_GRID", "MANIFEST", "NAME", "STOPWORDS",
            "Backend", "analyze", "bm25", "build_bm25", "lucene_available", "read_manifest"]
@@ -69,7 +73,7 @@ def lucene_available() -> bool:
 
 def build_bm25(docs: Iterable[Document], index_dir: str | os.PathLike, backend: Backend | None = None,
                multifield: bool = False, k1: float = K1, b: float = B,
-               fields: Mapping[str, float] | None = None, threads: int | None = None) -> Retriever:
+               fields: Mapping[str, float] | None = None, threads: int | None = None) -> LuceneBM25 | Bm25sBM25:
     """Index ``docs`` into ``index_dir`` (replacing an index there) and open it.
 
     ``backend`` None picks Lucene when installed. ``fields`` (multifield only) are the
@@ -113,7 +117,7 @@ def read_manifest(index_dir: str | os.PathLike) -> dict[str, Any]:
 
 def bm25(index_dir: str | os.PathLike, k1: float | None = None, b: float | None = None,
          fields: Mapping[str, float] | None = None, threads: int | None = None,
-         expected_fingerprint: str | None = None) -> Retriever:
+         expected_fingerprint: str | None = None) -> LuceneBM25 | Bm25sBM25:
     """Open the BM25 index in ``index_dir`` with whichever backend built it.
 
     ``k1``, ``b`` and ``fields`` default to the manifest's. ``expected_fingerprint``
@@ -126,7 +130,7 @@ def bm25(index_dir: str | os.PathLike, k1: float | None = None, b: float | None 
                              f"(fingerprint {manifest['fingerprint']}, expected {expected_fingerprint}); rebuild it")
     if fields is not None and not manifest["multifield"]:
         raise ValueError("field weights need a multifield index")
-    options = {"k1": manifest["k1"] if k1 is None else k1, "b": manifest["b"] if b is None else b,
+    options: dict[str, Any] = {"k1": manifest["k1"] if k1 is None else k1, "b": manifest["b"] if b is None else b,
                "fields": dict(fields or manifest["fields"]) if manifest["multifield"] else None}
     if manifest["backend"] == "lucene":
         from .lucene import LuceneBM25

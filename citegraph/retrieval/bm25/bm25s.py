@@ -18,7 +18,7 @@ import numpy as np
 from ...errors import CitegraphError
 from ..base import Document, Hit, Query, Ranking, query_text, rank
 from .analysis import analyze
-from .shared import B, FIELDS, K1, NAME, fingerprinted, field_weights, pool_sets
+from .shared import FIELDS, K1, NAME, B, field_weights, fingerprinted, pool_sets
 
 
 class _FieldTokens:
@@ -114,14 +114,14 @@ class Bm25sBM25:
 
     def search(self, queries: Sequence[Query], k: int,
                pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
-        queries = [query_text(q) for q in queries]
+        asked = [query_text(q) for q in queries]
         if pools is None:
-            return [self._top(self._scores(text), None, k) for text in queries]
+            return [self._top(self._scores(text), None, k) for text in asked]
         rows: dict[int, np.ndarray] = {}
-        for key, pool in pool_sets(pools, queries).items():
+        for key, pool in pool_sets(pools, asked).items():
             found = (self._row.get(doc_id) for doc_id in pool)
             rows[key] = np.fromiter((r for r in found if r is not None), dtype=np.int64)
-        return [self._top(self._scores(text), rows[id(pool)], k) for text, pool in zip(queries, pools)]
+        return [self._top(self._scores(text), rows[id(pool)], k) for text, pool in zip(asked, pools)]
 
     def _scores(self, text: str) -> np.ndarray:
         terms = analyze(text)

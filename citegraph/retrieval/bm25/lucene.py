@@ -52,8 +52,8 @@ import itertools
 import json
 import math
 import os
-from collections import Counter
 import shutil
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -63,7 +63,7 @@ from typing import Any
 from ...errors import CitegraphError
 from ...heavy import lazy
 from ..base import Document, Hit, Query, Ranking, query_text
-from .shared import B, FIELDS, K1, NAME, fingerprinted, field_weights, pool_sets
+from .shared import FIELDS, K1, NAME, B, field_weights, fingerprinted, pool_sets
 
 pyclass = lazy("pyserini.pyclass")  # pyserini starts a JVM on import: only after lucene.prepare()
 DEEP_SHARE = 0.1  # a pooled Lucene query ranks deep while the depth is at most this share of the pool
@@ -162,18 +162,18 @@ class LuceneBM25:
 
     def search(self, queries: Sequence[Query], k: int,
                pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
-        queries = [query_text(q) for q in queries]
-        if k <= 0 or not queries:
-            return [[] for _ in queries]
+        asked = [query_text(q) for q in queries]
+        if k <= 0 or not asked:
+            return [[] for _ in asked]
         if pools is None:
-            return self._batch(queries, k)
+            return self._batch(asked, k)
         # One query at a time: a pyjnius method object remembers the Java object it was last
         # looked up on (a FIXME in jnius_export_class.pxi) and releases the GIL in the call,
         # so Python threads swap objects (seen: one query's ranking returned for another).
         # Unpooled batches use Java threads instead.
-        sets = pool_sets(pools, queries)
+        sets = pool_sets(pools, asked)
         filters = _Filters()
-        return [self._pooled(text, sets[id(pool)], k, filters) for text, pool in zip(queries, pools)]
+        return [self._pooled(text, sets[id(pool)], k, filters) for text, pool in zip(asked, pools)]
 
     def _batch(self, queries: Sequence[str], k: int) -> list[Ranking]:
         """Queries within Lucene's clause limit in one batch on Java threads, longer ones cut
