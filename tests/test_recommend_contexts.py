@@ -20,7 +20,6 @@ from citegraph.recommend_held_out import HeldOut, evaluate_held_out, held_out_ci
 
 from conftest import ACL200, ACL_INGESTED, SHARED, citegraph_ok
 
-pytest.importorskip("bm25s")
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "scisummnet"
 #: ScisummNet papers that ACL-200 papers cite most (each cited there by 9–16 of the citing papers of its
