@@ -431,3 +431,36 @@ def test_a_killed_bulk_ingest_is_shown_by_stats_cleaned_up_and_repaired_by_strea
     assert after.returncode == 0 and "interrupted" not in after.stderr
     labels = {r["label"]: r["count"] for r in json.loads(after.stdout)["labels"]}
     assert labels["Paper"] >= 3000
+
+
+# -- 14. libraries (issue 23, §4.6 and §4.8) ----------------------------------------------------
+LIBRARIES = [  # (case, file, content, line, field, reason)
+    ("csl-deep", "refs.json", DEEP.encode(), 1, None, "malformed JSON: nested too deeply"),
+    ("csl-syntax", "refs.json", b'[{"id": "a"},\n {"id": }]', 2, None, "malformed JSON: Expecting value at column 9"),
+    ("csl-issued", "refs.json", b'[{"id": "a", "issued": "2001"}]', 1, "issued", "expected {\"date-parts\""),
+    ("csl-date-parts", "refs.json", b'[{"id": "a", "issued": {"date-parts": 2001}}]', 1, "issued", "date-parts"),
+    ("csl-title", "refs.json", b'[{"id": "a", "title": ["A"]}]', 1, "title", "expected a string, got list"),
+    ("ris-latin-1", "refs.ris", b"TY  - JOUR\nTI  - Caf\xe9\nER  - \n", 2, None, "not valid UTF-8 (byte 0xe9)"),
+    ("bib-latin-1", "refs.bib", b"@article{a,\n title = {Caf\xe9}}\n", 2, None, "not valid UTF-8 (byte 0xe9)"),
+]
+
+
+@pytest.mark.parametrize("case,name,content,line,field,reason", LIBRARIES, ids=[c[0] for c in LIBRARIES])
+def test_hostile_libraries_are_one_located_error(tmp_path, case, name, content, line, field, reason):
+    from citegraph.library.entries import read_library
+
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(InputError) as raised:
+        read_library(path)
+    problem = raised.value.problem
+    assert (problem.where.path, problem.where.line, problem.field) == (path, line, field)
+    assert reason in problem.reason
+
+
+def test_a_deep_csl_library_on_the_command_line_is_one_line(tmp_path):
+    path = tmp_path / "refs.json"
+    path.write_text(DEEP)
+    done = citegraph("library", "match", str(path), env={**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path)})
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == f"Error: {path}:1: malformed JSON: nested too deeply"
