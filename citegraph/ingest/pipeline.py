@@ -92,6 +92,8 @@ class IngestSummary:
     rejected: int = 0
     rejects_file: Path | None = None
     duplicates: int = 0  # paper records whose id an earlier record of the ingest had
+    #: good lines a reader left out, by why (its words): how many, and where the first was
+    left_out: dict[str, tuple[int, Location]] = field(default_factory=dict)
     skipped_files: list[str] = field(default_factory=list)
     resumed: dict[str, int] = field(default_factory=dict)
     write: WriteStats = field(default_factory=WriteStats)
@@ -217,6 +219,9 @@ def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: P
                     progress.advance(item.where.line - last)
                     last = item.where.line
                 problem = item.problem
+                if item.left_out:
+                    count, first = summary.left_out.get(item.left_out, (0, item.where))
+                    summary.left_out[item.left_out] = (count + 1, first)
                 if cited is not None and item.record is not None:
                     cited.update(cited_ids(item.record))
                 if duplicates.tracks(item.record):
