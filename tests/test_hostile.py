@@ -320,6 +320,53 @@ def test_duplicate_ids_can_be_an_error(store, tmp_path):
     assert counts(store) == ({}, {})
 
 
+@pytest.mark.parametrize("policy", ["first", "error"])
+def test_first_and_error_see_the_papers_an_earlier_ingest_wrote(store, tmp_path, policy):
+    earlier, later = tmp_path / "earlier.jsonl", tmp_path / "later.jsonl"
+    write_jsonl(earlier, [{"id": "P1", "title": "graph's"}, {"id": "P2", "references": ["P3"]}])
+    write_jsonl(later, [{"id": "P4"}, {"id": "P3", "title": "a stub before"}, {"id": "P1", "title": "new"},
+                        {"id": "P1", "title": "newer"}])
+    ingest(store, formats.get("jsonl"), [earlier])
+    if policy == "error":
+        with pytest.raises(InputError, match=r"later.jsonl:3: duplicate paper id 'P1' \(already in the graph from "
+                                             r"an earlier ingest\)"):
+            ingest(store, formats.get("jsonl"), [later], IngestOptions(on_duplicate=policy))
+        assert counts(store) == ({"Paper": 3, "External": 1}, {"CITES": 1})
+        return
+    summary = ingest(store, formats.get("jsonl"), [later], IngestOptions(on_duplicate=policy, batch_size=1))
+    assert summary.duplicates == 2  # both records of P1; P3 was only a cited stub
+    assert {p: store.run("paper", id=p)[0]["title"] for p in ("P1", "P3", "P4")} == {
+        "P1": "graph's", "P3": "a stub before", "P4": None}
+
+
+class _StopWhileWriting:
+    """Progress that stops the ingest once ``after`` lines are written (as a kill would)."""
+
+    def __init__(self, after: int):
+        self.after, self.stage, self.written = after, "", 0
+
+    def start(self, description, total):
+        self.stage = description
+
+    def advance(self, lines):
+        self.written += lines if self.stage == "writing" else 0
+        if self.written >= self.after:
+            raise KeyboardInterrupt
+
+    def finish(self):
+        pass
+
+
+def test_a_resumed_ingest_does_not_take_its_own_committed_papers_for_duplicates(store, tmp_path):
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": f"P{i}"} for i in range(10)])
+    with pytest.raises(KeyboardInterrupt):
+        ingest(store, formats.get("jsonl"), [path], IngestOptions(batch_size=2, on_duplicate="error"),
+               _StopWhileWriting(5))
+    summary = ingest(store, formats.get("jsonl"), [path], IngestOptions(batch_size=2, on_duplicate="error"))
+    assert summary.resumed == {str(path): 4} and summary.duplicates == 0
+    assert counts(store) == ({"Paper": 10}, {})
+
+
 # -- 13. URIs ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("uri,reason", [("http://localhost:7687", "scheme"), ("bolt://", "host"),
                                         ("bolt://localhost:99999", "port"), ("bolt://localhost:x", "port"),

@@ -40,7 +40,8 @@ Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
 @click.option("--restart", is_flag=True, help="Ignore checkpoints: re-read files already ingested.")
 @click.option("--on-duplicate", type=click.Choice(DUPLICATE_POLICIES), default="merge", show_default=True,
               help="A paper id given more than once (counted in the summary): merge its records as the graph's "
-                   "MERGEs do, keep the first or the last record, or stop with an error.")
+                   "MERGEs do, keep the first or the last record, or stop with an error. For first and error a "
+                   "paper the graph holds from an earlier ingest comes first: its record is kept, or refused.")
 @prefilter_options
 @selection_options
 @click.option("--bulk", is_flag=True, help="Load an empty embedded graph with ArcadeDB's bulk loader "

@@ -131,14 +131,28 @@ class Duplicates:
 
     Each id maps to one int (file number and line) rather than a :class:`Location`: this
     dict is the one thing that grows with the input.
+
+    With ``graph`` (policies ``first`` and ``error``) a paper the graph already holds from an
+    earlier ingest is a repeat too: ``first`` keeps the graph's record (every record of it in
+    the input is skipped and counted), ``error`` refuses the first one. The graph is asked
+    about an id at its first record in the input, ``batch`` ids a query; records at or
+    before ``committed`` (a file's resume point) were written by this same ingest's earlier
+    run, so their ids are not asked about.
     """
 
-    def __init__(self, policy: DuplicatePolicy):
+    _GRAPH = -1  # the occurrence to write of an id the graph holds: none
+
+    def __init__(self, policy: DuplicatePolicy, graph: GraphStore | None = None,
+                 committed: dict[Path, int] | None = None, batch: int = 10_000):
         self.policy = policy
         self.count = 0
         self._files: dict[Path, int] = {}
         self._first: dict[str, int] = {}
         self._kept: dict[str, int] = {}  # repeated ids: the occurrence to write
+        self._graph = graph if policy in ("first", "error") else None
+        self._committed = committed or {}
+        self._batch = batch
+        self._unasked: dict[str, int] = {}  # first records whose ids the graph is yet to be asked about
 
     @staticmethod
     def tracks(record) -> bool:
@@ -151,17 +165,41 @@ class Duplicates:
     def _unpack(self, packed: int) -> Location:
         return Location(list(self._files)[packed >> 40], packed & (1 << 40) - 1)
 
-    def see(self, paper: Paper, where: Location) -> Problem | None:
-        """Note ``paper`` read at ``where``; the Problem if a repeat is an error."""
+    def see(self, paper: Paper, where: Location) -> list[Problem]:
+        """Note ``paper`` read at ``where``; the Problems of the repeats that are errors (one
+        the graph holds may be found a batch later: :meth:`flush` ends the reading)."""
         here = self._pack(where)
         first = self._first.setdefault(paper.id, here)
         if first == here:
-            return None
+            if self._graph is not None and where.line > self._committed.get(where.path, 0):
+                self._unasked[paper.id] = here
+                if len(self._unasked) >= self._batch:
+                    return self.flush()
+            return []
         self.count += 1
+        earlier = self.flush() if paper.id in self._unasked else []  # the graph's record comes first
+        if self._kept.get(paper.id) == self._GRAPH:
+            return earlier
         self._kept[paper.id] = here if self.policy == "last" else first
         if self.policy == "error":
-            return Problem(where, None, f"duplicate paper id {paper.id!r} (first at {self._unpack(first)})")
-        return None
+            return [*earlier, Problem(where, None, f"duplicate paper id {paper.id!r} (first at {self._unpack(first)})")]
+        return earlier
+
+    def flush(self) -> list[Problem]:
+        """Ask the graph about the ids not asked about yet: none of their records is written;
+        with policy ``error`` each is a Problem at its first record."""
+        asked, self._unasked = self._unasked, {}
+        if not asked:
+            return []
+        present = sorted((asked[row["id"]], row["id"]) for row in self._graph.rows("ingest/papers_present",
+                                                                                 ids=list(asked)))
+        for _, paper_id in present:
+            self._kept[paper_id] = self._GRAPH
+        self.count += len(present)
+        if self.policy != "error":
+            return []
+        return [Problem(self._unpack(here), None, f"duplicate paper id {paper_id!r} (already in the graph from an "
+                                                  "earlier ingest)") for here, paper_id in present]
 
     def write(self, paper: Paper, where: Location) -> bool:
         """Whether to write this record of ``paper`` (all of them with policy ``merge``)."""
@@ -210,6 +248,18 @@ def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: P
     duplicates = duplicates or Duplicates(options.on_duplicate)
     lines: dict[Path, int] = {}
     rejects = None
+
+    def refuse(problem: Problem) -> None:
+        nonlocal rejects
+        if not options.skip_bad:
+            raise InputError(problem)
+        if rejects is None:
+            rejects = open(options.rejects, "w", encoding="utf-8")
+            summary.rejects_file = options.rejects
+        rejects.write(json.dumps({"file": str(problem.where.path), "line": problem.where.line,
+                                  "field": problem.field, "reason": problem.reason}) + "\n")
+        summary.rejected += 1
+
     progress.start("validating", None)
     try:
         for file in files:
@@ -224,19 +274,14 @@ def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: P
                     summary.left_out[item.left_out] = (count + 1, first)
                 if cited is not None and item.record is not None:
                     cited.update(cited_ids(item.record))
+                problems = [problem] if problem else []
                 if duplicates.tracks(item.record):
-                    problem = duplicates.see(item.record, item.where)
-                if problem is None:
-                    continue
-                if not options.skip_bad:
-                    raise InputError(problem)
-                if rejects is None:
-                    rejects = open(options.rejects, "w", encoding="utf-8")
-                    summary.rejects_file = options.rejects
-                rejects.write(json.dumps({"file": str(problem.where.path), "line": problem.where.line,
-                                          "field": problem.field, "reason": problem.reason}) + "\n")
-                summary.rejected += 1
+                    problems += duplicates.see(item.record, item.where)
+                for problem in problems:
+                    refuse(problem)
             lines[file] = last
+        for problem in duplicates.flush():
+            refuse(problem)
     finally:
         progress.finish()
         summary.duplicates = duplicates.count
@@ -303,7 +348,7 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
         else:
             resume_after[file] = found[0]["line"] if found else 0
     todo = list(resume_after)
-    duplicates = Duplicates(options.on_duplicate)
+    duplicates = Duplicates(options.on_duplicate, store, resume_after)
     cited: set[str] = set()
     line_counts = validate(fmt, todo, options, progress, summary, duplicates, cited)
     summary.lines = sum(line_counts.values())
