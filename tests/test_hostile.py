@@ -256,6 +256,45 @@ def test_rejects_pointing_at_an_input_is_refused(store, tmp_path):
     assert counts(store) == ({}, {})
 
 
+@pytest.mark.parametrize("rejects,reason", [("missing/r.jsonl", "no folder"), ("/dev/full", "No space left on device")])
+def test_a_rejects_file_that_cannot_be_written_is_one_line(store, server_env, tmp_path, rejects, reason):
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "P1"}, '{"id": 7.5}', {"id": "P2"}])
+    rejects = rejects if rejects.startswith("/") else str(tmp_path / rejects)
+    done = citegraph("ingest", "jsonl", str(path), "--skip-bad", "--rejects", rejects, "--no-progress", env=server_env)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(f"Error: the rejects file {rejects} cannot be written: ")
+    assert reason in done.stderr
+    assert counts(store) == ({}, {})
+
+
+@pytest.mark.slow
+def test_a_full_disk_is_one_line_and_the_ingest_resumes_once_space_is_freed(tmp_path):
+    """The embedded graph on a 120 MiB tmpfs (root only: mount), 20,000 papers; then the
+    tmpfs grown and the same command run again."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=120m", "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        env = {**os.environ, "CITEGRAPH_DATA_DIR": str(disk / "data"), "CITEGRAPH_HEAP": "512m"}
+        for key in ("CITEGRAPH_URI", "CITEGRAPH_PASSWORD", "CITEGRAPH_DATABASE", "CITEGRAPH_USER"):
+            env.pop(key, None)
+        corpus = tmp_path / "corpus.jsonl"
+        assert citegraph("synth", "--papers", "20000", "--out", str(corpus), env=env).returncode == 0
+        full = citegraph("ingest", "s2orc", str(corpus), "--no-progress", env=env, timeout=600)
+        assert full.returncode == 1 and "Traceback" not in full.stderr, full.stderr[-2000:]
+        last = full.stderr.strip().splitlines()[-1]
+        assert last.startswith(f"Error: the disk holding {disk / 'data'} is full") and "run the same command again" \
+            in last, last
+        subprocess.run(["mount", "-o", "remount,size=600m", str(disk)], check=True)
+        again = citegraph("ingest", "s2orc", str(corpus), "--no-progress", env=env, timeout=600)
+        assert again.returncode == 0, again.stderr[-2000:]
+        stats = json.loads(citegraph("stats", "--json", env=env).stdout)
+        assert {r["label"]: r["count"] for r in stats["labels"]}["Paper"] >= 20000
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
 # -- 10. a stale server.json -------------------------------------------------------------
 def test_a_stale_server_state_with_reused_pid_and_port_is_not_trusted(tmp_path):
     stranger = subprocess.Popen(["sleep", "60"])

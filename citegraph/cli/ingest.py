@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import shlex
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
 from ..config import Config
+from ..errors import CitegraphError
 from ..ingest.formats import FORMATS
 from ..ingest.records import DUPLICATE_POLICIES
 from .app import main, open_graph
@@ -74,7 +76,7 @@ def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_
     if bulk and on_duplicate in ("first", "last"):
         raise click.UsageError("--bulk merges repeated papers (or stops with --on-duplicate error); to keep the "
                                "first or the last record, ingest without --bulk")
-    with ingest_lock(config), open_graph(config) as store:
+    with ingest_lock(config), open_graph(config) as store, _disk_full_said(config):
         if bulk:
             from ..graph import open_backend
             from ..ingest.bulk import bulk_ingest
@@ -89,6 +91,29 @@ def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_
 
                 repaired_bulk(embedded_server(config).home, fmt, paths)
     print_summary(summary)
+
+
+#: Free space under which a refused write of the embedded graph is said to be a full disk.
+FULL_DISK = 64 << 20
+
+
+@contextmanager
+def _disk_full_said(config: Config):
+    """A write the embedded graph refused with its disk full, said in those words: the
+    server only answers "Transaction error on commit" (and logs the cause at shutdown)."""
+    from ..ingest.pipeline import WriteRefused
+
+    try:
+        yield
+    except WriteRefused as refused:
+        if config.embedded:
+            import shutil
+
+            free = shutil.disk_usage(config.data_dir).free
+            if free < FULL_DISK:
+                raise CitegraphError(f"the disk holding {config.data_dir} is full ({free / 2**20:.0f} MiB free): "
+                                     f"{refused}") from None
+        raise
 
 
 #: Options of a streaming ingest that a bulk load has no use for: it writes no batches, and

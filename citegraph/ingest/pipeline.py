@@ -31,11 +31,14 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Literal, Protocol
+
+from neo4j.exceptions import Neo4jError
 
 from ..errors import CitegraphError, InputError, Location, Problem, ServerError
 from ..graph import GraphStore, MessageTooLarge, Write
@@ -231,10 +234,42 @@ def cited_ids(record) -> Iterator[str]:
 
 
 def refuse_inputs_as_rejects(options: IngestOptions, files: list[Path]) -> None:
-    """The rejects file is truncated when written: it must not be one of the inputs."""
+    """The rejects file is truncated when written: it must not be one of the inputs; and its
+    folder must exist (found before the input is read, not at its first bad line)."""
     rejects = Path(options.rejects)
     if options.skip_bad and rejects.exists() and any(rejects.samefile(file) for file in files):
         raise CitegraphError(f"the rejects file {rejects} is an input of this ingest: choose another --rejects")
+    if options.skip_bad and not rejects.absolute().parent.is_dir():
+        raise CitegraphError(f"the rejects file {rejects} cannot be written: no folder {rejects.absolute().parent}")
+
+
+class _Rejects:
+    """The rejects file of ``skip_bad`` (JSONL: file, line, field, reason), created at the
+    first bad line; a failure to write it (a full disk, /dev/full) is one line."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._file = None
+
+    def write(self, problem: Problem) -> None:
+        with self._failing():
+            if self._file is None:
+                self._file = open(self.path, "w", encoding="utf-8")
+            self._file.write(json.dumps({"file": str(problem.where.path), "line": problem.where.line,
+                                         "field": problem.field, "reason": problem.reason}) + "\n")
+
+    def close(self) -> None:
+        if self._file is not None:
+            with self._failing():
+                file, self._file = self._file, None
+                file.close()
+
+    @contextmanager
+    def _failing(self) -> Iterator[None]:
+        try:
+            yield
+        except OSError as exc:
+            raise CitegraphError(f"the rejects file {self.path} cannot be written: {exc.strerror or exc}") from None
 
 
 def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: Progress,
@@ -247,17 +282,13 @@ def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: P
     refuse_inputs_as_rejects(options, files)
     duplicates = duplicates or Duplicates(options.on_duplicate)
     lines: dict[Path, int] = {}
-    rejects = None
+    rejects = _Rejects(Path(options.rejects))
 
     def refuse(problem: Problem) -> None:
-        nonlocal rejects
         if not options.skip_bad:
             raise InputError(problem)
-        if rejects is None:
-            rejects = open(options.rejects, "w", encoding="utf-8")
-            summary.rejects_file = options.rejects
-        rejects.write(json.dumps({"file": str(problem.where.path), "line": problem.where.line,
-                                  "field": problem.field, "reason": problem.reason}) + "\n")
+        rejects.write(problem)
+        summary.rejects_file = rejects.path
         summary.rejected += 1
 
     progress.start("validating", None)
@@ -285,9 +316,22 @@ def validate(fmt: Format, files: list[Path], options: IngestOptions, progress: P
     finally:
         progress.finish()
         summary.duplicates = duplicates.count
-        if rejects is not None:
-            rejects.close()
+        rejects.close()
     return lines
+
+
+class WriteRefused(CitegraphError):
+    """The graph server refused a write it was sent (its disk full, ...): the message says
+    what it said and where the ingest stands."""
+
+    @staticmethod
+    def said(exc: Neo4jError) -> str:
+        return f"the graph server refused to write: {' '.join(str(exc.message or exc).split())[:300]}"
+
+
+def _committed_up_to(file: Path, committed: int) -> str:
+    return (f"The ingest of {file} is committed up to line {committed:,} and nothing after it was written; once "
+            f"the graph is back or can write again, run the same command again: it resumes after line {committed:,}")
 
 
 def _write_file(fmt: Format, file: Path, key: str, start_after: int, writer: GraphWriter,
@@ -304,10 +348,9 @@ def _write_file(fmt: Format, file: Path, key: str, start_after: int, writer: Gra
             raise CitegraphError(f"{file}: a record of lines {committed + 1}-{last_line} alone is too large to "
                                  f"write: {exc}") from None
         except ServerError as exc:
-            raise ServerError(
-                f"{exc}. The ingest of {file} is committed up to line {committed:,} and nothing after it was "
-                f"written; once the graph is back, run the same command again: it resumes after line "
-                f"{committed:,}") from exc
+            raise ServerError(f"{exc}. {_committed_up_to(file, committed)}") from exc
+        except Neo4jError as exc:
+            raise WriteRefused(f"{WriteRefused.said(exc)}. {_committed_up_to(file, committed)}") from None
         committed = last_line
         batch.clear()
 
@@ -364,17 +407,20 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
                         duplicates)
     finally:
         progress.finish()
-    progress.start("recounting citations", None)
-    writer.recount(cited)
-    progress.finish()
-    if todo:
-        store.write(*(Write("ingest/checkpoint_set", {"key": keys[file], "file": str(file), "line": line_counts[file],
-                                                      "done": True}) for file in todo))
-
-    if options.external == "drop":
-        summary.external_dropped = writer.drop_external()
-    progress.start("marking eligibility", None)
-    summary.eligibility = prefilter(store, options.prefilter)
-    progress.finish()
+    try:
+        progress.start("recounting citations", None)
+        writer.recount(cited)
+        progress.finish()
+        if todo:
+            store.write(*(Write("ingest/checkpoint_set", {"key": keys[file], "file": str(file),
+                                                          "line": line_counts[file], "done": True}) for file in todo))
+        if options.external == "drop":
+            summary.external_dropped = writer.drop_external()
+        progress.start("marking eligibility", None)
+        summary.eligibility = prefilter(store, options.prefilter)
+        progress.finish()
+    except Neo4jError as exc:
+        raise WriteRefused(f"{WriteRefused.said(exc)}. Every line of the input is written; once the graph can write "
+                           "again, run the same command again: it finishes the ingest") from None
     summary.seconds = time.perf_counter() - started
     return summary
