@@ -218,6 +218,20 @@ def test_statements_are_measured_for_every_server_but_neo4j_itself(store):
     assert message_limit("Neo4j/5.26.0") is None
 
 
+def test_a_paper_with_thousands_of_references_is_written_in_seconds(store, tmp_path):
+    """5,000 references of one paper (with contexts on some): 45 s merged from the citing end,
+    each edge checked against all the paper's edges so far; a few seconds from the cited ends."""
+    references = [{"id": f"R{i}", "contexts": [f"as [CIT] shows {i}"] if i % 10 == 0 else []} for i in range(5000)]
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "BIG", "title": "a survey", "references": references}])
+    started = time.monotonic()
+    summary = ingest(store, formats.get("jsonl"), [path])
+    assert time.monotonic() - started < 20
+    assert summary.write.citations == 5000 and summary.write.contexts == 500
+    ingest(store, formats.get("jsonl"), [path], IngestOptions(restart=True))  # merged, not doubled
+    assert counts(store) == ({"Paper": 5001, "External": 5000}, {"CITES": 5000})
+    assert store.run("paper", id="R10")[0]["citation_count"] == 1
+
+
 # -- 4, 5. integers and nesting -------------------------------------------------------------
 def test_an_integer_beyond_64_bits_is_a_bad_field_not_a_crash(store, tmp_path):
     path = write_jsonl(tmp_path / "c.jsonl", [{"id": f"P{i}"} for i in range(6)] + [{"id": "P6", "year": HUGE}])
