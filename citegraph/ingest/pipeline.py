@@ -5,7 +5,9 @@
    written to a rejects file (JSONL: file, line, field, reason; never one of the inputs)
    and left out. Papers given more than once (within or across files) are counted; by
    ``on_duplicate`` their records merge as the MERGEs do, the first or the last one is
-   kept, or the ingest stops at the second.
+   kept, or the ingest stops at the second; for ``first`` and ``error`` a paper the graph
+   holds from an earlier ingest is the first. Good lines a reader leaves out (an S2AG
+   abstract of a paper the release lacks) are counted by why.
 2. **Write** each file in batches of whole lines, one transaction per batch. The batch's
    transaction also moves the file's checkpoint (an ``:IngestCheckpoint`` node) to its last
    line, so a killed ingest, run again, continues after the last committed batch; a file
@@ -23,16 +25,16 @@ Memory: lines are read lazily and only one batch is held at a time; the ids of t
 papers read (to find duplicates) and of the papers cited (to recount) are what grows
 with the input.
 
-If the graph server goes away while writing, the error says which line was committed last
-and that running the same command again resumes there.
+If the graph server goes away or refuses a write (its disk full) while writing, the error
+says which line was committed last and that running the same command again resumes there.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
