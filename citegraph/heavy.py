@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import CitegraphError
 
 #: The pip extra of citegraph that installs each heavy library.
-EXTRAS = {"torch": "dense", "transformers": "dense", "faiss": "dense", "pyserini": "lucene"}
+EXTRAS = {"torch": "dense", "transformers": "dense", "faiss": "dense", "pyserini": "lucene", "sklearn": "train"}
 
 
 class Lazy:

@@ -128,7 +128,6 @@ def tiny_bert(tmp_path_factory) -> Path:
     return folder
 
 
-
 def pytest_collection_modifyitems(items):
     """Tests that touch the session server are marked ``server``, those that drive Chromium
     ``browser``, without saying so (``make test-fast`` leaves both out)."""
@@ -143,7 +142,6 @@ def pytest_collection_modifyitems(items):
 def acl(arcade_server, server_config):
     """A recommender on ACL-200 in a fresh database, with a BM25 index of its titles in the
     session data dir (test_recommend, test_library)."""
-    pytest.importorskip("bm25s")
     from citegraph.ingest import IngestOptions, formats, ingest
     from citegraph.recommend import Recommender
     from citegraph.retrieval.bm25 import build_bm25

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 
 import pytest
 
@@ -84,3 +85,55 @@ def test_an_mcp_client_uses_every_tool(acl, server_env):
                           ("both", "not both"), ("missing", "id")):
         assert calls[name].is_error, name
         assert message in calls[name].content[0].text, (name, calls[name].content[0].text)
+
+
+BAD_LINES = [  # (line, JSON-RPC error code, id answered, words of the message)
+    ("{not json", -32700, None, "Parse error"),
+    ("[" * 100_000 + "]" * 100_000, -32700, None, "Parse error"),
+    ('{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"x": %s}}' % ("[" * 500 + "]" * 500), -32700, None,
+     "Parse error"),
+    ('[{"jsonrpc": "2.0", "id": 8, "method": "ping"}]', -32600, None, "a batch"),
+    ('{"jsonrpc": "1.0", "id": 9, "method": "ping"}', -32600, 9, '"jsonrpc": "2.0"'),
+    ('{"jsonrpc": "2.0", "id": 10}', -32600, 10, "no method"),
+    ('"ping"', -32600, None, "expected a JSON object"),
+    ('{"jsonrpc": "2.0", "id": 11, "method": "no/such/method"}', -32601, 11, ""),
+]
+
+
+def test_every_bad_message_gets_its_json_rpc_error(acl, server_env):
+    """Raw lines on the server's stdin, one answer line awaited for each (with a timeout: a
+    line left unanswered is the defect); the server still answers a good request after them."""
+    import subprocess
+    import threading
+
+    server = subprocess.Popen([sys.executable, "-m", "citegraph.cli", "mcp"], env=server_env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    answers = []
+    reader = threading.Thread(target=lambda: answers.extend(server.stdout), daemon=True)
+    reader.start()
+
+    def answer(line: str, timeout: float = 120) -> dict:
+        count = len(answers)
+        server.stdin.write(line + "\n")
+        server.stdin.flush()
+        deadline = time.monotonic() + timeout
+        while len(answers) == count:
+            assert server.poll() is None, server.stderr.read()
+            assert time.monotonic() < deadline, f"no answer to {line[:80]!r}"
+            time.sleep(0.05)
+        return json.loads(answers[count])
+
+    try:
+        hello = answer(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}))
+        assert "result" in hello
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        for line, code, request_id, words in BAD_LINES:
+            got = answer(line, timeout=30)
+            assert (got["error"]["code"], got["id"]) == (code, request_id), got
+            assert words in got["error"]["message"], got
+        assert answer(json.dumps({"jsonrpc": "2.0", "id": 12, "method": "ping"})) == {"jsonrpc": "2.0", "id": 12,
+                                                                                        "result": {}}
+    finally:
+        server.stdin.close()
+        server.wait(timeout=60)

@@ -19,9 +19,6 @@ from citegraph.retrieval.bm25.kernel import Statistics, TermCounts
 from citegraph.retrieval.corpus import fingerprint
 from citegraph.synth import SynthSpec, records
 
-pytest.importorskip("bm25s", reason="needs bm25s")
-pytest.importorskip("Stemmer", reason="needs PyStemmer")
-
 BACKENDS = [pytest.param("bm25s"), pytest.param("lucene", marks=pytest.mark.lucene)]
 QUERIES = 50
 
@@ -254,7 +251,6 @@ def test_tuning_picks_the_better_cell(backend, tmp_path):
     docs = [Document("long", "alpha " * 10, filler), Document("short", "alpha")]
     docs += [Document(f"other{i}", f"beta w{i}", filler) for i in range(4)]
     m.build_bm25(docs, tmp_path / "index", backend=backend)
-    pytest.importorskip("ir_measures", reason="needs ir-measures")
     from citegraph.evaluation.tuning import tune
 
     tuning = tune(tmp_path / "index", {"q": "alpha"}, {"q": {"long": 1}}, pools={"q": {"long", "short"}},

@@ -25,8 +25,6 @@ from citegraph.retrieval.corpus import documents
 from citegraph.retrieval.spec import BM25
 from citegraph.synth import SynthSpec, generate
 
-pytest.importorskip("bm25s")
-
 
 @pytest.fixture
 def corpus(store, tmp_path):

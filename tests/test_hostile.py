@@ -243,6 +243,20 @@ def test_statements_are_measured_for_every_server_but_neo4j_itself(store):
     assert message_limit("Neo4j/5.26.0") is None
 
 
+def test_a_paper_with_thousands_of_references_is_written_in_seconds(store, tmp_path):
+    """5,000 references of one paper (with contexts on some): 45 s merged from the citing end,
+    each edge checked against all the paper's edges so far; a few seconds from the cited ends."""
+    references = [{"id": f"R{i}", "contexts": [f"as [CIT] shows {i}"] if i % 10 == 0 else []} for i in range(5000)]
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "BIG", "title": "a survey", "references": references}])
+    started = time.monotonic()
+    summary = ingest(store, formats.get("jsonl"), [path])
+    assert time.monotonic() - started < 20
+    assert summary.write.citations == 5000 and summary.write.contexts == 500
+    ingest(store, formats.get("jsonl"), [path], IngestOptions(restart=True))  # merged, not doubled
+    assert counts(store) == ({"Paper": 5001, "External": 5000}, {"CITES": 5000})
+    assert store.run("paper", id="R10")[0]["citation_count"] == 1
+
+
 # -- 4, 5. integers and nesting -------------------------------------------------------------
 def test_an_integer_beyond_64_bits_is_a_bad_field_not_a_crash(store, tmp_path):
     path = write_jsonl(tmp_path / "c.jsonl", [{"id": f"P{i}"} for i in range(6)] + [{"id": "P6", "year": HUGE}])
@@ -307,6 +321,45 @@ def test_rejects_pointing_at_an_input_is_refused(store, tmp_path):
             ingest(store, formats.get("jsonl"), [path], IngestOptions(skip_bad=True, rejects=rejects))
         assert path.read_text() == content
     assert counts(store) == ({}, {})
+
+
+@pytest.mark.parametrize("rejects,reason", [("missing/r.jsonl", "no folder"), ("/dev/full", "No space left on device")])
+def test_a_rejects_file_that_cannot_be_written_is_one_line(store, server_env, tmp_path, rejects, reason):
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "P1"}, '{"id": 7.5}', {"id": "P2"}])
+    rejects = rejects if rejects.startswith("/") else str(tmp_path / rejects)
+    done = citegraph("ingest", "jsonl", str(path), "--skip-bad", "--rejects", rejects, "--no-progress", env=server_env)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(f"Error: the rejects file {rejects} cannot be written: ")
+    assert reason in done.stderr
+    assert counts(store) == ({}, {})
+
+
+@pytest.mark.slow
+def test_a_full_disk_is_one_line_and_the_ingest_resumes_once_space_is_freed(tmp_path):
+    """The embedded graph on a 120 MiB tmpfs (root only: mount), 20,000 papers; then the
+    tmpfs grown and the same command run again."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=120m", "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        env = {**os.environ, "CITEGRAPH_DATA_DIR": str(disk / "data"), "CITEGRAPH_HEAP": "512m"}
+        for key in ("CITEGRAPH_URI", "CITEGRAPH_PASSWORD", "CITEGRAPH_DATABASE", "CITEGRAPH_USER"):
+            env.pop(key, None)
+        corpus = tmp_path / "corpus.jsonl"
+        assert citegraph("synth", "--papers", "20000", "--out", str(corpus), env=env).returncode == 0
+        full = citegraph("ingest", "s2orc", str(corpus), "--no-progress", env=env, timeout=600)
+        assert full.returncode == 1 and "Traceback" not in full.stderr, full.stderr[-2000:]
+        last = full.stderr.strip().splitlines()[-1]
+        assert last.startswith(f"Error: the disk holding {disk / 'data'} is full") and "run the same command again" \
+            in last, last
+        subprocess.run(["mount", "-o", "remount,size=600m", str(disk)], check=True)
+        again = citegraph("ingest", "s2orc", str(corpus), "--no-progress", env=env, timeout=600)
+        assert again.returncode == 0, again.stderr[-2000:]
+        stats = json.loads(citegraph("stats", "--json", env=env).stdout)
+        assert {r["label"]: r["count"] for r in stats["labels"]}["Paper"] >= 20000
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 # -- 10. a stale server.json -------------------------------------------------------------
@@ -412,6 +465,53 @@ def test_duplicate_ids_can_be_an_error(store, tmp_path):
     with pytest.raises(InputError, match=r"d0.jsonl:3: duplicate paper id 'P1' \(first at .*d0.jsonl:1\)"):
         ingest(store, formats.get("jsonl"), paths, IngestOptions(on_duplicate="error"))
     assert counts(store) == ({}, {})
+
+
+@pytest.mark.parametrize("policy", ["first", "error"])
+def test_first_and_error_see_the_papers_an_earlier_ingest_wrote(store, tmp_path, policy):
+    earlier, later = tmp_path / "earlier.jsonl", tmp_path / "later.jsonl"
+    write_jsonl(earlier, [{"id": "P1", "title": "graph's"}, {"id": "P2", "references": ["P3"]}])
+    write_jsonl(later, [{"id": "P4"}, {"id": "P3", "title": "a stub before"}, {"id": "P1", "title": "new"},
+                        {"id": "P1", "title": "newer"}])
+    ingest(store, formats.get("jsonl"), [earlier])
+    if policy == "error":
+        with pytest.raises(InputError, match=r"later.jsonl:3: duplicate paper id 'P1' \(already in the graph from "
+                                             r"an earlier ingest\)"):
+            ingest(store, formats.get("jsonl"), [later], IngestOptions(on_duplicate=policy))
+        assert counts(store) == ({"Paper": 3, "External": 1}, {"CITES": 1})
+        return
+    summary = ingest(store, formats.get("jsonl"), [later], IngestOptions(on_duplicate=policy, batch_size=1))
+    assert summary.duplicates == 2  # both records of P1; P3 was only a cited stub
+    assert {p: store.run("paper", id=p)[0]["title"] for p in ("P1", "P3", "P4")} == {
+        "P1": "graph's", "P3": "a stub before", "P4": None}
+
+
+class _StopWhileWriting:
+    """Progress that stops the ingest once ``after`` lines are written (as a kill would)."""
+
+    def __init__(self, after: int):
+        self.after, self.stage, self.written = after, "", 0
+
+    def start(self, description, total):
+        self.stage = description
+
+    def advance(self, lines):
+        self.written += lines if self.stage == "writing" else 0
+        if self.written >= self.after:
+            raise KeyboardInterrupt
+
+    def finish(self):
+        pass
+
+
+def test_a_resumed_ingest_does_not_take_its_own_committed_papers_for_duplicates(store, tmp_path):
+    path = write_jsonl(tmp_path / "c.jsonl", [{"id": f"P{i}"} for i in range(10)])
+    with pytest.raises(KeyboardInterrupt):
+        ingest(store, formats.get("jsonl"), [path], IngestOptions(batch_size=2, on_duplicate="error"),
+               _StopWhileWriting(5))
+    summary = ingest(store, formats.get("jsonl"), [path], IngestOptions(batch_size=2, on_duplicate="error"))
+    assert summary.resumed == {str(path): 4} and summary.duplicates == 0
+    assert counts(store) == ({"Paper": 10}, {})
 
 
 # -- 13. URIs ----------------------------------------------------------------------------------
@@ -905,3 +1005,36 @@ def test_a_statement_stopped_at_the_servers_time_limit_is_one_clear_error(tmp_pa
             assert store.run("stats/labels") == []  # the store goes on
     finally:
         server.stop()
+
+
+# -- 14. libraries (issue 23, §4.6 and §4.8) ----------------------------------------------------
+LIBRARIES = [  # (case, file, content, line, field, reason)
+    ("csl-deep", "refs.json", DEEP.encode(), 1, None, "malformed JSON: nested too deeply"),
+    ("csl-syntax", "refs.json", b'[{"id": "a"},\n {"id": }]', 2, None, "malformed JSON: Expecting value at column 9"),
+    ("csl-issued", "refs.json", b'[{"id": "a", "issued": "2001"}]', 1, "issued", "expected {\"date-parts\""),
+    ("csl-date-parts", "refs.json", b'[{"id": "a", "issued": {"date-parts": 2001}}]', 1, "issued", "date-parts"),
+    ("csl-title", "refs.json", b'[{"id": "a", "title": ["A"]}]', 1, "title", "expected a string, got list"),
+    ("ris-latin-1", "refs.ris", b"TY  - JOUR\nTI  - Caf\xe9\nER  - \n", 2, None, "not valid UTF-8 (byte 0xe9)"),
+    ("bib-latin-1", "refs.bib", b"@article{a,\n title = {Caf\xe9}}\n", 2, None, "not valid UTF-8 (byte 0xe9)"),
+]
+
+
+@pytest.mark.parametrize("case,name,content,line,field,reason", LIBRARIES, ids=[c[0] for c in LIBRARIES])
+def test_hostile_libraries_are_one_located_error(tmp_path, case, name, content, line, field, reason):
+    from citegraph.library.entries import read_library
+
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(InputError) as raised:
+        read_library(path)
+    problem = raised.value.problem
+    assert (problem.where.path, problem.where.line, problem.field) == (path, line, field)
+    assert reason in problem.reason
+
+
+def test_a_deep_csl_library_on_the_command_line_is_one_line(tmp_path):
+    path = tmp_path / "refs.json"
+    path.write_text(DEEP)
+    done = citegraph("library", "match", str(path), env={**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path)})
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == f"Error: {path}:1: malformed JSON: nested too deeply"

@@ -15,8 +15,6 @@ from citegraph.errors import CitegraphError, InputError
 from citegraph.ingest import IngestOptions, formats, ingest
 from citegraph.retrieval.corpus import documents
 
-pytest.importorskip("bibtexparser")
-
 BIB = Path(__file__).parent / "fixtures" / "bibtex"
 ACM, IEEE = BIB / "acm.bib", BIB / "ieee" / "export.bib"
 SIGIR = "10.1145/3397271.3401075"

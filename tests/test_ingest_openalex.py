@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from citegraph.cli import main
-from citegraph.errors import CitegraphError
+from citegraph.errors import CitegraphError, InputError
 from citegraph.ingest import IngestOptions, get, ingest
 from citegraph.ingest.openalex import abstract, files, parse
 from citegraph.ingest.selection import Selection, topic_key
@@ -377,3 +377,42 @@ def test_the_bulk_paths_refuse_what_only_cypher_does(arcade_server, store, tmp_p
     with pytest.raises(CitegraphError, match="1 merged ids among the inputs"):
         export_neo4j_admin(get("openalex"), [tmp_path / "final" / "data"], tmp_path / "csv")
     assert not list((tmp_path / "csv").glob("*.csv"))
+
+
+def test_a_part_holding_fewer_works_than_its_manifest_lists_is_bad_input(store, tmp_path):
+    rows = works()
+    works_dir = snapshot(tmp_path, {"2023-12-31": rows[:3], "2024-02-01": rows[3:]})
+    emptied = works_dir / "updated_date=2024-02-01" / "part_000.gz"
+    emptied.write_bytes(b"")
+    for path in (works_dir, works_dir / "manifest", emptied):
+        with pytest.raises(InputError) as raised:
+            ingest(store, get("openalex"), [path])
+        assert str(raised.value) == (f"{emptied}:1: 0 works in the file, but {works_dir / 'manifest'} lists "
+                                     f"{len(rows) - 3} (download incomplete?)")
+        assert store.run("stats/labels") == []
+    summary = ingest(store, get("openalex"), [works_dir], IngestOptions(skip_bad=True, rejects=tmp_path / "r.jsonl"))
+    assert summary.rejected == 1  # a counted repair: what the parts hold is ingested, the short part listed
+    assert json.loads((tmp_path / "r.jsonl").read_text())["file"] == str(emptied)
+
+
+def test_manifest_urls_are_confined_to_the_snapshot(tmp_path):
+    works_dir = snapshot(tmp_path / "snapshot", {"2023-12-31": works()[:1]})
+    outside = tmp_path / "secret.gz"
+    with gzip.open(outside, "wt") as f:
+        f.write(json.dumps(works()[0]) + "\n")
+    manifest = works_dir / "manifest"
+    for url in ("s3://openalex/data/works/../../../../secret.gz", "s3://openalex/data/works/updated_date=x/../../.."):
+        manifest.write_text(json.dumps({"entries": [{"url": url, "meta": {"record_count": 1}}]}))
+        with pytest.raises(CitegraphError, match=r"lists .* which is outside the snapshot folder"):
+            files(manifest)
+
+
+@pytest.mark.parametrize("text,reason", [("[" * 100_000 + "]" * 100_000, "malformed JSON: nested too deeply"),
+                                         ('{"entries": [{"url": 7}]}', "an entry 7 with record_count None"),
+                                         ('{"entries": [{"url": "a/b.gz", "meta": {"record_count": -1}}]}',
+                                          "record_count -1")])
+def test_a_bad_manifest_is_one_clear_error(tmp_path, text, reason):
+    manifest = tmp_path / "manifest"
+    manifest.write_text(text)
+    with pytest.raises(CitegraphError, match=r"manifest: not an OpenAlex manifest \(.*" + reason):
+        files(manifest)

@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from citegraph.errors import CitegraphError
+from citegraph.errors import CitegraphError, Location
 from citegraph.ingest import IngestOptions, get, ingest
 from citegraph.ingest.records import Citation, Paper
+from citegraph.ingest.s2ag import NO_PAPER
 from citegraph.ingest.selection import Selection
+
+from conftest import citegraph
 
 RELEASE = Path(__file__).parent / "fixtures" / "s2ag"
 
@@ -94,3 +97,19 @@ def test_bulk_builds_the_streamed_graph(arcade_server, store):
     from test_bulk import assert_same, stream_then_bulk
 
     assert_same(*stream_then_bulk(arcade_server, store, "s2ag", [RELEASE], papers=("13756489", "52", "777")))
+
+
+def test_an_abstract_of_a_paper_not_in_the_release_is_left_out_and_counted(store, server_env, tmp_path):
+    release = tmp_path / "r"
+    shutil.copytree(RELEASE, release)
+    with open(release / "abstracts" / "part0.jsonl", "a") as f:
+        f.write('{"corpusid": 4242, "abstract": "An abstract of a paper the release does not have."}\n')
+    summary = ingest(store, get("s2ag"), [release], IngestOptions())
+    assert summary.left_out == {NO_PAPER: (1, Location(release / "abstracts" / "part0.jsonl", 4))}
+    assert store.run("paper", id="4242") == []
+    assert store.run("paper", id="13756489")[0]["abstract"].startswith("The dominant")
+    done = citegraph("ingest", "s2ag", str(release), "--restart", "--no-progress", env=server_env)
+    assert f"1 {NO_PAPER}; the first at {release / 'abstracts' / 'part0.jsonl'}:4" in " ".join(done.stdout.split())
+    shutil.copytree(RELEASE / "abstracts", tmp_path / "alone" / "abstracts")
+    with pytest.raises(CitegraphError, match="reading abstracts or selecting works needs the papers dataset"):
+        ingest(store, get("s2ag"), [tmp_path / "alone"], IngestOptions())

@@ -15,8 +15,6 @@ from citegraph.recommend import DEFAULT_WEIGHTS
 from citegraph.recommend.held_out import evaluate_held_out, held_out_citations, train
 from citegraph.retrieval.signals import enrich
 
-pytest.importorskip("bm25s")
-
 
 def test_recommendations_exclude_the_known_and_the_future(acl):
     seed = acl.seed("P12-1066")

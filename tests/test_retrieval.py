@@ -16,7 +16,6 @@ from citegraph.retrieval.fusion import ReciprocalRankFusion, WeightedFusion
 from citegraph.retrieval.spec import BM25, Dense, parse_spec, parse_specs
 
 pytest.importorskip("faiss")
-pytest.importorskip("bm25s")
 
 DOCS = [
     Document("d1", "Graph neural networks for citation recommendation", "We recommend papers with a graph model."),

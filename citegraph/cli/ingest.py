@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import shlex
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
 from ..config import Config
+from ..errors import CitegraphError
 from ..ingest.formats import FORMATS
 from ..ingest.records import DUPLICATE_POLICIES
 from .app import main, open_graph
@@ -40,7 +42,9 @@ Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
                    "and their citations after the ingest.")
 @click.option("--restart", is_flag=True, help="Ignore checkpoints: re-read files already ingested.")
 @on_duplicate_option(DUPLICATE_POLICIES, "merge", "A paper id given more than once (counted in the summary): merge "
-                     "its records as the graph's MERGEs do, keep the first or the last record, or stop with an error.")
+                     "its records as the graph's MERGEs do, keep the first or the last record, or stop with an error. "
+                     "For first and error a paper the graph holds from an earlier ingest comes first: its record is "
+                     "kept, or refused.")
 @prefilter_options
 @selection_options
 @click.option("--bulk", is_flag=True, help="Load an empty embedded graph with ArcadeDB's bulk loader "
@@ -73,7 +77,7 @@ def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_
     if bulk and on_duplicate in ("first", "last"):
         raise click.UsageError("--bulk merges repeated papers (or stops with --on-duplicate error); to keep the "
                                "first or the last record, ingest without --bulk")
-    with ingest_lock(config), open_graph(config) as store:
+    with ingest_lock(config), open_graph(config) as store, _disk_full_said(config):
         if bulk:
             from ..graph import ArcadeDBBackend, embedded_server
             from ..ingest.bulk import bulk_ingest
@@ -88,6 +92,29 @@ def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_
 
                 repaired_bulk(embedded_server(config).home, fmt, paths)
     print_summary(summary)
+
+
+#: Free space under which a refused write of the embedded graph is said to be a full disk.
+FULL_DISK = 64 << 20
+
+
+@contextmanager
+def _disk_full_said(config: Config):
+    """A write the embedded graph refused with its disk full, said in those words: the
+    server only answers "Transaction error on commit" (and logs the cause at shutdown)."""
+    from ..ingest.pipeline import WriteRefused
+
+    try:
+        yield
+    except WriteRefused as refused:
+        if config.embedded:
+            import shutil
+
+            free = shutil.disk_usage(config.data_dir).free
+            if free < FULL_DISK:
+                raise CitegraphError(f"the disk holding {config.data_dir} is full ({free / 2**20:.0f} MiB free): "
+                                     f"{refused}") from None
+        raise
 
 
 #: Options of a streaming ingest that a bulk load has no use for: it writes no batches, and

@@ -83,6 +83,8 @@ def print_summary(summary) -> None:
         console.print(f"already ingested, skipped (use --restart to re-read): {file}")
     for file, line in summary.resumed.items():
         console.print(f"resumed {file} after line {line:,}")
+    for reason, (count, first) in summary.left_out.items():
+        console.print(f"[yellow]{count:,} {reason}; the first at {first}[/]")
     if summary.rejects_file:
         console.print(f"[yellow]{summary.rejected:,} bad line(s) listed in {summary.rejects_file}[/]")
     print_eligibility(summary.eligibility)

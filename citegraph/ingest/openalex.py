@@ -4,7 +4,10 @@ The layout (https://docs.openalex.org/download-all-data/snapshot-data-format):
 ``data/works/updated_date=YYYY-MM-DD/part_NNN.gz`` plus ``data/works/manifest`` (Redshift
 manifest JSON: ``{"entries": [{"url": "s3://openalex/data/works/…/part_000.gz", "meta":
 {"record_count": …}}]}``). A path may be the snapshot's ``works`` folder (or any folder
-above the partitions), a manifest, or single files. Partitions are read oldest first, so a
+above the partitions), a manifest, or single files. A manifest's URLs name files under its
+own folder only (``../`` is refused), and a part it lists must hold the ``record_count``
+works it gives: one that holds fewer or more (cut short, empty) is bad input at the line
+after its last, which stops the ingest or, with ``--skip-bad``, is listed with the rejects. Partitions are read oldest first, so a
 work updated later overwrites its earlier state.
 
 Fields used (the Work object, https://docs.openalex.org/api-entities/works/work-object):
@@ -42,13 +45,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import CitegraphError
+from ..errors import CitegraphError, Location, Problem
 from ..vocabulary import MAG_FIELDS
 from .records import Author, Item, MergedId, Reference, SnapshotPaper, Topic, TopicLevel, TopicLink, unique_strings
 from .selection import Selection, WorkIds, topic_key
@@ -56,6 +60,7 @@ from .source import (
     BadField,
     integer,
     items,
+    json_failure,
     json_objects,
     nfc,
     objects,
@@ -93,7 +98,7 @@ def files(path: Path) -> list[Path]:
 def read(file: Path, selection: Selection = Selection()) -> Iterator[Item]:
     if _is_merges(file):
         return items(table(file, MERGED_COLUMNS, {}), _merged)
-    return items(json_objects(file), lambda work: parse(work, selection))
+    return items(_counted(file, json_objects(file)), lambda work: parse(work, selection))
 
 
 def referenced(files: list[Path], criteria: Selection) -> WorkIds:
@@ -138,19 +143,67 @@ def _is_manifest(path: Path) -> bool:
 
 def _manifest_files(manifest: Path) -> list[Path]:
     """The files a manifest lists, found under the manifest's folder (its URLs name the bucket)."""
+    listed = _manifest(manifest)
+    for local, (url, _) in listed.items():
+        if not local.is_file():
+            raise CitegraphError(f"{manifest}: lists {url[:200]}, but {local} is missing (download incomplete?)")
+    return sorted(listed, key=lambda p: (_partition(p), str(p)))
+
+
+def _manifest(manifest: Path) -> dict[Path, tuple[str, int | None]]:
+    """Each file a manifest lists, with its URL and the works the manifest says it holds: the
+    URL's path after ``/works/`` (else its file name) under the manifest's folder, never outside it."""
     try:
         entries = json.loads(manifest.read_text(encoding="utf-8"))["entries"]
-        urls = [entry["url"] for entry in entries]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CitegraphError(f"{manifest}: not an OpenAlex manifest ({exc})") from None
-    found = []
-    for url in urls:
+        listed = [(entry["url"], (entry.get("meta") or {}).get("record_count")) for entry in entries]
+    except (ValueError, RecursionError) as exc:
+        raise CitegraphError(f"{manifest}: not an OpenAlex manifest ({json_failure(exc)})") from None
+    except (OSError, KeyError, TypeError, AttributeError) as exc:
+        raise CitegraphError(f"{manifest}: not an OpenAlex manifest ({type(exc).__name__}: {exc})"[:300]) from None
+    folder = _normal(manifest.parent)
+    found = {}
+    for url, count in listed:
+        if not isinstance(url, str) or count is not None and (isinstance(count, bool) or not isinstance(count, int)
+                                                              or count < 0):
+            raise CitegraphError(f"{manifest}: not an OpenAlex manifest (an entry {url!r:.80} with record_count "
+                                 f"{count!r:.40})")
         tail = url.split("/works/", 1)[-1] if "/works/" in url else url.rsplit("/", 1)[-1]
-        local = manifest.parent / tail
-        if not local.is_file():
-            raise CitegraphError(f"{manifest}: lists {url}, but {local} is missing (download incomplete?)")
-        found.append(local)
-    return sorted(found, key=lambda p: (_partition(p), str(p)))
+        local = _normal(folder / tail)
+        if not local.is_relative_to(folder) or local == folder:
+            raise CitegraphError(f"{manifest}: lists {url[:200]}, which is outside the snapshot folder {folder}")
+        found[local] = (url, count)
+    return found
+
+
+def _normal(path: Path) -> Path:
+    """``path`` absolute, without ``.`` and ``..`` (symbolic links are the user's to place)."""
+    return Path(os.path.normpath(path.absolute()))
+
+
+def _listed_count(file: Path) -> tuple[Path, int] | None:
+    """The snapshot manifest (``works/manifest``) listing ``file`` and the works it says the
+    file holds; None when there is none, it does not list the file or gives no count."""
+    file = _normal(file)
+    for manifest in (file.parent.parent / "manifest", file.parent / "manifest"):
+        if manifest.is_file():
+            _, count = _manifest(manifest).get(file, (None, None))
+            return None if count is None else (manifest, count)
+    return None
+
+
+def _counted(file: Path, located: Iterator[tuple[Location, Any]]) -> Iterator[tuple[Location, Any]]:
+    """``located`` values, then a Problem if the part holds another number of works than its
+    manifest lists (a part cut short, or empty): an ingest stops, or with ``--skip-bad`` lists it."""
+    listed = _listed_count(file)
+    read = last = 0
+    for where, value in located:
+        read += 1
+        last = where.line
+        yield where, value
+    if listed and read != listed[1]:
+        where = Location(file, last + 1)
+        yield where, Problem(where, None, f"{read:,} works in the file, but {listed[0]} lists {listed[1]:,} "
+                                          "(download incomplete?)")
 
 
 def short_id(value: str, field: str) -> str:

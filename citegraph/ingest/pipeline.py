@@ -5,7 +5,9 @@
    written to a rejects file (JSONL: file, line, field, reason; never one of the inputs)
    and left out. Papers given more than once (within or across files) are counted; by
    ``on_duplicate`` their records merge as the MERGEs do, the first or the last one is
-   kept, or the ingest stops at the second.
+   kept, or the ingest stops at the second; for ``first`` and ``error`` a paper the graph
+   holds from an earlier ingest is the first. Good lines a reader leaves out (an S2AG
+   abstract of a paper the release lacks) are counted by why.
 2. **Write** each file in batches of whole lines, one transaction per batch. The batch's
    transaction also moves the file's checkpoint (an ``:IngestCheckpoint`` node) to its last
    line, so a killed ingest, run again, continues after the last committed batch; a file
@@ -23,8 +25,8 @@ Memory: lines are read lazily and only one batch is held at a time; the ids of t
 papers read (to find duplicates) and of the papers cited (to recount) are what grows
 with the input.
 
-If the graph server goes away while writing, the error says which line was committed last
-and that running the same command again resumes there.
+If the graph server goes away or refuses a write (its disk full) while writing, the error
+says which line was committed last and that running the same command again resumes there.
 """
 
 from __future__ import annotations
@@ -32,10 +34,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
-from typing import Literal, Protocol, TypeGuard
+from typing import Literal, Protocol, TextIO, TypeGuard
+
+from neo4j.exceptions import Neo4jError
 
 from ..errors import CitegraphError, InputError, Location, Problem, ServerError
 from ..graph import GraphStore, MessageTooLarge, Write
@@ -92,6 +97,8 @@ class IngestSummary:
     rejected: int = 0
     rejects_file: Path | None = None
     duplicates: int = 0  # paper records whose id an earlier record of the ingest had
+    #: good lines a reader left out, by why (its words): how many, and where the first was
+    left_out: dict[str, tuple[int, Location]] = field(default_factory=dict)
     skipped_files: list[str] = field(default_factory=list)
     resumed: dict[str, int] = field(default_factory=dict)
     write: WriteStats = field(default_factory=WriteStats)
@@ -129,14 +136,28 @@ class Duplicates:
 
     Each id maps to one int (file number and line) rather than a :class:`Location`: this
     dict is the one thing that grows with the input.
+
+    With ``graph`` (policies ``first`` and ``error``) a paper the graph already holds from an
+    earlier ingest is a repeat too: ``first`` keeps the graph's record (every record of it in
+    the input is skipped and counted), ``error`` refuses the first one. The graph is asked
+    about an id at its first record in the input, ``batch`` ids a query; records at or
+    before ``committed`` (a file's resume point) were written by this same ingest's earlier
+    run, so their ids are not asked about.
     """
 
-    def __init__(self, policy: DuplicatePolicy):
+    _GRAPH = -1  # the occurrence to write of an id the graph holds: none
+
+    def __init__(self, policy: DuplicatePolicy, graph: GraphStore | None = None,
+                 committed: dict[Path, int] | None = None, batch: int = 10_000):
         self.policy = policy
         self.count = 0
         self._files: dict[Path, int] = {}
         self._first: dict[str, int] = {}
         self._kept: dict[str, int] = {}  # repeated ids: the occurrence to write
+        self._graph = graph if policy in ("first", "error") else None
+        self._committed = committed or {}
+        self._batch = batch
+        self._unasked: dict[str, int] = {}  # first records whose ids the graph is yet to be asked about
 
     @staticmethod
     def tracks(record: Record | None) -> TypeGuard[Paper]:
@@ -149,17 +170,41 @@ class Duplicates:
     def _unpack(self, packed: int) -> Location:
         return Location(list(self._files)[packed >> 40], packed & (1 << 40) - 1)
 
-    def see(self, paper: Paper, where: Location) -> Problem | None:
-        """Note ``paper`` read at ``where``; the Problem if a repeat is an error."""
+    def see(self, paper: Paper, where: Location) -> list[Problem]:
+        """Note ``paper`` read at ``where``; the Problems of the repeats that are errors (one
+        the graph holds may be found a batch later: :meth:`flush` ends the reading)."""
         here = self._pack(where)
         first = self._first.setdefault(paper.id, here)
         if first == here:
-            return None
+            if self._graph is not None and where.line > self._committed.get(where.path, 0):
+                self._unasked[paper.id] = here
+                if len(self._unasked) >= self._batch:
+                    return self.flush()
+            return []
         self.count += 1
+        earlier = self.flush() if paper.id in self._unasked else []  # the graph's record comes first
+        if self._kept.get(paper.id) == self._GRAPH:
+            return earlier
         self._kept[paper.id] = here if self.policy == "last" else first
         if self.policy == "error":
-            return Problem(where, None, f"duplicate paper id {paper.id!r} (first at {self._unpack(first)})")
-        return None
+            return [*earlier, Problem(where, None, f"duplicate paper id {paper.id!r} (first at {self._unpack(first)})")]
+        return earlier
+
+    def flush(self) -> list[Problem]:
+        """Ask the graph about the ids not asked about yet: none of their records is written;
+        with policy ``error`` each is a Problem at its first record."""
+        asked, self._unasked = self._unasked, {}
+        if not asked or self._graph is None:
+            return []
+        present = sorted((asked[row["id"]], row["id"]) for row in self._graph.rows("ingest/papers_present",
+                                                                                 ids=list(asked)))
+        for _, paper_id in present:
+            self._kept[paper_id] = self._GRAPH
+        self.count += len(present)
+        if self.policy != "error":
+            return []
+        return [Problem(self._unpack(here), None, f"duplicate paper id {paper_id!r} (already in the graph from an "
+                                                  "earlier ingest)") for here, paper_id in present]
 
     def write(self, paper: Paper, where: Location) -> bool:
         """Whether to write this record of ``paper`` (all of them with policy ``merge``)."""
@@ -191,10 +236,42 @@ def cited_ids(record) -> Iterator[str]:
 
 
 def refuse_inputs_as_rejects(options: IngestOptions, files: list[Path]) -> None:
-    """The rejects file is truncated when written: it must not be one of the inputs."""
+    """The rejects file is truncated when written: it must not be one of the inputs; and its
+    folder must exist (found before the input is read, not at its first bad line)."""
     rejects = Path(options.rejects)
     if options.skip_bad and rejects.exists() and any(rejects.samefile(file) for file in files):
         raise CitegraphError(f"the rejects file {rejects} is an input of this ingest: choose another --rejects")
+    if options.skip_bad and not rejects.absolute().parent.is_dir():
+        raise CitegraphError(f"the rejects file {rejects} cannot be written: no folder {rejects.absolute().parent}")
+
+
+class _Rejects:
+    """The rejects file of ``skip_bad`` (JSONL: file, line, field, reason), created at the
+    first bad line; a failure to write it (a full disk, /dev/full) is one line."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._file: TextIO | None = None
+
+    def write(self, problem: Problem) -> None:
+        with self._failing():
+            if self._file is None:
+                self._file = open(self.path, "w", encoding="utf-8")
+            self._file.write(json.dumps({"file": str(problem.where.path), "line": problem.where.line,
+                                         "field": problem.field, "reason": problem.reason}) + "\n")
+
+    def close(self) -> None:
+        if self._file is not None:
+            with self._failing():
+                file, self._file = self._file, None
+                file.close()
+
+    @contextmanager
+    def _failing(self) -> Iterator[None]:
+        try:
+            yield
+        except OSError as exc:
+            raise CitegraphError(f"the rejects file {self.path} cannot be written: {exc.strerror or exc}") from None
 
 
 class Reader(Protocol):
@@ -213,7 +290,15 @@ def validate(fmt: Reader, files: list[Path], options: IngestOptions, progress: P
     refuse_inputs_as_rejects(options, files)
     duplicates = duplicates or Duplicates(options.on_duplicate)
     lines: dict[Path, int] = {}
-    rejects = None
+    rejects = _Rejects(Path(options.rejects))
+
+    def refuse(problem: Problem) -> None:
+        if not options.skip_bad:
+            raise InputError(problem)
+        rejects.write(problem)
+        summary.rejects_file = rejects.path
+        summary.rejected += 1
+
     progress.start("validating", None)
     try:
         for file in files:
@@ -223,27 +308,38 @@ def validate(fmt: Reader, files: list[Path], options: IngestOptions, progress: P
                     progress.advance(item.where.line - last)
                     last = item.where.line
                 problem = item.problem
+                if item.left_out:
+                    count, first = summary.left_out.get(item.left_out, (0, item.where))
+                    summary.left_out[item.left_out] = (count + 1, first)
                 if cited is not None and item.record is not None:
                     cited.update(cited_ids(item.record))
+                problems = [problem] if problem else []
                 if duplicates.tracks(item.record):
-                    problem = duplicates.see(item.record, item.where)
-                if problem is None:
-                    continue
-                if not options.skip_bad:
-                    raise InputError(problem)
-                if rejects is None:
-                    rejects = open(options.rejects, "w", encoding="utf-8")
-                    summary.rejects_file = options.rejects
-                rejects.write(json.dumps({"file": str(problem.where.path), "line": problem.where.line,
-                                          "field": problem.field, "reason": problem.reason}) + "\n")
-                summary.rejected += 1
+                    problems += duplicates.see(item.record, item.where)
+                for problem in problems:
+                    refuse(problem)
             lines[file] = last
+        for problem in duplicates.flush():
+            refuse(problem)
     finally:
         progress.finish()
         summary.duplicates = duplicates.count
-        if rejects is not None:
-            rejects.close()
+        rejects.close()
     return lines
+
+
+class WriteRefused(CitegraphError):
+    """The graph server refused a write it was sent (its disk full, ...): the message says
+    what it said and where the ingest stands."""
+
+    @staticmethod
+    def said(exc: Neo4jError) -> str:
+        return f"the graph server refused to write: {' '.join(str(exc.message or exc).split())[:300]}"
+
+
+def _committed_up_to(file: Path, committed: int) -> str:
+    return (f"The ingest of {file} is committed up to line {committed:,} and nothing after it was written; once "
+            f"the graph is back or can write again, run the same command again: it resumes after line {committed:,}")
 
 
 def _write_file(fmt: Format, file: Path, key: str, start_after: int, writer: GraphWriter,
@@ -260,10 +356,9 @@ def _write_file(fmt: Format, file: Path, key: str, start_after: int, writer: Gra
             raise CitegraphError(f"{file}: a record of lines {committed + 1}-{last_line} alone is too large to "
                                  f"write: {exc}") from None
         except ServerError as exc:
-            raise ServerError(
-                f"{exc}. The ingest of {file} is committed up to line {committed:,} and nothing after it was "
-                f"written; once the graph is back, run the same command again: it resumes after line "
-                f"{committed:,}") from exc
+            raise ServerError(f"{exc}. {_committed_up_to(file, committed)}") from exc
+        except Neo4jError as exc:
+            raise WriteRefused(f"{WriteRefused.said(exc)}. {_committed_up_to(file, committed)}") from None
         committed = last_line
         batch.clear()
 
@@ -304,7 +399,7 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
         else:
             resume_after[file] = found[0]["line"] if found else 0
     todo = list(resume_after)
-    duplicates = Duplicates(options.on_duplicate)
+    duplicates = Duplicates(options.on_duplicate, store, resume_after)
     cited: set[str] = set()
     line_counts = validate(fmt, todo, options, progress, summary, duplicates, cited)
     summary.lines = sum(line_counts.values())
@@ -320,17 +415,20 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
                         duplicates)
     finally:
         progress.finish()
-    progress.start("recounting citations", None)
-    writer.recount(cited)
-    progress.finish()
-    if todo:
-        store.write(*(Write("ingest/checkpoint_set", {"key": keys[file], "file": str(file), "line": line_counts[file],
-                                                      "done": True}) for file in todo))
-
-    if options.external == "drop":
-        summary.external_dropped = writer.drop_external()
-    progress.start("marking eligibility", None)
-    summary.eligibility = prefilter(store, options.prefilter)
-    progress.finish()
+    try:
+        progress.start("recounting citations", None)
+        writer.recount(cited)
+        progress.finish()
+        if todo:
+            store.write(*(Write("ingest/checkpoint_set", {"key": keys[file], "file": str(file),
+                                                          "line": line_counts[file], "done": True}) for file in todo))
+        if options.external == "drop":
+            summary.external_dropped = writer.drop_external()
+        progress.start("marking eligibility", None)
+        summary.eligibility = prefilter(store, options.prefilter)
+        progress.finish()
+    except Neo4jError as exc:
+        raise WriteRefused(f"{WriteRefused.said(exc)}. Every line of the input is written; once the graph can write "
+                           "again, run the same command again: it finishes the ingest") from None
     summary.seconds = time.perf_counter() - started
     return summary

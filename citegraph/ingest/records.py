@@ -196,8 +196,10 @@ DUPLICATE_POLICIES: tuple[DuplicatePolicy, ...] = ("merge", "first", "last", "er
 
 @dataclass(frozen=True, slots=True)
 class Item:
-    """One thing a reader found at a location: a record, or the problem that prevented one."""
+    """One thing a reader found at a location: a record, the problem that prevented one, or
+    why a good line was left out (``left_out``: counted and reported by the ingest)."""
 
     where: Location
     record: Record | None = None
     problem: Problem | None = None
+    left_out: str | None = None

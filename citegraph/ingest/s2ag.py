@@ -9,7 +9,9 @@ by ``corpusid``, which is the paper id in the graph (as a string: S2's own ``Cor
   ``externalids`` (``DOI``, ``ArXiv``), ``authors`` [{``authorId``, ``name``}] (S2 author
   ids, ``s2:``-prefixed), ``s2fieldsofstudy`` [{``category``, ``source``}] (the MAG-style
   fields: "Computer Science" …), ``publicationtypes``, ``citationcount`` (selection only).
-- ``abstracts``: ``corpusid``, ``abstract``; sets the abstract of the paper of that id.
+- ``abstracts``: ``corpusid``, ``abstract``; sets the abstract of the paper of that id. An
+  abstract whose corpus id the release's ``papers`` dataset lacks is left out and counted
+  (it would make a paper with no title): the ids of the papers are read first, 8 bytes a paper.
 - ``citations``: ``citingcorpusid``, ``citedcorpusid`` (null when S2 could not resolve the
   reference: skipped), ``contexts`` (the citing sentences), ``intents`` (per context a list
   of ``background`` / ``methodology`` / ``result``, or one flat list in older releases),
@@ -89,9 +91,10 @@ def read(file: Path, selection: Selection = Selection()) -> Iterator[Item]:
     dataset = _dataset(file)
     if dataset == "papers":
         return items(json_objects(file), lambda obj: _paper(obj, selection))
+    if dataset == "abstracts":
+        return _abstracts(file, _release(file), selection)
     selected = _selected(_release(file), selection) if selection.active else None
-    parse = _abstract if dataset == "abstracts" else _citation
-    return items(json_objects(file), lambda obj: parse(obj, selected))
+    return items(json_objects(file), lambda obj: _citation(obj, selected))
 
 
 def _release(file: Path) -> Path:
@@ -104,11 +107,12 @@ def _release(file: Path) -> Path:
 
 @functools.lru_cache(maxsize=2)
 def _selected(release: Path, selection: Selection) -> WorkIds:
-    """The corpus ids of the papers the selection admits, read from the papers shards."""
+    """The corpus ids of the papers the selection admits (all with an empty selection), read
+    from the papers shards."""
     shards = [f for f in files(release) if _dataset(f) == "papers"]
     if not shards:
-        raise CitegraphError(f"{release}: selecting works needs the papers dataset (papers/*.gz) beside "
-                             "abstracts/ and citations/")
+        raise CitegraphError(f"{release}: reading abstracts or selecting works needs the papers dataset "
+                             "(papers/*.gz) beside abstracts/ and citations/")
     return WorkIds(int(item.record.id) for shard in shards for item in read(shard, selection)
                    if isinstance(item.record, Paper))
 
@@ -176,10 +180,27 @@ def _paper(obj: dict[str, Any], selection: Selection) -> list[Record]:
                   authors=tuple(dict.fromkeys(authors)))]
 
 
-def _abstract(obj: dict[str, Any], selected: WorkIds | None) -> list[Record]:
+#: Why an abstract is left out when the release's papers dataset lacks its paper.
+NO_PAPER = "abstracts whose corpus id is not in the papers dataset (left out, not made title-less papers)"
+
+
+def _abstracts(file: Path, release: Path, selection: Selection) -> Iterator[Item]:
+    """The abstracts of the papers the selection admits from the release's papers dataset;
+    one of a corpus id that dataset lacks is left out and counted, an unselected one just left out."""
+    known = _selected(release, Selection())
+    selected = _selected(release, selection) if selection.active else known
+    for item in items(json_objects(file), _abstract):
+        paper = item.record
+        if isinstance(paper, Paper) and int(paper.id) not in selected:
+            yield Item(item.where, left_out=None if int(paper.id) in known else NO_PAPER)
+        else:
+            yield item
+
+
+def _abstract(obj: dict[str, Any]) -> list[Record]:
     corpus_id = _corpus_id(obj, "corpusid")
     body = text(obj, "abstract")
-    return [Paper(id=corpus_id, abstract=body)] if body and _in(selected, corpus_id) else []
+    return [Paper(id=corpus_id, abstract=body)] if body else []
 
 
 def _intents(obj: dict[str, Any]) -> tuple[str, ...]:

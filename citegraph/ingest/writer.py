@@ -9,7 +9,8 @@ written unless all of it is:
 2. papers' OpenAlex topic tree nodes (:mod:`citegraph.ingest.topics`), papers, then their
    fields, categories, topics and authors;
 3. ``:External`` stubs for citation ends not in the graph, then the ``CITES`` edges
-   (grouped by citing paper);
+   (grouped by citing paper; a paper citing more than :data:`MANY_REFERENCES` papers has
+   its edges merged from the cited ends, that many a statement);
 4. merged ids (their citations moved to the id they were merged into; their topics go in 2).
 
 ``citation_count`` of the cited papers is left to :meth:`GraphWriter.recount`, which the
@@ -81,6 +82,12 @@ class WriteStats:
                      "external_upgraded", "self_citations", "citations", "contexts", "unmarked_contexts"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.records.update(other.records)
+
+
+#: References of one paper over which its edges are merged from the cited ends
+#: (``ingest/cites_many``), this many a statement: merged from the citing end, each edge
+#: was checked against all the paper's edges so far (quadratic: 5,000 references, 45 s).
+MANY_REFERENCES = 1000
 
 
 def utc_today() -> date:
@@ -177,7 +184,12 @@ class GraphWriter:
         by_citing: dict[str, list[dict]] = {}
         for citing, ref in kept:
             by_citing.setdefault(citing, []).append({"cited": ref.cited_id, "props": reference.values(ref)})
-        add("cites", "rows", [{"citing": citing, "refs": refs} for citing, refs in by_citing.items()])
+        add("cites", "rows", [{"citing": citing, "refs": refs} for citing, refs in by_citing.items()
+                              if len(refs) <= MANY_REFERENCES])
+        for citing, refs in by_citing.items():
+            if len(refs) > MANY_REFERENCES:
+                for part in batched(refs, MANY_REFERENCES):
+                    add("cites_many", "refs", part, citing=citing)
         add("merge_ids", "rows", [{"id": m.old_id, "into": m.into_id} for m in by_type.get(MergedId, [])])
         steps.extend(extra)
         roles.extend("extra" for _ in extra)

@@ -39,7 +39,14 @@ def read_library(path: Path) -> list[LibraryEntry]:
     path = Path(path)
     if not path.is_file():
         raise CitegraphError(f"{path}: no such library file")
-    entries = parse_library(path.read_text(encoding="utf-8-sig"), path)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        where = Location(path, data[:exc.start].count(b"\n") + 1)
+        raise InputError(Problem(where, None, f"not valid UTF-8 (byte 0x{data[exc.start]:02x}): save the library "
+                                              "as UTF-8")) from None
+    entries = parse_library(text, path)
     if not entries:
         raise CitegraphError(f"{path}: no entries found")
     return entries
@@ -111,22 +118,39 @@ def _ris(path: Path, text: str) -> list[LibraryEntry]:
 
 
 def _csl_json(path: Path, text: str) -> list[LibraryEntry]:
+    from ..ingest.source import json_failure
+
     try:
         items = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(Problem(Location(path, exc.lineno), None, f"not JSON: {exc.msg}")) from exc
+    except (ValueError, RecursionError) as exc:
+        raise InputError(Problem(Location(path, getattr(exc, "lineno", 1)), None, json_failure(exc))) from None
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
         raise InputError(Problem(Location(path, 1), None, "CSL-JSON is a list of objects"))
     out = []
     for number, item in enumerate(items, start=1):
-        parts = (item.get("issued") or {}).get("date-parts") or [[None]]
-        year = parts[0][0] if parts and parts[0] else None
-        url = str(item.get("URL", ""))
-        out.append(LibraryEntry(f"{path}: item {number} ({item.get('id', '')})", str(item.get("title", "")),
-                                _year(str(year or ""), path, number), str(item.get("DOI", "")) or _found(_DOI, url),
-                                _found(_ARXIV, url) or _found(_ARXIV, str(item.get("number", ""))),
-                                str(item.get("citegraph-id", ""))))
+        where = Location(path, number)
+        key, title, doi, url, report, graph_id = (_csl_text(item, name, where) for name in (
+            "id", "title", "DOI", "URL", "number", "citegraph-id"))
+        out.append(LibraryEntry(f"{path}: item {number} ({key})", title,
+                                _year(_csl_year(item.get("issued"), where), path, number), doi or _found(_DOI, url),
+                                _found(_ARXIV, url) or _found(_ARXIV, report), graph_id))
     return out
+
+
+def _csl_text(item: dict, key: str, where: Location) -> str:
+    found = item.get(key, "")
+    if not isinstance(found, (str, int)) or isinstance(found, bool):
+        raise InputError(Problem(where, key, f"expected a string, got {type(found).__name__}"))
+    return str(found)
+
+
+def _csl_year(issued: object, where: Location) -> str:
+    """The year of a CSL date (``{"date-parts": [[2011, 3]]}``), '' when it gives none."""
+    parts = issued.get("date-parts", [[]]) if isinstance(issued, dict) else [[]] if issued is None else None
+    if not isinstance(parts, list) or not all(isinstance(part, list) for part in parts):
+        raise InputError(Problem(where, "issued", 'expected {"date-parts": [[year, month, day]]}'))
+    year = parts[0][0] if parts and parts[0] else None
+    return "" if year is None else str(year)
 
 
 def _year(text: str, path: Path, line: int) -> int | None:

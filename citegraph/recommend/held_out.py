@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import CitegraphError
+from ..heavy import lazy
 from .recommender import Recommender
 from .seed import Seed
 from .weights import Weights
@@ -48,8 +49,6 @@ def train(recommender: Recommender, examples: Sequence[HeldOut]) -> dict[str, fl
     """Weights learned by logistic regression: does a candidate's feature vector mark the
     held-out citation? Candidates of every example, balanced classes; the weights are the
     coefficients (their order is what ranks), stored as plain numbers."""
-    from sklearn.linear_model import LogisticRegression
-
     rows, labels = [], []
     for example in examples:
         for candidate in recommender.candidates(example.seed).values():
@@ -59,7 +58,7 @@ def train(recommender: Recommender, examples: Sequence[HeldOut]) -> dict[str, fl
         raise CitegraphError("no held-out citation was among the candidates: nothing to learn from")
     names = sorted({name for row in rows for name in row})
     matrix = [[row.get(name, 0.0) for name in names] for row in rows]
-    model = LogisticRegression(class_weight="balanced", max_iter=1000).fit(matrix, labels)
+    model = lazy("sklearn.linear_model").LogisticRegression(class_weight="balanced", max_iter=1000).fit(matrix, labels)
     return {**{name: float(w) for name, w in zip(names, model.coef_[0])}, "bias": float(model.intercept_[0])}
 
 

@@ -13,7 +13,7 @@ never as a crash. stdout carries the protocol: everything else goes to stderr.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -22,6 +22,9 @@ from pydantic import AfterValidator, Field
 from ..errors import CitegraphError
 from ..recommend import Recommender, Seed, View, recommendation_dict
 from ..vocabulary import DATE, calendar_date, canonical_id, year_of
+
+if TYPE_CHECKING:
+    from anyio import AsyncFile
 
 Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]], Field(max_length=2_000)]
 Id = Annotated[str, Field(min_length=1, max_length=200, description="A paper id in the graph")]
@@ -137,5 +140,80 @@ def create_server(recommender: Recommender, indexes: Path):
 
 def serve_mcp(config, retrievers, model: Path | None = None) -> None:
     """Open the recommender on ``config``'s graph and answer MCP requests on stdin/stdout until closed."""
+    import anyio
+
     with Recommender.open(config, retrievers, model) as recommender:
-        create_server(recommender, Path(config.data_dir) / "indexes").run("stdio")
+        server = create_server(recommender, Path(config.data_dir) / "indexes")
+        anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server) -> None:
+    """The SDK's stdio transport, with every line that is not a JSON-RPC 2.0 message
+    answered with the JSON-RPC error for it: the SDK's transport only logs such a line, so a
+    client waiting for its answer would wait forever. (stdin is read here, so the SDK does
+    not point fd 0 at /dev/null while serving: no tool reads stdin.)"""
+    import sys
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    stdin = _CheckedLines(anyio.wrap_file(open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)))
+    # the SDK only iterates stdin's lines: _CheckedLines is such an iterable, not a file
+    async with stdio_server(stdin=cast("AsyncFile[str]", stdin)) as (read_stream, write_stream):
+        stdin.answers = write_stream
+        lowlevel = server._lowlevel_server
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+class _CheckedLines:
+    """The lines of stdin that are JSON-RPC messages, read as the SDK reads them; each other
+    line is answered on ``answers`` with a parse error (-32700: not JSON, or nested past the
+    parser's depth limit) or an invalid request (-32600: a batch array, another ``jsonrpc``
+    version, no ``method``...), with the request's id where one can be read. An unknown
+    method is a valid request, which the SDK answers (-32601)."""
+
+    def __init__(self, lines):
+        self.lines = lines
+        self.answers = None
+
+    async def __aiter__(self):
+        import mcp_types as types
+        from mcp.shared.message import SessionMessage
+        from pydantic import ValidationError
+
+        async for line in self.lines:
+            if not line.strip():
+                continue
+            try:
+                types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except ValidationError as invalid:
+                request_id, error = _refusal(invalid, line)
+                await self.answers.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
+                continue
+            yield line
+
+
+def _refusal(invalid, line: str) -> tuple[str | int | None, Any]:
+    """The id (where the line gives a valid one) and the JSON-RPC error for a line the SDK's
+    message model refused."""
+    import json
+
+    import mcp_types as types
+
+    first = invalid.errors(include_url=False)[0]
+    if first["type"] == "json_invalid":
+        return None, types.ErrorData(code=types.PARSE_ERROR, message=f"Parse error: {first['msg']}"[:300])
+    value = json.loads(line)  # the SDK's parser, whose depth limit is lower than json's, read it
+    given = value.get("id") if isinstance(value, dict) else None
+    request_id = given if isinstance(given, (str, int)) and not isinstance(given, bool) else None
+    if isinstance(value, list):
+        why = "a batch (a JSON array): send one message a line"
+    elif not isinstance(value, dict):
+        why = f"expected a JSON object, got {type(value).__name__}"
+    elif value.get("jsonrpc") != "2.0":
+        why = 'expected "jsonrpc": "2.0"'
+    elif not {"method", "result", "error"} & set(value):
+        why = "no method"
+    else:
+        why = "; ".join(f"{'.'.join(map(str, e['loc'][1:]))}: {e['msg']}" for e in invalid.errors()[:3])
+    return request_id, types.ErrorData(code=types.INVALID_REQUEST, message=f"Invalid request: {why}"[:300])
