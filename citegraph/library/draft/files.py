@@ -1,0 +1,60 @@
+"""Reading a draft's files and its bibliography (keys → library entries)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...errors import CitegraphError, InputError, Location, Problem
+from ..entries import LibraryEntry, parse_library
+from .slots import KEYED_LIBRARIES, MAX_DRAFT_BYTES
+
+
+# -- reading files --------------------------------------------------------------------
+def read_text(path: Path) -> str:
+    """A file's text, or a one-line error: missing, unreadable, too large, not UTF-8."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_DRAFT_BYTES:
+            raise CitegraphError(f"{path}: {size / 1e6:.1f} MB, over the {MAX_DRAFT_BYTES / 1e6:.0f} MB limit of a "
+                                 "draft's file")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CitegraphError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise CitegraphError(f"{path}: a directory, not a file") from None
+    except OSError as exc:
+        raise CitegraphError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
+        raise InputError(Problem(Location(path, line), None,
+                                 f"not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column})")) from None
+
+
+def bibliography(files: list[tuple[Path, Location | None]]) -> tuple[dict[str, LibraryEntry], list[str]]:
+    """Key → entry over the bibliography files (the first of a duplicated key wins)."""
+    references: dict[str, LibraryEntry] = {}
+    warnings = []
+    for file, named_at in files:
+        if file.suffix.lower() not in KEYED_LIBRARIES:
+            raise CitegraphError(f"{file}: a bibliography's keys come from a BibTeX (.bib) or CSL-JSON (.json) file")
+        if not file.is_file():
+            raise CitegraphError(f"{named_at}: bibliography {file}: no such file (give one with --bib)" if named_at
+                                 else f"{file}: no such bibliography file")
+        for entry in parse_library(read_text(file), file):
+            key = key_of(entry)
+            if key in references:
+                warnings.append(f"{entry.where}: key {key!r} already read from {references[key].where}; ignored")
+            else:
+                references[key] = entry
+    return references, warnings
+
+
+def key_of(entry: LibraryEntry) -> str:
+    """A BibTeX entry's key: :func:`.entries.parse_library` names it last in ``where``, as
+    'refs.bib:12 (key)' (keys hold no spaces)."""
+    return entry.where.rsplit(" (", 1)[-1][:-1]
+
+
