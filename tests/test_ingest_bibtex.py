@@ -251,3 +251,14 @@ def test_each_file_is_parsed_once_the_survey_read_is_kept(tmp_path):
         == ["Kept", "Kept"]  # not parsed again: the survey's items
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
     assert [i.record.title for i in fmt.read(path)] == ["Gone"]  # changed since the survey: parsed again
+
+
+def test_the_survey_in_worker_processes_finds_what_it_finds_alone(monkeypatch):
+    from citegraph.ingest import bibtex
+
+    alone_fmt, alone = _surveyed()
+    monkeypatch.setattr(bibtex, "PARALLEL_FROM_BYTES", 0)  # two small files: parsed by two workers
+    workers_fmt, workers = _surveyed()
+    assert (workers.spellings, workers.duplicates, workers.entries, workers.without_doi) == \
+        (alone.spellings, alone.duplicates, alone.entries, alone.without_doi)
+    assert _papers(workers_fmt) == _papers(alone_fmt)

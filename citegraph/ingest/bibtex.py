@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import calendar
 import logging
+import multiprocessing
+import os
 import pickle
 import re
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -412,9 +415,7 @@ def survey(files: Sequence[Path], entry_types: Iterable[str] | None = None, id_f
     types = frozenset(t.lower() for t in entry_types) if entry_types else None
     result = Survey()
     seen: dict[str, list[str]] = {}
-    for file in files:
-        stamp = Surveyed._stamp(Path(file))
-        entries = parse(file)
+    for file, stamp, entries in _parsed(files):
         items = list(_items(file, entries, types, id_from, result.spellings))
         result.surveyed.keep(file, stamp, items)
         for entry in entries:
@@ -429,3 +430,24 @@ def survey(files: Sequence[Path], entry_types: Iterable[str] | None = None, id_f
     result.left_out = +result.left_out  # types read are not listed
     result.duplicates = {paper_id: places for paper_id, places in seen.items() if len(places) > 1}
     return result
+
+
+#: From this many bytes in two files or more, the survey parses files in worker processes, one
+#: per core (parsing is CPU-bound Python; below it, starting the workers costs more than it saves).
+PARALLEL_FROM_BYTES = 8 * 2**20
+
+
+def _parsed(files: Sequence[Path]) -> Iterator[tuple[Path, tuple[int, int], list[Entry]]]:
+    """Each file with its stamp (before reading) and entries, in the order given."""
+    workers = min(os.cpu_count() or 1, len(files))
+    if workers < 2 or sum(Path(f).stat().st_size for f in files) < PARALLEL_FROM_BYTES:
+        yield from map(_stamped_parse, files)
+        return
+    # spawn, not fork: the caller may hold a driver's threads and sockets
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield from pool.map(_stamped_parse, files)
+
+
+def _stamped_parse(file: Path) -> tuple[Path, tuple[int, int], list[Entry]]:
+    stamp = Surveyed._stamp(Path(file))
+    return file, stamp, parse(file)
