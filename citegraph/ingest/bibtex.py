@@ -12,11 +12,14 @@ so ``10.1023/A:1007`` and ``10.1023/a:1007`` are one paper: its id is the
 spelling met first, in file order, and the spelling a file gives is kept nowhere else.
 :func:`survey` reads every file of an ingest first, so that every file maps the DOI to
 the same spelling (the CLI passes its ``spellings`` on); it also reports what was left
-out by entry type and every id found more than once, within or across files.
+out by entry type, every id found more than once, within or across files, and what
+BibTeX would not resolve either (warnings at file:line). It keeps what it read, so the
+ingest's later reads of a file do not parse it again (:class:`Surveyed`).
 
 Bad input is a :class:`~citegraph.errors.Problem` at the entry's file:line (a field's own
 line where the field is at fault): a block the parser gave up on, a field given twice,
-a DOI that is not one, a year that is not one. ``year = {in press}`` (no digits) is no year.
+a DOI that is not one, a year that is not one, a field past :data:`MAX_FIELD_CHARS`, a
+name list BibTeX cannot split. ``year = {in press}`` (no digits) is no year.
 """
 
 from __future__ import annotations
