@@ -39,6 +39,8 @@ import time
 from io import BytesIO
 from pathlib import Path
 
+from ingest import Phases, machine  # benchmarks/ingest.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ("parse", "stream", "bulk", "baseline", "sample")
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -151,9 +153,6 @@ def run_case(case: str, path: Path, home: Path) -> dict:
     from citegraph.ingest import ingest
     from citegraph.ingest.bulk import bulk_ingest
 
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from ingest import Phases
-
     server = ArcadeServer(home / "arcadedb")
     info = server.start()
     store = GraphStore(GraphDatabase.driver(info.uri, auth=(USER, server.password())), DATABASE)
@@ -196,12 +195,11 @@ def main() -> None:
     parser.add_argument("--baseline", default="1b432bb", help="the commit whose reader is the baseline")
     parser.add_argument("--cases", default=",".join(CASES), help=f"comma-separated, of {', '.join(CASES)}")
     parser.add_argument("--corpus-dir", type=Path, default=Path(tempfile.gettempdir()) / "citegraph-bench")
-    parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)  # internal: run one case, print JSON
-    parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--run", nargs=3, metavar=("CASE", "CORPUS", "HOME"), help=argparse.SUPPRESS)  # one case
     args = parser.parse_args()
-    if args.case:
-        print(json.dumps(run_case(args.case, args.corpus, args.home)))
+    if args.run:
+        case, corpus, home = args.run
+        print(json.dumps(run_case(case, Path(corpus), Path(home))))
         return
 
     cases = [c for c in args.cases.split(",") if c]
@@ -211,8 +209,8 @@ def main() -> None:
     path = collection(args.entries, args.files, args.corpus_dir)
     size = sum(f.stat().st_size for f in path.glob("*.bib"))
     print(f"# bibtex benchmark, {datetime.date.today()}: {args.entries:,} entries in {args.files} files, {path} "
-          f"({size / 2**20:,.0f} MiB, ready in {time.perf_counter() - started:.1f} s); "
-          f"cpus {os.cpu_count()}, Python {sys.version.split()[0]}")
+          f"({size / 2**20:,.0f} MiB, ready in {time.perf_counter() - started:.1f} s)")
+    print(f"# machine: {machine()}")
     small = sample(path, args.sample, args.corpus_dir)
     results = {}
     for case in cases:
@@ -221,9 +219,10 @@ def main() -> None:
             env["PYTHONPATH"] = str(baseline_tree(args.baseline, args.corpus_dir))
         load_before = os.getloadavg()[0]
         with tempfile.TemporaryDirectory(prefix=f"bench-bibtex-{case}-") as home:
-            done = subprocess.run([sys.executable, __file__, "--case", "stream" if case in ("baseline", "sample")
-                                   else case, "--corpus", str(small if case in ("baseline", "sample") else path),
-                                   "--home", home], stdout=subprocess.PIPE, text=True, check=True, env=env)
+            on_sample = case in ("baseline", "sample")
+            done = subprocess.run([sys.executable, __file__, "--run", "stream" if on_sample else case,
+                                   str(small if on_sample else path), home],
+                                  stdout=subprocess.PIPE, text=True, check=True, env=env)
         result = results[case] = json.loads(done.stdout.splitlines()[-1])
         phases = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result["phases"].items())
         cpu = result["cpu"] + result.get("server_cpu", 0)
