@@ -20,6 +20,7 @@ pytest.importorskip("bibtexparser")
 BIB = Path(__file__).parent / "fixtures" / "bibtex"
 ACM, IEEE = BIB / "acm.bib", BIB / "ieee" / "export.bib"
 SIGIR = "10.1145/3397271.3401075"
+DEMO_LIBRARY = Path(__file__).parents[1] / "citegraph" / "data" / "demo" / "library.bib"
 COHEN = "10.1023/A:1007412011789"  # as acm.bib spells it; ieee/export.bib writes 10.1023/a:…
 
 
@@ -119,7 +120,8 @@ LATEX_VALUES = [
     r"Sch{\"u}tze", r"{\'E}mile and {\v{C}}apek", r"\c{c}a and \c c", r"{BERT}: Pre-training of {Deep} Transformers",
     r"An $O(n \log n)$ algorithm for $k$-means", r"{\em Emphasis across words} and \emph {spaced} text",
     r"\textbf{Bold} start, then plain words, then Fig.~3 and pp.~1--2", r"Caf\' e and na\"{\i}ve", r"``Quoted'' --- dash",
-    r"Unclosed {group runs to the end", r"\bf declared words follow", r"Escaped \{braces\} and 5\% and \$",
+    r"Unclosed {group runs to the end", r"Sch{\"o}lkopf, {\'E}mile{\"e}s and Pion{\"u}es-{\c c}a",
+    r"{\em x}y and a{\bf b}c{d}e", r"{GPU}-accelerated $k$-means for {SIMD}", r"${x}_i$ and {$y$} then {\"o}", r"\bf declared words follow", r"Escaped \{braces\} and 5\% and \$",
     r"\url{https://example.org/a_b}", r"Nested {{Case}} and {a {b} c} groups",
     "Long " + " ".join(f"w{i}" for i in range(400)) + r" with {\"o} at the end",
 ]
@@ -140,14 +142,14 @@ def test_decoding_only_the_latex_gives_what_decoding_it_all_gives(value):
 
 
 def test_fixtures_read_as_the_decoding_middleware_read_them():
-    """The fields citegraph reads, on every fixture, against the previous reader (bibtexparser's
-    LatexDecodingMiddleware and name middlewares over the whole file)."""
+    """The fields citegraph reads, on every .bib file of the repository, against the previous
+    reader (bibtexparser's LatexDecodingMiddleware and name middlewares over the whole file)."""
     import bibtexparser
     from bibtexparser import middlewares
 
     from citegraph.ingest import bibtex
 
-    for path in (ACM, IEEE):
+    for path in (ACM, IEEE, BIB.parent / "trec" / "collection" / "corpus.bib", DEMO_LIBRARY):
         before = bibtexparser.parse_string(path.read_text(encoding="utf-8"), append_middleware=[
             middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()])
         for old, new in zip(before.entries, bibtex.parse(path), strict=True):
