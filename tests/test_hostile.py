@@ -75,6 +75,9 @@ HOSTILE += [(f"{fmt}-{case}", fmt, _jsonl(good, bad(fmt, "id")), "in.jsonl", lin
 HOSTILE += [
     ("bibtex-year", "bibtex", {"in.bib": "@article{k1,\n  title = {t},\n  year = {2001}\n}\n\n@article{k2,\n"
                                          "  title = {u},\n  year = {%d}\n}\n" % HUGE}, "in.bib", 8, "year", ""),
+    ("bibtex-huge-field", "bibtex", {"in.bib": "@article{k1,\n  title = {t}\n}\n\n@article{k2,\n  title = {u},\n"
+                                               "  abstract = {%s}\n}\n" % (r"M{\"u}ller " * 95_326)},
+     "in.bib", 7, "abstract", "1,048,586 characters; citegraph reads at most 100,000 of a field"),  # issue 23 §4.5
     ("s2ag-huge-corpusid", "s2ag", _jsonl({"corpusid": 1}, '{"corpusid": %d}' % HUGE), "in.jsonl", 2, "corpusid",
      "out of range"),
     ("unarxive-metadata", "unarxive", _jsonl(GOOD["unarxive"], '{"paper_id": "2101.00002", "metadata": 7}'),

@@ -18,6 +18,7 @@ from citegraph.retrieval.corpus import documents
 BIB = Path(__file__).parent / "fixtures" / "bibtex"
 ACM, IEEE = BIB / "acm.bib", BIB / "ieee" / "export.bib"
 SIGIR = "10.1145/3397271.3401075"
+DEMO_LIBRARY = Path(__file__).parents[1] / "citegraph" / "data" / "demo" / "library.bib"
 COHEN = "10.1023/A:1007412011789"  # as acm.bib spells it; ieee/export.bib writes 10.1023/a:…
 
 
@@ -110,3 +111,154 @@ def test_cli_ingest_bibtex_prints_the_survey(store, server_env):
     wrong = subprocess.run([sys.executable, "-m", "citegraph.cli", "ingest", "jsonl", str(BIB), "--entry-types",
                             "article"], capture_output=True, text=True, env=server_env, timeout=300, check=False)
     assert wrong.returncode != 0 and "format 'jsonl' has no setting entry_types" in wrong.stderr
+
+
+# -- LaTeX decoded where there is some, as bibtexparser's middleware decodes it (issue 23 §3) -------
+LATEX_VALUES = [
+    r"Sch{\"u}tze", r"{\'E}mile and {\v{C}}apek", r"\c{c}a and \c c", r"{BERT}: Pre-training of {Deep} Transformers",
+    r"An $O(n \log n)$ algorithm for $k$-means", r"{\em Emphasis across words} and \emph {spaced} text",
+    r"\textbf{Bold} start, then plain words, then Fig.~3 and pp.~1--2", r"Caf\' e and na\"{\i}ve", r"``Quoted'' --- dash",
+    r"Unclosed {group runs to the end", r"Sch{\"o}lkopf, {\'E}mile{\"e}s and Pion{\"u}es-{\c c}a",
+    r"{\em x}y and a{\bf b}c{d}e", r"{GPU}-accelerated $k$-means for {SIMD}", r"${x}_i$ and {$y$} then {\"o}", r"\bf declared words follow", r"Escaped \{braces\} and 5\% and \$",
+    r"\url{https://example.org/a_b}", r"Nested {{Case}} and {a {b} c} groups",
+    "Long " + " ".join(f"w{i}" for i in range(400)) + r" with {\"o} at the end",
+]
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("value", LATEX_VALUES)
+def test_decoding_only_the_latex_gives_what_decoding_it_all_gives(value):
+    from bibtexparser.middlewares import LatexDecodingMiddleware
+
+    from citegraph.ingest import latex
+
+    whole = LatexDecodingMiddleware()._decoder.latex_to_text(value)
+    assert _normal(latex.decode(value)[0]) == _normal(whole)
+
+
+def test_fixtures_read_as_the_decoding_middleware_read_them():
+    """The fields citegraph reads, on every .bib file of the repository, against the previous
+    reader (bibtexparser's LatexDecodingMiddleware and name middlewares over the whole file)."""
+    import bibtexparser
+    from bibtexparser import middlewares
+
+    from citegraph.ingest import bibtex
+
+    for path in (ACM, IEEE, BIB.parent / "trec" / "collection" / "corpus.bib", DEMO_LIBRARY):
+        before = bibtexparser.parse_string(path.read_text(encoding="utf-8"), append_middleware=[
+            middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()])
+        for old, new in zip(before.entries, bibtex.parse(path), strict=True):
+            assert (new.key, new.where.line) == (old.key, old.start_line + 1)
+            for f in old.fields:
+                if f.key.lower() == "author":
+                    assert new.fields["author"] == tuple(_normal(n.merge_first_name_first) for n in f.value)
+                elif f.key.lower() in bibtex.READ_FIELDS:
+                    assert new.fields[f.key.lower()] == f.value, f.key
+
+
+def test_bare_percent_and_ampersand_are_characters_not_latex():
+    from citegraph.ingest import latex
+
+    assert latex.decode(r"{R\&D} gains 5% & {more} -- text") == ("R&D gains 5% & more – text", [])
+
+
+# -- what BibTeX resolves, resolved; what it would not, warned with file:line (issue 23 §4.14) -----
+ODD = r"""@string{conf = "Conference on " # topic}
+@string{topic = {Retrieval}}
+@string{loop = "x" # loop}
+@proceedings{proc21,
+  title = {Proceedings of the } # conf,
+  year = 2021,
+  publisher = {ACM}
+}
+
+@inproceedings{child,
+  title = "Joined" # { } # "Title",
+  crossref = {proc21},
+  doi = {10.1000/child},
+  month = feb
+}
+@article{odd,
+  title = {Caf\'},
+  journal = nosuchmacro # { Letters},
+  abstract = loop,
+  author = {Null, A.},
+  crossref = {missing},
+  keywords = {a, b}
+}
+"""
+
+
+def test_concatenation_macros_and_crossref_resolved_the_rest_warned(tmp_path):
+    from citegraph.ingest import bibtex
+
+    path = tmp_path / "odd.bib"
+    path.write_text(ODD.replace("Null, A.", "Nu\x00ll, A."), encoding="utf-8")
+    proc, child, odd = bibtex.parse(path)
+    assert proc.fields["title"] == "Proceedings of the Conference on Retrieval" and proc.fields["year"] == "2021"
+    assert child.fields["title"] == "Joined Title"
+    assert child.fields["booktitle"] == "Proceedings of the Conference on Retrieval"  # the parent's title
+    assert child.fields["year"] == "2021" and child.fields["publisher"] == "ACM"  # inherited
+    assert child.fields["doi"] == "10.1000/child" and child.warnings == ()
+    assert odd.fields["title"] == "Caf" and odd.fields["journal"] == " Letters" and odd.fields["abstract"] == "x"
+    assert odd.fields["author"] == ("A. Null",)
+    warned = sorted(str(w) for w in odd.warnings)
+    assert warned == sorted([
+        f"{path}:17: field 'title' a LaTeX accent with no letter after it (dropped)",
+        f"{path}:18: field 'journal' undefined @string macro 'nosuchmacro'; BibTeX's empty text used",
+        f"{path}:19: field 'abstract' @string macro 'loop' is defined by itself (loop → loop); BibTeX's empty "
+        "text used",
+        f"{path}:20: field 'author' control characters (a NUL, …) dropped",
+        f"{path}:21: field 'crossref' no entry 'missing' in this file to take fields from"]), warned
+    fmt, survey = formats.get("bibtex").surveyed([path])
+    assert [n for n in survey.notes() if n.startswith("warning: ")] == [f"warning: {w}" for w in odd.warnings]
+    assert {i.record.id: i.record.venue for i in fmt.read(path)}["10.1000/child"] == \
+        "Proceedings of the Conference on Retrieval"
+
+
+def test_a_field_past_the_limit_is_refused_at_its_line_at_once(tmp_path):
+    import time
+
+    from citegraph.ingest import bibtex
+
+    path = tmp_path / "big.bib"
+    path.write_text("@article{a,\n  title = {T},\n  abstract = {" + r"M{\"u}ller " * 95_326 + "}\n}\n",
+                    encoding="utf-8")  # 1 MiB of LaTeX: half a minute to decode whole
+    started = time.perf_counter()
+    [entry] = bibtex.parse(path)
+    assert str(entry.problem) == (f"{path}:3: field 'abstract' 1,048,586 characters; citegraph reads at most "
+                                  "100,000 of a field")
+    assert time.perf_counter() - started < 5
+    lots = "{\\\"u}ber " * 11_000  # under the limit, LaTeX throughout: decoded by the word, cached
+    started = time.perf_counter()
+    assert bibtex.parse_text("@misc{b, abstract = {" + lots + "}}", path)[0].fields["abstract"] == "über " * 11_000
+    assert time.perf_counter() - started < 5
+
+
+def test_each_file_is_parsed_once_the_survey_read_is_kept(tmp_path):
+    import os
+
+    path = tmp_path / "one.bib"
+    path.write_text("@article{k, title = {Kept}, doi = {10.1000/kept}}\n", encoding="utf-8")
+    fmt, _ = formats.get("bibtex").surveyed([path])
+    stat = path.stat()
+    path.write_text("@article{k, title = {Gone}, doi = {10.1000/gone}}\n", encoding="utf-8")  # same size
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert [i.record.title for i in fmt.read(path)] * 2 == [i.record.title for _ in "ab" for i in fmt.read(path)] \
+        == ["Kept", "Kept"]  # not parsed again: the survey's items
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+    assert [i.record.title for i in fmt.read(path)] == ["Gone"]  # changed since the survey: parsed again
+
+
+def test_the_survey_in_worker_processes_finds_what_it_finds_alone(monkeypatch):
+    from citegraph.ingest import bibtex
+
+    alone_fmt, alone = _surveyed()
+    monkeypatch.setattr(bibtex, "PARALLEL_FROM_BYTES", 0)  # two small files: parsed by two workers
+    workers_fmt, workers = _surveyed()
+    assert (workers.spellings, workers.duplicates, workers.entries, workers.without_doi) == \
+        (alone.spellings, alone.duplicates, alone.entries, alone.without_doi)
+    assert _papers(workers_fmt) == _papers(alone_fmt)

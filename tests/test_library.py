@@ -69,6 +69,33 @@ def test_bad_library_files_name_file_and_line(tmp_path):
         read_library(tmp_path / "none.bib")
 
 
+def test_a_bibtex_library_reads_as_bibtex_does_and_warns_of_the_rest(tmp_path):
+    """Issue 23 §4.14 and §4.5: concatenation, macros and crossref resolved, so that the title
+    and year match; an undefined macro named with its line; a 1 MiB field refused at once."""
+    import time
+
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@string{sel = {Selective Sharing}}\n"
+                   "@proceedings{naacl12, title = {Proceedings of NAACL}, year = 2012}\n"
+                   "@inproceedings{naseem,\n  title = sel # { for Multilingual Dependency Parsing},\n"
+                   "  crossref = {naacl12},\n  note = undefinedmacro\n}\n", encoding="utf-8")
+    entries = read_library(bib)
+    assert [(e.title, e.year) for e in entries] == [("Proceedings of NAACL", 2012), (
+        "Selective Sharing for Multilingual Dependency Parsing", 2012)]
+    assert entries[1].warnings == (  # as BibTeX warns, in a field citegraph does not read too
+        f"{bib}:6: field 'note' undefined @string macro 'undefinedmacro'; BibTeX's empty text used",)
+    bib.write_text("@article{a,\n  title = {A} # nosuch,\n  year = 2001\n}\n", encoding="utf-8")
+    [entry] = read_library(bib)
+    assert entry.title == "A" and entry.warnings == (
+        f"{bib}:2: field 'title' undefined @string macro 'nosuch'; BibTeX's empty text used",)
+    bib.write_text("@article{a,\n  title = {A},\n  abstract = {" + "x" * 2**20 + "}\n}\n", encoding="utf-8")
+    started = time.perf_counter()
+    with pytest.raises(InputError, match=r"refs\.bib:3: field 'abstract' 1,048,576 characters; citegraph reads "
+                                         r"at most 100,000"):
+        read_library(bib)
+    assert time.perf_counter() - started < 5
+
+
 def test_the_title_matcher_measured_on_mangled_titles(acl):
     quality = {q.threshold: q for q in measure_matcher(PaperIndex.load(acl.store), 300, seed=0)}
     for q in quality.values():

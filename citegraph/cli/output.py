@@ -116,7 +116,7 @@ def print_recommendations(title: str, found, explain: bool) -> None:
 
 def print_matches(what: str, matches) -> None:
     """On stderr (stdout may be an exported file): which entries matched which paper, how,
-    and which did not."""
+    and which did not; and what a BibTeX entry holds that BibTeX would not resolve either."""
     if not matches:
         return
     found = [m for m in matches if m.paper]
@@ -124,6 +124,8 @@ def print_matches(what: str, matches) -> None:
     for m in matches:
         click.echo(f"  {m.entry.where} → {m.paper} by {m.how}: {m.title}" if m.paper
                    else f"  {m.entry.where}: NOT matched ({m.how}) {m.entry.title}", err=True)
+        for warning in m.entry.warnings:
+            click.echo(f"    warning: {warning}", err=True)
 
 
 def write_papers(store, found, format_: str) -> None:

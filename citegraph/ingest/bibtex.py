@@ -12,24 +12,36 @@ so ``10.1023/A:1007`` and ``10.1023/a:1007`` are one paper: its id is the
 spelling met first, in file order, and the spelling a file gives is kept nowhere else.
 :func:`survey` reads every file of an ingest first, so that every file maps the DOI to
 the same spelling (the CLI passes its ``spellings`` on); it also reports what was left
-out by entry type and every id found more than once, within or across files.
+out by entry type, every id found more than once, within or across files, and what
+BibTeX would not resolve either (warnings at file:line). It keeps what it read, so the
+ingest's later reads of a file do not parse it again (:class:`Surveyed`).
 
 Bad input is a :class:`~citegraph.errors.Problem` at the entry's file:line (a field's own
 line where the field is at fault): a block the parser gave up on, a field given twice,
-a DOI that is not one, a year that is not one. ``year = {in press}`` (no digits) is no year.
+a DOI that is not one, a year that is not one, a field past :data:`MAX_FIELD_CHARS`, a
+name list BibTeX cannot split. ``year = {in press}`` (no digits) is no year.
 """
 
 from __future__ import annotations
 
+import calendar
 import logging
+import multiprocessing
+import os
+import pickle
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts, split_multiple_persons_names
+
 from ..errors import CitegraphError, Location, Problem
+from . import latex
 from .formats import files_in
 from .records import Author, Item, Paper, unique_strings
 from .source import BadField
@@ -45,16 +57,35 @@ def files(path: Path) -> list[Path]:
     return files_in(path, PATTERNS)
 
 
+#: The fields citegraph reads: decoded, and held to :data:`MAX_FIELD_CHARS`; others are left alone.
+READ_FIELDS = frozenset({"title", "abstract", "author", "keywords", "keyword", "year", "date", "doi", "url", "eprint",
+                         "archiveprefix", "citegraph-id", *VENUE_FIELDS})
+#: A field citegraph reads is refused past this (abstracts run to a few thousand characters).
+MAX_FIELD_CHARS = 100_000
+#: The month macros BibTeX's standard styles define (``month = jan``).
+MONTHS = {name[:3].lower(): name for name in calendar.month_name[1:]}
+#: What a ``crossref`` child does not take from its parent: what names or describes the parent
+#: itself (its ``title`` becomes the child's ``booktitle`` where the child has none).
+NOT_INHERITED = frozenset({"crossref", "doi", "url", "eprint", "archiveprefix", "isbn", "citegraph-id", "abstract",
+                           "keywords", "keyword", "title"})
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_BRACE = re.compile(r"(?<!\\)[{}]")  # as bibtexparser's splitter counts them
+_QUOTED = re.compile(r'(?<!\\)[{}"]')
+_NAME = re.compile(r"[^\s#{}\"]+")
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One parsed entry, or the problem that stopped it."""
+    """One parsed entry, or the problem that stopped it; ``warnings``: what it holds that
+    BibTeX would not resolve either (an undefined macro, a lost accent), located."""
 
     where: Location
     key: str = ""
     type: str = ""
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, Any] = field(default_factory=dict)  # READ_FIELDS: text; "author": a tuple of names
     lines: Mapping[str, int] = field(default_factory=dict)  # field → 1-based line
     problem: Problem | None = None
+    warnings: tuple[Problem, ...] = ()
 
 
 def parse(file: Path) -> list[Entry]:
@@ -67,27 +98,170 @@ def parse(file: Path) -> list[Entry]:
 
 
 def parse_text(text: str, file: Path) -> list[Entry]:
-    """Every entry of ``text`` (read from ``file``), in line order: field names lower-cased,
-    values LaTeX-decoded (``T{\\"a}ckstr{\\"o}m`` → ``Täckström``, case-protecting braces
-    dropped), ``author`` split into names; a block the parser gave up on is an entry with
+    """Every entry of ``text`` (read from ``file``), in line order, as BibTeX reads it:
+    ``#`` concatenations joined, ``@string`` and month macros expanded, fields a ``crossref``
+    names taken from its parent (:data:`NOT_INHERITED` aside); then the :data:`READ_FIELDS`
+    LaTeX-decoded where they hold LaTeX (``T{\\"a}ckstr{\\"o}m`` → ``Täckström``,
+    case-protecting braces dropped; :mod:`.latex`), control characters dropped, ``author``
+    split into names. A block the parser gave up on, or a field too long, is an entry with
     its :class:`~citegraph.errors.Problem`. The one reading of BibTeX: ingest and libraries
-    (:mod:`citegraph.library.entries`) share it."""
+    (:mod:`citegraph.library.entries`) share it.
+
+    bibtexparser splits the text (keeping its located failed blocks); its middlewares are
+    not used: its decoding middleware decodes every value whole (the cost :mod:`.latex`
+    avoids), and it neither concatenates, nor warns of undefined macros, nor follows crossref."""
     import bibtexparser
-    from bibtexparser import middlewares
 
     logging.getLogger("bibtexparser").setLevel(logging.ERROR)  # every failed block becomes a located Problem
-    library = bibtexparser.parse_string(text, append_middleware=[
-        middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()])
+    library = bibtexparser.parse_string(text, parse_stack=[])
+    macros = _Macros({s.key.lower(): s.value for s in library.strings})
+    resolved = []
+    for e in library.entries:
+        found = _Found(file, {})
+        for f in e.fields:
+            found.fields[f.key.lower()] = (macros.resolve(f.value, found.warner(f.key.lower(), f.start_line + 1)),
+                                           f.start_line + 1)
+        resolved.append((e, found))
+    parents = {e.key.lower(): found.fields for e, found in resolved}
     # the parser sets every block's start_line; the library types it Optional for blocks made by hand
-    entries = [Entry(Location(file, e.start_line + 1), e.key, e.entry_type.lower(),  # type: ignore[operator]
-                     {f.key.lower(): f.value for f in e.fields}, {f.key.lower(): f.start_line + 1 for f in e.fields})
-               for e in library.entries]
+    entries = [_entry(Location(file, e.start_line + 1), e.key,  # type: ignore[operator]
+                      e.entry_type.lower(), _inherited(found, parents))
+               for e, found in resolved]
     for block in library.failed_blocks:
         error = getattr(block, "error", None)
         reason = (getattr(error, "abort_reason", None) or str(error or "")).strip() or "the parser gave up here"
         where = Location(file, block.start_line + 1)  # type: ignore[operator]  # as above
         entries.append(Entry(where, problem=Problem(where, None, f"not a BibTeX entry: {reason.splitlines()[0]}")))
     return sorted(entries, key=lambda e: e.where.line)
+
+
+@dataclass
+class _Found:
+    """One entry's fields as resolved (value, line), and the warnings met resolving them."""
+
+    file: Path
+    fields: dict[str, tuple[str, int]]
+    warnings: list[Problem] = field(default_factory=list)
+
+    def warner(self, name: str, line: int):
+        return lambda reason: self.warnings.append(Problem(Location(self.file, line), name, reason))
+
+
+class _Macros:
+    """A file's ``@string`` macros (case-insensitive, the last definition winning, as in
+    bibtexparser) over BibTeX's month macros, each expanded once."""
+
+    def __init__(self, raw: dict[str, str]):
+        self._raw = raw
+        self._done: dict[str, str] = {}
+
+    def resolve(self, raw: str, warn, expanding: tuple[str, ...] = ()) -> str:
+        """A field's value: its pieces (``{…}``, ``"…"``, numbers, macros) joined, as BibTeX's ``#``."""
+        if "#" not in raw and raw[:1] in ("{", '"') and raw[-1:] == ("}" if raw[0] == "{" else '"'):
+            return raw[1:-1]  # the usual case: one delimited piece
+        return "".join(self._piece(kind, text, warn, expanding) for kind, text in _pieces(raw))
+
+    def _piece(self, kind: str, text: str, warn, expanding: tuple[str, ...]) -> str:
+        if kind == "text" or text.isdigit():
+            return text
+        name = text.lower()
+        if name in self._done:
+            return self._done[name]
+        if name in expanding:
+            warn(f"@string macro '{text}' is defined by itself ({' → '.join((*expanding, name))}); "
+                 "BibTeX's empty text used")
+            return ""
+        if name not in self._raw:
+            if name in MONTHS:
+                return MONTHS[name]
+            warn(f"undefined @string macro '{text}'; BibTeX's empty text used")
+            return ""
+        self._done[name] = value = self.resolve(self._raw[name], warn, (*expanding, name))
+        return value
+
+
+def _pieces(raw: str) -> Iterator[tuple[str, str]]:
+    """The ``#``-joined pieces of a raw value: ("text", inside of a ``{…}`` or ``"…"``) or ("name", a macro or number)."""
+    at = 0
+    while at < len(raw):
+        char = raw[at]
+        if char.isspace() or char == "#":
+            at += 1
+        elif char in "{\"":
+            end = _closing(raw, at)
+            yield "text", raw[at + 1:end]
+            at = end + 1
+        else:
+            name = _NAME.match(raw, at)
+            if name is None:  # a stray closing brace, kept as the text it is
+                yield "text", char
+                at += 1
+            else:
+                yield "name", name.group()
+                at = name.end()
+
+
+def _closing(raw: str, start: int) -> int:
+    """Where the ``{…}`` or ``"…"`` opened at ``start`` closes (braces nest; the end if never)."""
+    depth = 0
+    quote = raw[start] == '"'
+    for mark in (_QUOTED if quote else _BRACE).finditer(raw, start + 1 if quote else start):
+        depth += {"{": 1, "}": -1}.get(mark.group(), 0)
+        if (quote and mark.group() == '"' and depth == 0) or (not quote and depth == 0):
+            return mark.start()
+    return len(raw)
+
+
+def _inherited(found: _Found, parents: Mapping[str, dict[str, tuple[str, int]]]) -> _Found:
+    """``found`` with what its ``crossref`` parent gives and it lacks (BibTeX's inheritance)."""
+    if "crossref" not in found.fields:
+        return found
+    key, line = found.fields["crossref"]
+    parent = parents.get(key.strip().lower())
+    if parent is None or parent is found.fields:
+        found.warnings.append(Problem(Location(found.file, line), "crossref", f"no entry {key.strip()!r} in this "
+                                      "file to take fields from"))
+        return found
+    given = {name: value for name, value in parent.items() if name not in NOT_INHERITED}
+    if "title" in parent:
+        given.setdefault("booktitle", parent["title"])
+    found.fields = {**given, **found.fields}
+    return found
+
+
+def _entry(where: Location, key: str, entry_type: str, found: _Found) -> Entry:
+    """The entry with its read fields decoded; or the problem of a field too long or a name BibTeX cannot split."""
+    fields: dict[str, Any] = {}
+    lines = {name: line for name, (_, line) in found.fields.items()}
+    for name, (value, line) in found.fields.items():
+        if name not in READ_FIELDS:
+            continue
+        warn = found.warner(name, line)
+        if len(value) > MAX_FIELD_CHARS:
+            return Entry(where, key, entry_type, problem=Problem(
+                Location(where.path, line), name, f"{len(value):,} characters; citegraph reads at most "
+                f"{MAX_FIELD_CHARS:,} of a field"))
+        if _CONTROL.search(value):
+            warn("control characters (a NUL, …) dropped")
+            value = _CONTROL.sub("", value)
+        try:
+            fields[name] = _names(value, warn) if name == "author" else _text(value, warn)
+        except InvalidNameError as bad:
+            return Entry(where, key, entry_type, problem=Problem(Location(where.path, line), name, bad.reason))
+    return Entry(where, key, entry_type, fields, lines, warnings=tuple(found.warnings))
+
+
+def _text(value: str, warn) -> str:
+    text, problems = latex.decode(value)
+    for problem in problems:
+        warn(problem)
+    return text
+
+
+def _names(value: str, warn) -> tuple[str, ...]:
+    """The names of a name list, split as BibTeX splits them (on ``and`` outside braces), then decoded."""
+    names = (parse_single_name_into_parts(name).merge_first_name_first for name in split_multiple_persons_names(value))
+    return tuple(n for n in (" ".join(_text(name, warn).split()) for name in names) if n)
 
 
 def doi_of(fields: Mapping[str, Any]) -> str | None:
@@ -109,14 +283,6 @@ def _string(fields: Mapping[str, Any], name: str) -> str | None:
         return None
     value = " ".join(value.split())
     return value or None
-
-
-def _names(value: Any) -> list[str]:
-    from pylatexenc.latex2text import LatexNodes2Text
-
-    decode = LatexNodes2Text().latex_to_text
-    names = value if isinstance(value, list) else []
-    return [n for n in (" ".join(decode(name.merge_first_name_first).split()) for name in names) if n]
 
 
 def keywords_of(fields: Mapping[str, Any]) -> tuple[str, ...]:
@@ -145,7 +311,7 @@ def _paper(entry: Entry, paper_id: str, doi: str | None) -> Paper:
     venue = next((v for name in VENUE_FIELDS if (v := _string(fields, name))), None)
     return Paper(id=paper_id, title=_string(fields, "title"), abstract=_string(fields, "abstract"), year=year,
                  venue=venue, doi=doi, keywords=keywords_of(fields),
-                 authors=tuple(Author.from_name(n) for n in _names(fields.get("author"))))
+                 authors=tuple(Author.from_name(n) for n in fields.get("author", ())))
 
 
 def _identify(entry: Entry, id_from: str, spellings: dict[str, str]) -> tuple[str, str | None]:
@@ -168,22 +334,57 @@ def _selected(entry: Entry, entry_types: frozenset[str] | None) -> bool:
 
 
 def read(file: Path, entry_types: Iterable[str] | None = None, id_from: str = "doi",
-         spellings: Mapping[str, str] | None = None) -> Iterator[Item]:
-    """One Item per entry of ``file`` (of the ``entry_types``, all when None), by line."""
+         spellings: Mapping[str, str] | None = None, surveyed: Surveyed | None = None) -> Iterator[Item]:
+    """One Item per entry of ``file`` (of the ``entry_types``, all when None), by line: the
+    survey's (``surveyed``) if it read the file as it is now, else parsed here."""
+    kept = surveyed.items(file) if surveyed is not None else None
+    if kept is not None:
+        return iter(kept)
     types = frozenset(t.lower() for t in entry_types) if entry_types else None
-    known = dict(spellings or {})
-    for entry in parse(file):
+    return _items(file, parse(file), types, id_from, dict(spellings or {}))
+
+
+def _items(file: Path, entries: Iterable[Entry], types: frozenset[str] | None, id_from: str,
+           spellings: dict[str, str]) -> Iterator[Item]:
+    for entry in entries:
         if entry.problem is not None:
             yield Item(entry.where, problem=entry.problem)
             continue
         if not _selected(entry, types):
             continue
         try:
-            paper_id, doi = _identify(entry, id_from, known)
+            paper_id, doi = _identify(entry, id_from, spellings)
             yield Item(entry.where, _paper(entry, paper_id, doi))
         except BadField as bad:
             line = entry.lines.get(bad.field, entry.where.line) if bad.field else entry.where.line
             yield Item(entry.where, problem=Problem(Location(file, line), bad.field, bad.reason))
+
+
+class Surveyed:
+    """The items the survey read from each file, kept for the ingest's reads (validation,
+    writing) so that each file is parsed once: pickled to a private temporary folder (not
+    held in memory: a collection's items are as large as its text), removed with this
+    object. A file changed since is parsed again."""
+
+    def __init__(self) -> None:
+        self._folder = tempfile.TemporaryDirectory(prefix="citegraph-bibtex-")
+        self._kept: dict[Path, tuple[tuple[int, int], Path]] = {}
+
+    @staticmethod
+    def _stamp(file: Path) -> tuple[int, int]:
+        stat = file.stat()
+        return stat.st_size, stat.st_mtime_ns
+
+    def keep(self, file: Path, stamp: tuple[int, int], items: list[Item]) -> None:
+        path = Path(self._folder.name) / f"{len(self._kept)}.pickle"
+        path.write_bytes(pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL))
+        self._kept[Path(file).resolve()] = (stamp, path)
+
+    def items(self, file: Path) -> list[Item] | None:
+        kept = self._kept.get(Path(file).resolve())
+        if kept is None or kept[0] != self._stamp(Path(file)):
+            return None
+        return pickle.loads(kept[1].read_bytes())
 
 
 @dataclass
@@ -195,11 +396,13 @@ class Survey:
     left_out: Counter = field(default_factory=Counter)  # entry type → count, not of the chosen types
     duplicates: dict[str, list[str]] = field(default_factory=dict)  # paper id → every file:line giving it
     without_doi: int = 0
+    warnings: list[Problem] = field(default_factory=list)  # what BibTeX would not resolve either
+    surveyed: Surveyed = field(default_factory=Surveyed)
 
     @property
     def reader_settings(self) -> dict[str, Any]:
-        """What :func:`read` needs to give every file's entries the same ids."""
-        return {"spellings": self.spellings}
+        """What :func:`read` needs to give every file's entries the same ids, and the items already read."""
+        return {"spellings": self.spellings, "surveyed": self.surveyed}
 
     def rows(self) -> list[dict]:
         """The table the CLI prints: entries per type, read or left out, and those without a DOI."""
@@ -208,28 +411,52 @@ class Survey:
         return [*out, {"entries": "read, without a DOI (id: citation key)", "count": self.without_doi, "read": True}]
 
     def notes(self) -> list[str]:
-        """One line per id given more than once (the later entries' values win)."""
-        return [f"duplicate id {paper_id}: {', '.join(places)}" for paper_id, places in sorted(self.duplicates.items())]
+        """One line per id given more than once (the later entries' values win), then one per warning."""
+        return [*(f"duplicate id {paper_id}: {', '.join(places)}"
+                  for paper_id, places in sorted(self.duplicates.items())),
+                *(f"warning: {problem}" for problem in self.warnings)]
 
 
 def survey(files: Sequence[Path], entry_types: Iterable[str] | None = None, id_from: str = "doi") -> Survey:
-    """Read every file once: DOI spellings, entry types, and ids given more than once."""
+    """Read every file once: DOI spellings, entry types, ids given more than once, warnings;
+    each file's items are kept for :func:`read`. A file's ids are final when it is read: a
+    DOI's first spelling is never in a later file."""
     types = frozenset(t.lower() for t in entry_types) if entry_types else None
     result = Survey()
     seen: dict[str, list[str]] = {}
-    for file in files:
-        for entry in parse(file):
-            if entry.problem is not None:
-                continue
-            result.entries[entry.type] += 1
-            if not _selected(entry, types):
-                result.left_out[entry.type] += 1
-                continue
-            try:
-                paper_id, doi = _identify(entry, id_from, result.spellings)
-            except BadField:
-                continue  # the ingest's validation reports it
-            result.without_doi += doi is None
-            seen.setdefault(paper_id, []).append(str(entry.where))
+    for file, stamp, entries in _parsed(files):
+        items = list(_items(file, entries, types, id_from, result.spellings))
+        result.surveyed.keep(file, stamp, items)
+        for entry in entries:
+            result.warnings += entry.warnings
+            if entry.problem is None:
+                result.entries[entry.type] += 1
+                result.left_out[entry.type] += not _selected(entry, types)
+        for item in items:
+            if isinstance(item.record, Paper):
+                result.without_doi += item.record.doi is None
+                seen.setdefault(item.record.id, []).append(str(item.where))
+    result.left_out = +result.left_out  # types read are not listed
     result.duplicates = {paper_id: places for paper_id, places in seen.items() if len(places) > 1}
     return result
+
+
+#: From this many bytes in two files or more, the survey parses files in worker processes, one
+#: per core (parsing is CPU-bound Python; below it, starting the workers costs more than it saves).
+PARALLEL_FROM_BYTES = 8 * 2**20
+
+
+def _parsed(files: Sequence[Path]) -> Iterator[tuple[Path, tuple[int, int], list[Entry]]]:
+    """Each file with its stamp (before reading) and entries, in the order given."""
+    workers = min(os.cpu_count() or 1, len(files))
+    if workers < 2 or sum(Path(f).stat().st_size for f in files) < PARALLEL_FROM_BYTES:
+        yield from map(_stamped_parse, files)
+        return
+    # spawn, not fork: the caller may hold a driver's threads and sockets
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield from pool.map(_stamped_parse, files)
+
+
+def _stamped_parse(file: Path) -> tuple[Path, tuple[int, int], list[Entry]]:
+    stamp = Surveyed._stamp(Path(file))
+    return file, stamp, parse(file)

@@ -31,6 +31,7 @@ class LibraryEntry:
     doi: str = ""
     arxiv: str = ""
     id: str = ""  # a graph paper id given as such (plain lists)
+    warnings: tuple[str, ...] = ()  # 'refs.bib:14: field 'journal' undefined @string macro …' (BibTeX)
 
 
 def read_library(path: Path) -> list[LibraryEntry]:
@@ -96,7 +97,8 @@ def _bibtex(path: Path, text: str) -> list[LibraryEntry]:
         arxiv = fields.get("eprint", "") if "arxiv" in fields.get("archiveprefix", "arxiv").lower() else ""
         out.append(LibraryEntry(f"{path}:{line} ({entry.key})", " ".join(fields.get("title", "").split()),
                                 _year(fields.get("year", ""), path, entry.lines.get("year", line)), doi,
-                                arxiv or _found(_ARXIV, fields.get("url", "")), fields.get("citegraph-id", "")))
+                                arxiv or _found(_ARXIV, fields.get("url", "")), fields.get("citegraph-id", ""),
+                                tuple(map(str, entry.warnings))))
     return out
 
 
