@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 FAST_MARKERS := not server and not lucene and not browser and not slow
 NO_JVM := JAVA_TOOL_OPTIONS=-javaagent:/no-jvm-in-the-fast-test-tier.jar
 
-.PHONY: demo test test-fast test-without-shared repro install install-dev clean
+.PHONY: demo test test-fast test-without-shared lint repro install install-dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,12 +44,20 @@ demo: $(VENV)/.installed
 
 # pytest's exit code 5 (no tests collected, e.g. everything deselected) is not a failure here.
 test: $(VENV)/.installed-dev $(LINT_MODULES)
+	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest || [ $$? -eq 5 ]
 	$(MAKE) --no-print-directory test-without-shared
 	$(BIN)/citegraph repro run --fast
 
 test-fast: $(VENV)/.installed-dev $(LINT_MODULES)
 	$(NO_JVM) $(BIN)/python -m pytest -m "$(FAST_MARKERS)" || [ $$? -eq 5 ]
+
+# ruff (lint and format) and mypy, configured in pyproject.toml: zero findings.
+PY_TREES := citegraph tests benchmarks tools
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check $(PY_TREES)
+	$(BIN)/ruff format --check $(PY_TREES)
+	$(BIN)/mypy citegraph
 
 # A clone with no ../shared beside it, as a newcomer has: the fast tier again, then every test
 # file that reads the reference folder by its path rather than through conftest.shared() (which
