@@ -24,7 +24,7 @@ torch = pytest.importorskip("torch")
 
 CORPUS = {"a": "text retrieval for citation recommendation", "b": "dense models of cells",
           "c": "protein gene cancer patients study", "d": "graph neural network models",
-          "e": "scientific papers data"}
+          "e": "scientific papers data " + "graph models of text and cells in the scientific study " * 6}  # cut
 
 
 @pytest.fixture
@@ -75,6 +75,12 @@ def test_the_saved_model_gives_the_vectors_it_gave_in_memory(trained, tmp_path):
     assert st.max_seq_length == 24
     for texts, want in zip((queries, list(CORPUS.values())), in_memory):
         np.testing.assert_allclose(st.encode(texts), want, atol=1e-6)
+
+    # as sentence-transformers 6 saves it (its own layout): citegraph reads that too
+    st.save(str(tmp_path / "resaved"))
+    resaved = get_encoder(f"hf:{tmp_path / 'resaved'}", dtype="float32")
+    assert (resaved.spec.pooling, resaved.spec.normalize, resaved.max_length) == ("mean", True, 24)
+    np.testing.assert_allclose(resaved.encode(documents), in_memory[1], atol=1e-6)
 
     card = json.loads((folder / "citegraph.json").read_text())
     assert card["training"]["steps"] == 5 and card["training"]["batch"] == 4 and card["max_length"] == 24

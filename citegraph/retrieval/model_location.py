@@ -135,12 +135,15 @@ def locate(spec: EncoderSpec) -> ModelSource:
 
 
 def sentence_transformers_config(directory: Path) -> tuple[Pooling | None, bool, int | None]:
-    """Pooling, normalisation and length a sentence-transformers folder declares."""
+    """Pooling, normalisation and length a sentence-transformers folder declares (the pooling
+    as versions up to 5 write it, a flag per mode, or as 6 does, ``pooling_mode``; 6 keeps the
+    length in the tokenizer's config, which the encoder reads anyway)."""
     pooling: Pooling | None = None
     with contextlib.suppress(OSError, ValueError):
         config = json.loads((directory / "1_Pooling" / "config.json").read_text())
-        pooling = "cls" if config.get("pooling_mode_cls_token") else "mean" if config.get(
-            "pooling_mode_mean_tokens") else None
+        mode = config.get("pooling_mode")
+        pooling = "cls" if config.get("pooling_mode_cls_token") or mode == "cls" else "mean" if config.get(
+            "pooling_mode_mean_tokens") or mode == "mean" else None
     normalize = False
     with contextlib.suppress(OSError, ValueError):
         normalize = any(m.get("type", "").endswith("Normalize")
