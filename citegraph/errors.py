@@ -14,6 +14,15 @@ from pathlib import Path
 class CitegraphError(Exception):
     """An error with a message meant for the user."""
 
+    exit_code = 1  # the CLI's
+
+
+class UsageError(CitegraphError):
+    """An argument names something unusable (e.g. a folder that is not a model): the CLI exits
+    with 2, as for a bad option."""
+
+    exit_code = 2
+
 
 class ConfigError(CitegraphError):
     """A missing or invalid configuration value."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from ..errors import CitegraphError
+from ..errors import CitegraphError, UsageError
 from ..evaluation.options import option
 from ..retrieval.encoders import HUB_PREFIX, encoder_choices
 from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES, RERANKERS
@@ -68,6 +68,17 @@ class PrefetchConfig:
 
 
 @dataclass(frozen=True)
+class SaveConfig:
+    """Where the fine-tuned bi-encoder is kept (:mod:`.saved`), and what its card says of its data."""
+
+    folder: Path | None = field(default=None, metadata=option(
+        "--save", "Keep the fine-tuned bi-encoder in this folder (sentence-transformers layout, with a model card), "
+        "loadable as hf:FOLDER; needs --rerankers biencoder.", path="out"))
+    licence: str | None = field(default=None, metadata=option(
+        "--licence", "The training data's licence for the model card, e.g. cc-by-4.0 (ScisummNet, ACL Anthology)."))
+
+
+@dataclass(frozen=True)
 class LocalConfig:
     """A local-recommendation experiment: data, split, prefetch, enrichment, rerankers, budget.
 
@@ -106,6 +117,7 @@ class LocalConfig:
     size: int = field(default=SIZE, metadata=option("--size", "Candidates after enrichment."))
     reranker: RerankerConfig = field(default_factory=RerankerConfig)
     seed: int = field(default=12, metadata=SEED)
+    save: SaveConfig = field(default_factory=SaveConfig)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.ablations) - set(ABLATIONS))
@@ -113,6 +125,8 @@ class LocalConfig:
             raise CitegraphError(f"unknown ablation(s) {', '.join(unknown)}; choose from {', '.join(ABLATIONS)}")
         if not self.rerankers or set(self.rerankers) - set(RERANKERS):
             raise CitegraphError(f"rerankers must be one or more of {', '.join(RERANKERS)}, not {self.rerankers!r}")
+        if self.save.folder is not None and "biencoder" not in self.rerankers:
+            raise UsageError("--save keeps the fine-tuned bi-encoder: add biencoder to --rerankers")
         from ..retrieval.spec import parse_spec
 
         object.__setattr__(self, "first_stages", tuple(str(parse_spec(s)) for s in self.first_stages))

@@ -67,6 +67,7 @@ from .config import LocalConfig, PrefetchConfig, SplitConfig, Textless
 from .data import Context, export_contexts, held_out_papers, read_contexts, time_split, write_contexts
 from .enrich import HeldOutView, enrich_all
 from .rerank import Candidate, Example, PairCache, PairEncoder, Reranker, RerankerConfig
+from .saved import model_card, save_model
 from .taxonomy import Fusion, Gnn, TaxonomyGraph, load_taxonomy
 
 if TYPE_CHECKING:
@@ -238,9 +239,10 @@ def rerank(variants: Variants, test: Sequence[Context], prefetched: Sequence[Seq
 
 def biencoders(config: LocalConfig, corpus: Corpus, train: Sequence[Context], prefetched: Sequence[Sequence[str]],
                test: Sequence[Context], candidates: Sequence[Sequence[str]], first_stage: dict[str, Ranking],
-               log: Log = quiet) -> tuple[dict[str, dict[str, Ranking]], dict[str, Any]]:
+               log: Log = quiet) -> tuple[dict[str, dict[str, Ranking]], dict[str, Any], BiEncoder]:
     """The bi-encoder (:mod:`.biencoder`) untrained and fine-tuned, ranking ``candidates``, and
-    the fine-tuned one fused (RRF) with the ``first_stage`` ranking of the same lists."""
+    the fine-tuned one fused (RRF) with the ``first_stage`` ranking of the same lists; the
+    fine-tuned model too."""
     settings = config.biencoder
     lm = _short(settings.lm)
     encoder = PairEncoder(settings.lm, settings.max_length, settings.device)
@@ -263,7 +265,7 @@ def biencoders(config: LocalConfig, corpus: Corpus, train: Sequence[Context], pr
         ranked(name, model)
     fused, rrf = f"{name} + first stage (RRF)", ReciprocalRankFusion(())
     runs[fused] = {q: rank(rrf.fuse([runs[name][q], first_stage[q]]), len(runs[name][q])) for q in ids}
-    return runs, described
+    return runs, described, model
 
 
 # -- 6. the tables ------------------------------------------------------------------------------------
@@ -362,7 +364,8 @@ class LocalRecommendation:
         trained: dict[str, Any] = {}
         if "biencoder" in config.rerankers:
             t = time.perf_counter()
-            found, trained = biencoders(config, corpus, train, prefetched[:n], test, enriched[n:], runs[rows[-1]], log)
+            found, trained, tuned = biencoders(config, corpus, train, prefetched[:n], test, enriched[n:],
+                                               runs[rows[-1]], log)
             runs.update(found)
             rows.extend(found)
             seconds["bi-encoder"] = time.perf_counter() - t
@@ -380,6 +383,10 @@ class LocalRecommendation:
             info["pairs_encoded"] = variants.pairs_encoded
         result_tables, per_query = tables(config, test, runs, rows, fusion_rows)
         seconds["total"] = time.perf_counter() - started
+        if config.save.folder is not None:
+            card = model_card(tuned, graph=graph_counts(self.store, info), split=info, prefetch=config.prefetch.spec,
+                              wall_seconds=seconds["total"], test=result_tables[0], licence=config.save.licence)
+            log(f"bi-encoder saved to {save_model(tuned, config.save.folder, card, result_tables[0])}")
         return Scores(result_tables, self.describe(data, trained, info, seconds), per_query)
 
     def describe(self, data: Path, trained: dict[str, Any], info: dict[str, Any], seconds: dict[str, float]) -> dict:
@@ -399,6 +406,14 @@ def evaluate_local(store: GraphStore, out: str | Path, config: LocalConfig = Loc
                    log: Log = quiet) -> Results:
     """Run the experiment and write its results to ``out`` (the harness's files)."""
     return run(LocalRecommendation(store, config), [], out, log=log)
+
+
+def graph_counts(store: GraphStore, info: dict[str, Any]) -> dict[str, Any]:
+    """What a model card records of the graph a model was trained on: nodes by label,
+    relationships by type, the contexts read."""
+    return {"nodes": {r["label"]: r["count"] for r in store.run("stats/labels")},
+            "relationships": {r["type"]: r["count"] for r in store.run("stats/relationships")},
+            "contexts": info.get("contexts_read")}
 
 
 def _short(lm: str) -> str:

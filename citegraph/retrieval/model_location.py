@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..errors import CitegraphError
+from ..errors import CitegraphError, UsageError
 
 if TYPE_CHECKING:
     from .encoders import EncoderSpec
@@ -44,8 +44,24 @@ def model_dirs() -> list[Path]:
     return [Path(p).expanduser() for p in os.environ.get(MODELS_ENV, "").split(os.pathsep) if p]
 
 
+WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
+#: files only a sentence-transformers folder has: with any of them, modules.json says how to pool
+SENTENCE_TRANSFORMERS_FILES = ("sentence_bert_config.json", "config_sentence_transformers.json", "1_Pooling")
+
+
 def is_model_dir(path: Path) -> bool:
     return (path / "config.json").is_file()
+
+
+def missing_model_files(path: Path) -> list[str]:
+    """What a model folder lacks to be loaded: its config, its weights, and — when it is a
+    sentence-transformers folder — the modules.json that names its pooling."""
+    missing = [] if is_model_dir(path) else ["config.json"]
+    if not any((path / w).is_file() for w in WEIGHTS):
+        missing.append(f"weights ({' or '.join(WEIGHTS[::2])})")
+    if any((path / f).exists() for f in SENTENCE_TRANSFORMERS_FILES) and not (path / "modules.json").is_file():
+        missing.append("modules.json")
+    return missing
 
 
 def hub_offline() -> bool:
@@ -85,9 +101,10 @@ def locate(spec: EncoderSpec) -> ModelSource:
     looked: list[str] = []
     direct = Path(spec.hub_id).expanduser()
     if spec.name.startswith(HUB_PREFIX) and (direct.is_absolute() or direct.exists() or spec.hub_id.startswith(".")):
-        if is_model_dir(direct):
+        missing = missing_model_files(direct)
+        if not missing:
             return ModelSource(str(direct.resolve()), True)
-        raise CitegraphError(f"encoder {spec.name!r}: {direct} is not a model directory (no config.json)")
+        raise UsageError(f"encoder {spec.name!r}: {direct} is not a model directory (no {', no '.join(missing)})")
     for base in model_dirs():
         for candidate in dict.fromkeys([base / spec.name.removeprefix(HUB_PREFIX), base / spec.hub_id]):
             if is_model_dir(candidate):
@@ -118,12 +135,15 @@ def locate(spec: EncoderSpec) -> ModelSource:
 
 
 def sentence_transformers_config(directory: Path) -> tuple[Pooling | None, bool, int | None]:
-    """Pooling, normalisation and length a sentence-transformers folder declares."""
+    """Pooling, normalisation and length a sentence-transformers folder declares (the pooling
+    as versions up to 5 write it, a flag per mode, or as 6 does, ``pooling_mode``; 6 keeps the
+    length in the tokenizer's config, which the encoder reads anyway)."""
     pooling: Pooling | None = None
     with contextlib.suppress(OSError, ValueError):
         config = json.loads((directory / "1_Pooling" / "config.json").read_text())
-        pooling = "cls" if config.get("pooling_mode_cls_token") else "mean" if config.get(
-            "pooling_mode_mean_tokens") else None
+        mode = config.get("pooling_mode")
+        pooling = "cls" if config.get("pooling_mode_cls_token") or mode == "cls" else "mean" if config.get(
+            "pooling_mode_mean_tokens") or mode == "mean" else None
     normalize = False
     with contextlib.suppress(OSError, ValueError):
         normalize = any(m.get("type", "").endswith("Normalize")
