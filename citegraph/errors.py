@@ -14,6 +14,15 @@ from pathlib import Path
 class CitegraphError(Exception):
     """An error with a message meant for the user."""
 
+    exit_code = 1  # the CLI's exit status for it
+
+
+class OverlapError(CitegraphError):
+    """A test sample shares papers with the sample a model was trained on: a usage error
+    (exit status 2, as click's), since the measurement would be meaningless."""
+
+    exit_code = 2
+
 
 class ConfigError(CitegraphError):
     """A missing or invalid configuration value."""

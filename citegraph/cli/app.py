@@ -19,7 +19,9 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except CitegraphError as exc:
-            raise click.ClickException(str(exc)) from exc
+            error = click.ClickException(str(exc))
+            error.exit_code = exc.exit_code
+            raise error from exc
 
 
 @click.group(cls=_Group)
