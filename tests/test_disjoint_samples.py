@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from citegraph.errors import CitegraphError
 from citegraph.evaluation.sampling import SPLITS, split, split_part
 from citegraph.recommend.held_out import draw_held_out, held_out_citations
+from citegraph.recommend.weights import Weights, training_papers
 
 SEEDS = st.integers(0, 49)
 SIZES = st.integers(0, 400)
@@ -73,6 +74,18 @@ def test_held_out_training_and_test_papers_are_disjoint(seed, population, train,
     assert len(trained) == min(train, population)
     assert len(tested) == max(0, min(test, population - train))
     assert not trained & {e.seed.id for e in tested}
+
+
+def test_a_weights_file_lists_its_training_papers_or_says_it_does_not(tmp_path):
+    path = tmp_path / "w.json"
+    Weights({"text": 1.0}).save(path, {"seed": 0}, training_papers=["B", "A"])
+    assert json.loads(path.read_text(encoding="utf-8"))["training_papers"] == ["A", "B"]
+    assert training_papers(path) == {"A", "B"}
+    Weights({"text": 1.0}).save(path, {"seed": 0})  # as written before the ids were recorded
+    assert training_papers(path) is None
+    path.write_text('{"weights": {"text": 1}, "training_papers": "A"}', encoding="utf-8")
+    with pytest.raises(CitegraphError, match=r"w\.json: training_papers must be a list of paper ids"):
+        training_papers(path)
 
 
 @pytest.mark.server
