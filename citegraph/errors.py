@@ -24,6 +24,11 @@ class UsageError(CitegraphError):
     exit_code = 2
 
 
+class OverlapError(UsageError):
+    """A test sample shares papers with the sample a model was trained on: the measurement
+    would be meaningless."""
+
+
 class ConfigError(CitegraphError):
     """A missing or invalid configuration value."""
 

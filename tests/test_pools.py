@@ -162,6 +162,11 @@ def test_on_the_acl200_graph(store, tmp_path):
     ingest(store, formats.get("acl200"), [ACL200], IngestOptions(prefilter=Prefilter(min_abstract=0, min_citations=1)))
     manifest = pools.dataset_level(store, tmp_path / "acl", n_queries=50, sizes=(2000,), repeats=1, seed=0)
     assert manifest.queries == 50
+    validation = pools.dataset_level(store, tmp_path / "val", n_queries=50, sizes=(100,), repeats=1, seed=0,
+                                     year=manifest.year, split="val")
+    assert validation.queries == 50 and validation.parameters["split"] == "val"
+    queries = {json.loads(line)["id"] for line in (tmp_path / "acl" / "queries.jsonl").open()}
+    assert not queries & {json.loads(line)["id"] for line in (tmp_path / "val" / "queries.jsonl").open()}
     lines = (tmp_path / "acl" / manifest.pools[0]["file"]).read_text().split()
     assert len(lines) == 2000
     candidates = ["P12-1066", "N12-2006", "D10-1120"]

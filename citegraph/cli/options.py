@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..evaluation.sampling import SPLITS
+
 if TYPE_CHECKING:
     from ..evaluation.options import Option
 from ..vocabulary import year_of
@@ -144,6 +146,8 @@ POOL_OPTIONS = [
     click.option("--exclude", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                  help="Paper ids (one a line) never used, e.g. an encoder's training set."),
     click.option("--repeats", default=3, show_default=True, help="Pools drawn anew per size (or field)."),
+    click.option("--split", type=click.Choice(SPLITS), default="test", show_default=True,
+                 help="val: queries for tuning, disjoint from the test queries of the same seed."),
 ]
 
 

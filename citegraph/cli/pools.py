@@ -33,13 +33,14 @@ def pools():
               help="Pool sizes, comma-separated (capped at what the graph holds).")
 @with_pool_options
 @click.pass_obj
-def pools_dataset(config: Config, n_queries, sizes, out, seed, year, exclude, repeats):
+def pools_dataset(config: Config, n_queries, sizes, out, seed, year, exclude, repeats, split):
     """Queries of one year; pools = cited papers + random eligible papers up to that year."""
     from ..evaluation.large_scale import pools as pools_
 
     with open_graph(config) as store:
         manifest = pools_.dataset_level(store, out, n_queries=n_queries, sizes=sizes,
-                                        repeats=repeats, seed=seed, year=year, exclude=ids_file(exclude))
+                                        repeats=repeats, seed=seed, year=year, exclude=ids_file(exclude),
+                                        split=split)
     print_manifest(manifest, out)
 
 
@@ -49,7 +50,7 @@ def pools_dataset(config: Config, n_queries, sizes, out, seed, year, exclude, re
 @click.option("--fields", type=CommaList(), help="Comma-separated MAG fields (default: all 19).")
 @with_pool_options
 @click.pass_obj
-def pools_field(config: Config, n_queries, size, fields, out, seed, year, exclude, repeats):
+def pools_field(config: Config, n_queries, size, fields, out, seed, year, exclude, repeats, split):
     """Per field: its queries; pools = cited papers + random papers of the field-cited set."""
     from ..evaluation.large_scale import pools as pools_
     from ..vocabulary import MAG_FIELDS
@@ -57,7 +58,7 @@ def pools_field(config: Config, n_queries, size, fields, out, seed, year, exclud
     with open_graph(config) as store:
         manifest = pools_.field_level(store, out, fields=fields or MAG_FIELDS,
                                       n_queries=n_queries, size=size, repeats=repeats, seed=seed, year=year,
-                                      exclude=ids_file(exclude))
+                                      exclude=ids_file(exclude), split=split)
     print_manifest(manifest, out)
 
 

@@ -75,9 +75,10 @@ def recommend_train(config: Config, out, papers, seed, contexts, retrievers):
     from ..recommend.held_out import held_out_citations, train
 
     with Recommender.open(config, retrievers, contexts=contexts) as rec:
-        weights = train(rec, held_out_citations(rec.store, papers, seed))
-    Weights(weights).save(out, {"trained_on": papers, "seed": seed, "retrievers": [str(s) for s in retrievers],
-                                "contexts": contexts})
+        examples = held_out_citations(rec.store, papers, seed)
+        weights = train(rec, examples)
+    Weights(weights).save(out, {"trained_on": len(examples), "seed": seed, "retrievers": [str(s) for s in retrievers],
+                                "contexts": contexts}, training_papers=[e.seed.id for e in examples])
     print_table(f"learned weights → {out}", [{"feature": k, "weight": round(v, 4)} for k, v in weights.items()])
 
 

@@ -4,6 +4,10 @@ Cypher's ``rand()`` cannot be seeded, so Cypher returns candidates in a fixed or
 id) and Python draws from them with a generator derived from the user's seed and a label
 naming the draw (e.g. ``"pool", "Physics", "repeat 2"``): every draw is reproducible on
 its own, whatever else was drawn before it.
+
+Samples that must not overlap (training and test papers, validation and test queries) are
+consecutive slices of one permutation (:func:`split`), never two draws: numpy's
+``choice(replace=False)`` of ``n`` is not the start of its draw of ``n + m``.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import numpy as np
+
+from ..errors import CitegraphError
 
 T = TypeVar("T")
 
@@ -28,6 +34,31 @@ def sample(values: Sequence[T], n: int, rng: np.random.Generator) -> list[T]:
     if n >= len(values):
         return [values[i] for i in rng.permutation(len(values))]
     return [values[i] for i in rng.choice(len(values), size=n, replace=False)]
+
+
+def split(values: Sequence[T], sizes: Sequence[int], seed: int, *purpose: object) -> list[list[T]]:
+    """Disjoint parts of ``values`` of the given ``sizes``: consecutive slices of the one
+    permutation drawn for ``(seed, purpose)`` (parts past the end are short or empty).
+
+    A part depends only on the sizes before it, so a training set drawn alone is the first
+    part of any later (training, test) split of the same seed and purpose.
+    """
+    if any(size < 0 for size in sizes):
+        raise ValueError(f"part sizes must be >= 0, got {list(sizes)}")
+    order = generator(seed, *purpose).permutation(len(values))
+    bounds = np.cumsum([0, *sizes])
+    return [[values[i] for i in order[start:end]] for start, end in zip(bounds, bounds[1:])]
+
+
+SPLITS = ("test", "val")  # named query sets: parts 0, 1 of one split, so never sharing a query
+
+
+def split_part(name: str, n: int, values: Sequence[T], seed: int, *purpose: object) -> list[T]:
+    """The ``n`` values of the split named ``name`` (one of :data:`SPLITS`), disjoint from
+    the other names' values of the same seed and purpose."""
+    if name not in SPLITS:
+        raise CitegraphError(f"unknown split {name!r}: one of {', '.join(SPLITS)} (their samples are disjoint)")
+    return split(values, [n] * (SPLITS.index(name) + 1), seed, *purpose)[-1]
 
 
 def sample_where(values: Sequence[T], n: int, rng: np.random.Generator, keep: Callable[[T], bool],

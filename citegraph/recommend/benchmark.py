@@ -1,7 +1,9 @@
 """The recommender on held-out citations, registered as the benchmark ``recommend``.
 
-Papers of the graph each lose one reference (:func:`.held_out.held_out_citations`, the
-same seeded draw as ``citegraph recommend-train``, whose papers are skipped); the
+Papers of the graph each lose one reference (:func:`.held_out.held_out_citations`: the
+papers after ``skip`` of the same seeded permutation whose first papers ``citegraph
+recommend-train`` learned on, so disjoint from them; a test set that shares a paper with
+the ones a weights file lists is refused unless ``--allow-overlap``); the
 recommender, with the given text retrievers, ranks its candidates under each weighting —
 text alone, the default fusion, and learned weights when given — and the held-out
 reference is the one relevant paper. Light to import: the recommender is loaded when scored.
@@ -40,10 +42,11 @@ class HeldOutCitations:
     skip: int = 300  # papers of the draw used for training
     weights: Path | None = None  # learned weights (citegraph recommend-train)
     contexts_weights: Path | None = None  # learned with the contexts signal (recommend-train --contexts)
+    allow_overlap: bool = False  # test even on papers the weights were learned on
     name: str = "recommend"
 
     def score(self, retrievers: Sequence[Retriever], out: Path, log: Log = quiet) -> Scores:
-        from .held_out import evaluate_held_out, held_out_citations
+        from .held_out import check_disjoint, evaluate_held_out, held_out_citations
         from .recommender import Recommender
         from .weights import Weights
 
@@ -56,6 +59,9 @@ class HeldOutCitations:
         with_contexts = Recommender(self.store, retrievers) if contexts_variant else None
         try:
             examples = held_out_citations(self.store, self.papers, self.seed, skip=self.skip)
+            for weights_file in filter(None, (self.weights, self.contexts_weights)):
+                if not self.allow_overlap and not check_disjoint(weights_file, examples):
+                    log(f"{weights_file} does not record its training papers: overlap with the test set not checked")
             results = evaluate_held_out(recommender, examples, variants)
             if with_contexts:
                 results |= evaluate_held_out(with_contexts, examples, contexts_variant)
@@ -106,8 +112,8 @@ def _contexts_tables(results: dict, baseline: str, cited: list[str], measures: l
 
 
 def build(store: GraphStore, papers: int, seed: int, skip: int, weights: Path | None,
-          contexts_weights: Path | None) -> HeldOutCitations:
-    return HeldOutCitations(store, papers, seed, skip, weights, contexts_weights)
+          contexts_weights: Path | None, allow_overlap: bool) -> HeldOutCitations:
+    return HeldOutCitations(store, papers, seed, skip, weights, contexts_weights, allow_overlap)
 
 
 RECOMMEND = Registered(
@@ -119,5 +125,7 @@ RECOMMEND = Registered(
         Option("contexts_weights", "--contexts-model",
                "Weights learned with the contexts signal (recommend-train --contexts): the other rows are then "
                "computed without it, and paired tests compare.", Path, path="file"),
+        Option("allow_overlap", "--allow-overlap", "Test even on papers the weights were learned on (refused "
+               "otherwise: the weights file lists them).", bool, False),
     ), RetrieverOption("indexes", help="Text retrievers with built indexes (citegraph index …); '' for graph only.",
                        run_files=False), graph=True)

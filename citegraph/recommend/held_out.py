@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import CitegraphError
+from ..errors import CitegraphError, OverlapError
 from ..heavy import lazy
 from .recommender import Recommender
 from .seed import Seed
-from .weights import Weights
+from .weights import Weights, training_papers
 
 if TYPE_CHECKING:
     from ..graph import GraphStore
@@ -31,18 +32,40 @@ class HeldOut:
 
 def held_out_citations(store: GraphStore, n: int, seed: int = 0, min_refs: int = 3,
                        skip: int = 0) -> list[HeldOut]:
-    """``n`` papers, each with one random reference held out (seeded); ``skip`` passes over
-    the first papers of the same draw, so that training and test sets are disjoint."""
-    from ..evaluation.sampling import generator, sample
+    """``n`` papers of the graph, each with one random reference held out (seeded); see
+    :func:`draw_held_out`."""
+    return draw_held_out(store.run("recommend/held_out", min_refs=min_refs), n, seed, skip)
 
-    rows = store.run("recommend/held_out", min_refs=min_refs)
-    chosen = sample(rows, skip + n, generator(seed, "held-out"))[skip:]
+
+def draw_held_out(rows: Sequence[Mapping], n: int, seed: int = 0, skip: int = 0) -> list[HeldOut]:
+    """Papers ``skip`` to ``skip + n`` of the one seeded permutation of ``rows`` (the
+    ``recommend/held_out`` rows, by id), each with one random reference held out.
+    ``recommend-train`` learns on the first ``papers``; a test with ``skip`` ≥ ``papers``
+    is disjoint from them by construction."""
+    from ..evaluation.sampling import generator, sample, split
+
+    _, chosen = split(rows, (skip, n), seed, "held-out")
     out = []
     for row in chosen:
         [held] = sample(sorted(row["references"]), 1, generator(seed, "held-out", row["id"]))
         refs = tuple(r for r in row["references"] if r != held)
         out.append(HeldOut(Seed(row["id"], row["title"] or "", row["abstract"] or "", row["year"], refs), held))
     return out
+
+
+def check_disjoint(weights_file: Path, examples: Sequence[HeldOut]) -> bool:
+    """Raise :class:`OverlapError` when a test paper is one the weights were learned on;
+    ``False`` when the file does not record its training papers (nothing to check)."""
+    trained = training_papers(weights_file)
+    if trained is None:
+        return False
+    shared = sorted(trained.intersection(e.seed.id for e in examples))
+    if shared:
+        raise OverlapError(
+            f"{weights_file}: {len(shared)} of the {len(examples)} test papers were used to learn these weights "
+            f"(e.g. {', '.join(shared[:3])}); test with recommend-train's --seed and --skip ≥ its --papers "
+            f"({len(trained)}), or pass --allow-overlap")
+    return True
 
 
 def train(recommender: Recommender, examples: Sequence[HeldOut]) -> dict[str, float]:

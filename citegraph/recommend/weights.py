@@ -7,7 +7,7 @@ held-out citations (:mod:`.held_out`), saved as ``{"weights": {feature: weight},
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -46,17 +46,38 @@ class Weights:
 
     @classmethod
     def load(cls, path: Path) -> Weights:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise CitegraphError(f"{path}: cannot read weights: {exc}") from None
-        if not isinstance(data, dict) or not isinstance(data.get("weights"), dict):
-            raise CitegraphError(f"{path}: expected {{\"weights\": {{feature: weight}}}}")
+        data = _read(path)
         try:
             return cls(data["weights"])
         except (TypeError, ValueError):
             raise CitegraphError(f"{path}: every weight must be a number") from None
 
-    def save(self, path: Path, about: Mapping[str, object]) -> None:
-        """The weights and what they were learned on (``about``: papers, seed, retrievers …)."""
-        Path(path).write_text(json.dumps({"weights": dict(self.values), **about}, indent=2) + "\n", encoding="utf-8")
+    def save(self, path: Path, about: Mapping[str, object], training_papers: Collection[str] = ()) -> None:
+        """The weights and what they were learned on (``about``: papers, seed, retrievers …;
+        ``training_papers``: the ids, so that a test on them can be refused)."""
+        trained = {TRAINING_PAPERS: sorted(training_papers)} if training_papers else {}
+        Path(path).write_text(json.dumps({"weights": dict(self.values), **about, **trained}, indent=2) + "\n",
+                              encoding="utf-8")
+
+
+TRAINING_PAPERS = "training_papers"
+
+
+def training_papers(path: Path) -> frozenset[str] | None:
+    """The papers a weights file was learned on (``None``: the file does not record them)."""
+    ids = _read(path).get(TRAINING_PAPERS)
+    if ids is None:
+        return None
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise CitegraphError(f"{path}: {TRAINING_PAPERS} must be a list of paper ids")
+    return frozenset(ids)
+
+
+def _read(path: Path) -> dict:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CitegraphError(f"{path}: cannot read weights: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("weights"), dict):
+        raise CitegraphError(f"{path}: expected {{\"weights\": {{feature: weight}}}}")
+    return data

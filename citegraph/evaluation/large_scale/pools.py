@@ -3,7 +3,8 @@
 **Dataset level**: ``n_queries`` eligible papers published in ``year`` (default: the
 latest year with enough of them) are the queries; a pool of each size is every paper the
 queries cite plus random eligible papers published in or before ``year``, drawn anew for
-each of ``repeats`` repeats. **Field level**: per MAG field, ``n_queries`` queries of the
+each of ``repeats`` repeats; the queries of a ``val`` folder (for tuning) and a ``test`` folder
+of the same seed are disjoint slices of one draw. **Field level**: per MAG field, ``n_queries`` queries of the
 field, and a pool of ``size`` = the papers they cite plus random papers of the field's
 *field-cited set* (every eligible paper, up to ``year``, cited by a paper of the field),
 repeated where that set exceeds the pool.
@@ -39,7 +40,7 @@ from ...graph.schema import graph_stats
 from ...retrieval.corpus import documents_by_id
 from ...vocabulary import MAG_FIELDS
 from ..qrels import write_qrels
-from ..sampling import generator, sample
+from ..sampling import generator, sample, split_part
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,12 +108,13 @@ def query_year(store: GraphStore, n_queries: int, min_cited: int = 1) -> int:
 
 
 def choose_queries(store: GraphStore, n_queries: int, year: int, seed: int, *, field_name: str | None = None,
-                   min_cited: int = 1, exclude: Iterable[str] = (), label: str = "queries") -> Queries:
-    """``n_queries`` random possible queries of ``year`` (and field), with what they cite."""
+                   min_cited: int = 1, exclude: Iterable[str] = (), split: str = "test") -> Queries:
+    """``n_queries`` random possible queries of ``year`` (and field), with what they cite;
+    those of another ``split`` (same seed) are other queries."""
     excluded = set(exclude)
     candidates = [row["id"] for row in store.rows("pools/query_candidates", year=year, field=field_filter(field_name),
                                                   min_cited=min_cited) if row["id"] not in excluded]
-    ids = sorted(sample(candidates, n_queries, generator(seed, label, field_name or "")))
+    ids = sorted(split_part(split, n_queries, candidates, seed, "queries", field_name or ""))
     cited: dict[str, list[str]] = {q: [] for q in ids}
     for row in store.rows("pools/cited", ids=ids):
         cited[row["query"]].append(row["cited"])
@@ -131,16 +133,17 @@ def fill_pool(name: str, repeat: int, size: int, queries: Queries, candidates: S
 
 def dataset_level(store: GraphStore, out: Path, *, n_queries: int = 1000,
                   sizes: Sequence[int] = (200_000, 500_000, 1_000_000, 2_000_000), repeats: int = 3,
-                  seed: int = 0, year: int | None = None, exclude: Iterable[str] = ()) -> Manifest:
+                  seed: int = 0, year: int | None = None, exclude: Iterable[str] = (),
+                  split: str = "test") -> Manifest:
     """Dataset-level queries and pools, written to ``out``."""
     excluded = set(exclude)
     year = year if year is not None else query_year(store, n_queries)
-    queries = choose_queries(store, n_queries, year, seed, exclude=excluded)
+    queries = choose_queries(store, n_queries, year, seed, exclude=excluded, split=split)
     eligible = [row["id"] for row in store.rows("pools/eligible", year=year)]
     pools = [fill_pool(str(size), r, size, queries, eligible, excluded, seed + r)
              for size in sizes for r in range(repeats)]
     manifest = Manifest("dataset-level", seed, {"n_queries": n_queries, "sizes": list(sizes), "repeats": repeats,
-                                                "excluded": len(excluded)}, year, len(queries.ids))
+                                                "excluded": len(excluded), "split": split}, year, len(queries.ids))
     _write(store, out, manifest, [queries], pools, {})
     return manifest
 
@@ -159,18 +162,18 @@ def field_pools(store: GraphStore, field_name: str, queries: Queries, size: int,
 
 def field_level(store: GraphStore, out: Path, *, fields: Sequence[str] = MAG_FIELDS, n_queries: int = 200,
                 size: int = 100_000, repeats: int = 3, seed: int = 0, year: int | None = None,
-                exclude: Iterable[str] = ()) -> Manifest:
+                exclude: Iterable[str] = (), split: str = "test") -> Manifest:
     """Field-level queries and pools, written to ``out``."""
     excluded = set(exclude)
     year = year if year is not None else query_year(store, n_queries)
     all_queries, pools, fields_of = [], [], {}
     for name in fields:
-        queries = choose_queries(store, n_queries, year, seed, field_name=name, exclude=excluded)
+        queries = choose_queries(store, n_queries, year, seed, field_name=name, exclude=excluded, split=split)
         all_queries.append(queries)
         fields_of.update(dict.fromkeys(queries.ids, name))
         pools += field_pools(store, name, queries, size, repeats, seed, excluded)
     manifest = Manifest("field-level", seed, {"fields": list(fields), "n_queries": n_queries, "size": size,
-                                              "repeats": repeats, "excluded": len(excluded)},
+                                              "repeats": repeats, "excluded": len(excluded), "split": split},
                         year, sum(len(q.ids) for q in all_queries))
     _write(store, out, manifest, all_queries, pools, fields_of)
     return manifest

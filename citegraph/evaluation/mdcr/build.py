@@ -95,7 +95,7 @@ def build(store: GraphStore, out: Path, config: MDCRConfig = MDCRConfig(), *, re
     per_field: dict[str, Queries] = {}
     for name in fields:
         per_field[name] = choose_queries(store, n_queries, year, seed, field_name=name, min_cited=positives,
-                                         exclude=excluded)
+                                         exclude=excluded, split=split)
     query_ids = [q for queries in per_field.values() for q in queries.ids]
     overlap = defaultdict(list)  # query → [(cited, O(q, c))], highest first
     # In batches: one statement over every query of 19 fields sorts more rows than

@@ -27,4 +27,5 @@ class MDCRConfig:
     seed: int = field(default=0, metadata=option("--seed", ""))
     year: int | None = field(default=None, metadata=option(
         "--year", "Query year (default: the latest year with enough queries)."))
-    split: str = field(default="test", metadata=option("--split", "Names the files: mdcr_<split>.json …"))
+    split: str = field(default="test", metadata=option(
+        "--split", "test or val: names the files (mdcr_<split>.json …); the splits of one seed share no query."))
