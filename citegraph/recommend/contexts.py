@@ -8,12 +8,11 @@ sentence that matches best ("cited in contexts like: '…'"). The feature is the
 relative to the best paper's (1.0 for the best), as each retriever's is normalised.
 
 Why joined and not each paper's best sentence: measured with ``recommend-train`` on 300
-held-out citations of ACL-200 ∪ ScisummNet and tested on the next 300 (seed 0), the
-learned recommender's MRR was 0.213 without the signal, 0.216 with the best sentence
-(relative or log score alike), 0.223 with the joined sentences (0.221 with the log of
-the score instead of the relative one); R@20 moved by at most one paper in 300. The
-alternatives were scratch edits of this module; the shipped form's 0.213 and 0.223 are
-what ``citegraph repro run recommend-contexts`` prints. One
+held-out citations of ACL-200 ∪ ScisummNet (seed 0, on a draw whose test papers still
+overlapped its training papers), the learned recommender's MRR was 0.213 without the signal,
+0.216 with the best sentence, 0.223 with the joined sentences; R@20 moved by at most one
+paper in 300. On disjoint training and test papers the signal does not pay at all (what
+``citegraph repro run recommend-contexts`` prints now, docs/recommend.md). One
 sentence is short and matches few of the query's words; the joined sentences gather the
 ways a paper is cited (ScisummNet keeps at most about 20 sentences per paper, so much
 cited papers do not grow without bound).
