@@ -68,7 +68,7 @@ MONTHS = {name[:3].lower(): name for name in calendar.month_name[1:]}
 #: itself (its ``title`` becomes the child's ``booktitle`` where the child has none).
 NOT_INHERITED = frozenset({"crossref", "doi", "url", "eprint", "archiveprefix", "isbn", "citegraph-id", "abstract",
                            "keywords", "keyword", "title"})
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BRACE = re.compile(r"(?<!\\)[{}]")  # as bibtexparser's splitter counts them
 _QUOTED = re.compile(r'(?<!\\)[{}"]')
 _NAME = re.compile(r"[^\s#{}\"]+")
@@ -241,9 +241,9 @@ def _entry(where: Location, key: str, entry_type: str, found: _Found) -> Entry:
             return Entry(where, key, entry_type, problem=Problem(
                 Location(where.path, line), name, f"{len(value):,} characters; citegraph reads at most "
                 f"{MAX_FIELD_CHARS:,} of a field"))
-        if _CONTROL.search(value):
+        if CONTROL_CHARACTERS.search(value):
             warn("control characters (a NUL, …) dropped")
-            value = _CONTROL.sub("", value)
+            value = CONTROL_CHARACTERS.sub("", value)
         try:
             fields[name] = _names(value, warn) if name == "author" else _text(value, warn)
         except InvalidNameError as bad:
