@@ -15,7 +15,8 @@ mcp = pytest.importorskip("mcp")
 
 from citegraph.recommend import View
 
-TOOLS = {"search_papers", "paper", "neighbours", "recommend", "explain_recommendation", "contextualise_citation"}
+TOOLS = {"search_papers", "paper", "neighbours", "recommend", "explain_recommendation", "contextualise_citation",
+         "cite"}
 
 
 def _data(result):

@@ -7,6 +7,8 @@ text retrievers by name) and serves, on 127.0.0.1 unless told otherwise:
 * ``POST /recommend`` — for a paper id, or a new paper's title and abstract (+ references
   already chosen, year, field, arXiv category), or a library (``papers``), with negatives
   and as of a date, the top ``k`` with their explanations;
+* ``POST /cite`` — for a context (``[CIT]`` marks the slot) or a draft's text (LaTeX,
+  Markdown, text) with its BibTeX, each slot's top ``k`` with reasons (:mod:`.cite`);
 * ``GET /paper/{id}``, ``GET /neighbours/{id}`` (its ego network: citations both ways,
   co-cited papers, fields, arXiv categories and their ACM concepts), ``GET /search``;
 * ``GET /queries`` and ``POST /queries/{name}`` — the saved Neo4j Browser queries
@@ -66,11 +68,13 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from .. import __version__
 from ..errors import CitegraphError, NotFoundError, ServerError
-from .explorer import MatchOut, explorer_routes
+from .cite import cite_routes
+from .explorer import MatchOut, SignalOut, explorer_routes
 from ..graph import embedded_server, queries
 from ..library.match import matched_ids
 from ..library.works import prior_and_derivative
 from ..recommend import Recommender, View, recommendation_dict, year_of
+from ..recommend.cite import CiteModel
 from ..retrieval.spec import Spec
 from .limits import LOOPBACK, BodyLimit, served_hosts
 from ..vocabulary import canonical_id
@@ -153,13 +157,6 @@ class RecommendRequest(BaseModel):
         if self.papers is None and not given:
             raise ValueError("give a paper id, or a title and/or an abstract, or papers")
         return self
-
-
-class SignalOut(BaseModel):
-    name: str
-    value: float
-    text: str
-    via: list[str]
 
 
 class RecommendationOut(BaseModel):
@@ -274,9 +271,11 @@ _BODY: dict[int | str, dict[str, Any]] = {400: {"model": Error, "description": "
                                           413: {"model": Error, "description": "Request body over 1 MiB"}}
 
 
-def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[str, ...] = LOOPBACK) -> FastAPI:
+def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[str, ...] = LOOPBACK,
+               cite_model: CiteModel | None = None) -> FastAPI:
     """The service over ``recommender`` (and its store); ``max_rows`` caps a saved query's
-    rows; ``hosts`` are the accepted ``Host`` header names ("*" for any)."""
+    rows; ``hosts`` are the accepted ``Host`` header names ("*" for any); ``cite_model``
+    re-ranks ``/cite``'s suggestions."""
     store = recommender.store
     app = FastAPI(title="citegraph", version=__version__,
                   description="Citation recommendation from a citation graph and text scorers, with "
@@ -385,6 +384,7 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[s
         return {"status": "ok", "detail": None}
 
     app.include_router(explorer_routes(store, recommender.match, {**_ERRORS, **_BODY}))
+    app.include_router(cite_routes(recommender, cite_model, {**_NOT_FOUND, **_BODY}))
 
     @app.get("/", include_in_schema=False)
     def explorer() -> FileResponse:
@@ -437,8 +437,9 @@ def _problem(error: dict) -> str:
 
 
 def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[str | Spec, ...] = ("bm25",),
-          model: Path | None = None, cache_size: int = 256, log=print) -> None:
-    """Open the recommender on ``config``'s graph and serve until interrupted (^C or SIGTERM)."""
+          model: Path | None = None, cache_size: int = 256, log=print, cite_model: Path | None = None) -> None:
+    """Open the recommender on ``config``'s graph and serve until interrupted (^C or SIGTERM);
+    ``cite_model`` (a sentence-transformers folder) re-ranks ``/cite``'s suggestions."""
     import signal
     import sys
 
@@ -450,7 +451,8 @@ def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[s
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with Recommender.open(config, retrievers, model, cache_size=cache_size) as recommender, \
             _embedded_graph_kept(config, log):
-        app = create_app(recommender, hosts=served_hosts(host))
+        reranker = CiteModel(cite_model, recommender, config.data_folder("embeddings")) if cite_model else None
+        app = create_app(recommender, hosts=served_hosts(host), cite_model=reranker)
         log(f"citegraph on http://{host}:{port}/ — the graph explorer; API docs at http://{host}:{port}/docs")
         uvicorn.run(app, host=host, port=port, log_level="warning")
 
