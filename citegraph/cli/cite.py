@@ -43,7 +43,8 @@ class BadInput(click.ClickException):
 def cite(config: Config, context, draft, bib, window, as_of, k, explain, format_, retrievers, model):
     """Which paper should I cite here? Suggestions for each citation slot of a draft, with reasons."""
     from ..recommend import Recommender
-    from ..recommend.cite import CiteModel, cite as cite_draft
+    from ..recommend.cite import CiteModel
+    from ..recommend.cite import cite as cite_draft
 
     if (context is None) == (draft is None):
         raise click.UsageError("give --context TEXT or --draft FILE")
@@ -75,6 +76,7 @@ def _read_input(context: str | None, draft: Path | None, bib: Path | None, windo
 
     if draft is not None:
         return _input(lambda: read_draft(draft, bib=bib, window=window))
+    assert context is not None  # the command takes one of the two
     read = _input(lambda: context_slot(context, window=window))
     if bib is None:
         return read

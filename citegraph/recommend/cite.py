@@ -114,8 +114,8 @@ class CiteModel:
 
     def __init__(self, folder: Path, recommender: Recommender, cache_dir: Path):
         from ..retrieval.corpus import documents_by_id
-        from ..retrieval.rerank import PoolEncoder, VectorCache
         from ..retrieval.encoders import get_encoder
+        from ..retrieval.rerank import PoolEncoder, VectorCache
 
         folder = Path(folder)
         if not folder.is_dir():
@@ -194,6 +194,7 @@ def sent_draft(*, context: str | None = None, draft: str | None = None, format: 
             return read
         entries = parse_library(bib, "bib.bib")
         return replace(read, references={e.where: e for e in entries})
+    assert draft is not None  # one of the two, checked above
     if named := _NAMES_FILES.search(draft):
         raise CitegraphError(f"field 'draft': names a file ({named.group(0).strip()}): send the bibliography's "
                              "text as 'bib'")

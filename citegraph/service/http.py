@@ -68,16 +68,16 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from .. import __version__
 from ..errors import CitegraphError, NotFoundError, ServerError
-from .cite import cite_routes
-from .explorer import MatchOut, SignalOut, explorer_routes
 from ..graph import embedded_server, queries
 from ..library.match import matched_ids
 from ..library.works import prior_and_derivative
 from ..recommend import Recommender, View, recommendation_dict, year_of
 from ..recommend.cite import CiteModel
 from ..retrieval.spec import Spec
-from .limits import LOOPBACK, BodyLimit, served_hosts
 from ..vocabulary import canonical_id
+from .cite import cite_routes
+from .explorer import MatchOut, SignalOut, explorer_routes
+from .limits import LOOPBACK, BodyLimit, served_hosts
 
 SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
 WEB = Path(str(resources.files("citegraph") / "web"))

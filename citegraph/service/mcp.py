@@ -25,8 +25,8 @@ from ..library.draft import MAX_CONTEXT_CHARS
 from ..recommend import Recommender, Seed, View, recommendation_dict, year_of
 from ..recommend.cite import CiteModel, sent_draft
 from ..recommend.cite import cite as cite_draft
-from .cite import MAX_SENT_TEXT
 from ..vocabulary import canonical_id
+from .cite import MAX_SENT_TEXT
 
 Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]], Field(max_length=2_000)]
 Id = Annotated[str, Field(min_length=1, max_length=200, description="A paper id in the graph")]
