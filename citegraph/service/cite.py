@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ..library.draft import MAX_CONTEXT_CHARS
 from ..recommend import Recommender, year_of
 from ..recommend.cite import CiteModel, cite, sent_draft
-from .explorer import MatchOut, SignalOut
+from .explorer import MatchOut, RecommendationOut
 
 AS_OF = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
 MAX_SENT_TEXT = 900_000  # characters: under the service's 1 MiB body
@@ -46,15 +46,9 @@ class CiteRequest(BaseModel):
         return self
 
 
-class SuggestionOut(BaseModel):
-    id: str
-    title: str
-    year: int | None
-    score: float
+class SuggestionOut(RecommendationOut):
     first_stage: int = Field(description="Rank before the model (the recommender's order)")
     model: float | None = Field(description="The model's cosine of the slot's text and the paper (no model: null)")
-    explanation: list[str]
-    signals: list[SignalOut]
 
 
 class SlotOut(BaseModel):

@@ -64,6 +64,15 @@ class SignalOut(BaseModel):
     via: list[str]
 
 
+class RecommendationOut(BaseModel):
+    id: str
+    title: str
+    year: int | None
+    score: float
+    explanation: list[str] | None = None
+    signals: list[SignalOut] | None = None
+
+
 class LibraryMatches(BaseModel):
     papers: list[str] = Field(description="The graph papers matched, in the library's order (maybe none)")
     matches: list[MatchOut] = Field(description="Each entry: where it is, the paper it matched (or null), how")

@@ -76,7 +76,7 @@ from ..recommend.cite import CiteModel
 from ..retrieval.spec import Spec
 from ..vocabulary import canonical_id
 from .cite import cite_routes
-from .explorer import MatchOut, SignalOut, explorer_routes
+from .explorer import MatchOut, RecommendationOut, explorer_routes
 from .limits import LOOPBACK, BodyLimit, served_hosts
 
 SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
@@ -157,15 +157,6 @@ class RecommendRequest(BaseModel):
         if self.papers is None and not given:
             raise ValueError("give a paper id, or a title and/or an abstract, or papers")
         return self
-
-
-class RecommendationOut(BaseModel):
-    id: str
-    title: str
-    year: int | None
-    score: float
-    explanation: list[str] | None = None
-    signals: list[SignalOut] | None = None
 
 
 class SeedOut(BaseModel):
