@@ -12,9 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ..library.draft import MAX_CONTEXT_CHARS
 from ..recommend import Recommender, year_of
 from ..recommend.cite import CiteModel, cite, sent_draft
-from .explorer import MatchOut, RecommendationOut
+from .explorer import AS_OF, MatchOut, RecommendationOut
 
-AS_OF = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
 MAX_SENT_TEXT = 900_000  # characters: under the service's 1 MiB body
 
 

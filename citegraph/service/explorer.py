@@ -34,7 +34,9 @@ if TYPE_CHECKING:  # the driver loads with the first store
 
 ROLES = ("seed", "recommended", "prior", "derivative", "reference", "citing")  # the first a paper has colours it
 AROUND = 12  # references and citing papers drawn per seed (most cited first)
-AS_OF = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
+# a date (YYYY, YYYY-MM or YYYY-MM-DD) with a real year, month and day number: the schema
+# refuses '0000' and '1981-64-00' as the routes do (the graph knows years)
+AS_OF = r"^([1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$"
 Id = Annotated[str, Field(min_length=1, max_length=200)]
 MEDIA = {"bibtex": ("application/x-bibtex", "bib"), "ris": ("application/x-research-info-systems", "ris")}
 

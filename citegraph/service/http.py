@@ -76,7 +76,7 @@ from ..recommend.cite import CiteModel
 from ..retrieval.spec import Spec
 from ..vocabulary import canonical_id
 from .cite import cite_routes
-from .explorer import MatchOut, RecommendationOut, explorer_routes
+from .explorer import AS_OF, MatchOut, RecommendationOut, explorer_routes
 from .limits import LOOPBACK, BodyLimit, served_hosts
 
 SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
@@ -119,7 +119,6 @@ def _given(max_length: int, description: str):
                                      "description": description})]
 
 
-AS_OF = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"  # a date; the graph knows years
 
 
 class RecommendRequest(BaseModel):
@@ -129,7 +128,8 @@ class RecommendRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "anyOf": [{"required": ["paper"]}, {"required": ["title"]}, {"required": ["abstract"]},
                   {"required": ["papers"]}],
-        "not": {"anyOf": [{"required": ["papers", one]} for one in ("paper", "title", "abstract")]}})
+        "not": {"anyOf": [{"required": ["papers", one]} for one in ("paper", "title", "abstract", "references",
+                                                                    "year")]}})
 
     paper: _given(200, "A paper id in the graph (its text, year and references come from the graph)")
     title: _given(2_000, "A new paper's title")
@@ -152,8 +152,8 @@ class RecommendRequest(BaseModel):
     @model_validator(mode="after")
     def _something_to_recommend_for(self) -> RecommendRequest:
         given = [name for name in ("paper", "title", "abstract") if getattr(self, name) is not None]
-        if self.papers is not None and given:
-            raise ValueError(f"give papers (a library) or {given[0]}, not both")
+        if self.papers is not None and (mixed := given + sorted({"references", "year"} & self.model_fields_set)):
+            raise ValueError(f"give papers (a library) or {mixed[0]}, not both")
         if self.papers is None and not given:
             raise ValueError("give a paper id, or a title and/or an abstract, or papers")
         return self
