@@ -110,6 +110,20 @@ def concurrent(url: str, bodies: list[dict], clients: int) -> tuple[list[float],
     return latencies, time.perf_counter() - started
 
 
+def loaded(config: Config, store, fmt: str, path: Path, heap: str) -> tuple[float, float, str]:
+    """The graph bulk-loaded from ``path`` and BM25-indexed in ``config``'s data folder, unless
+    done before (``--work``): load and index seconds, and the BM25 backend."""
+    started = time.perf_counter()
+    if not store.value("bulk/any_node"):
+        bulk_ingest(open_backend(config), store, formats.get(fmt), [path], heap=heap)
+    load = time.perf_counter() - started
+    indexes = Path(config.data_dir) / "indexes"
+    started = time.perf_counter()
+    if not (indexes / BM25().folder / "manifest.json").exists():
+        BM25().build(documents(store), indexes)
+    return load, time.perf_counter() - started, read_manifest(indexes / BM25().folder)["backend"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--papers", type=int, default=200_000)
@@ -127,16 +141,8 @@ def main() -> None:
         config = Config(data_dir=work / "data", heap=args.heap)
         path, _ = corpus(args.papers, args.corpus_dir)
         with open_store(config) as store:
-            started = time.perf_counter()
-            if not store.value("bulk/any_node"):
-                bulk_ingest(open_backend(config), store, formats.get("s2orc"), [path], heap=args.heap)
-            load = time.perf_counter() - started
+            load, indexing, backend = loaded(config, store, "s2orc", path, args.heap)
             indexes = work / "data" / "indexes"
-            started = time.perf_counter()
-            if not (indexes / BM25().folder / "manifest.json").exists():
-                BM25().build(documents(store), indexes)
-            indexing = time.perf_counter() - started
-            backend = read_manifest(indexes / BM25().folder)["backend"]
 
             need = args.warmup + 3 * args.requests
             seeds = [e.seed for e in held_out_citations(store, need, seed=0)]

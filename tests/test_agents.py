@@ -16,7 +16,8 @@ mcp = pytest.importorskip("mcp")
 
 from citegraph.recommend import View  # noqa: E402  (after the importorskip it needs)
 
-TOOLS = {"search_papers", "paper", "neighbours", "recommend", "explain_recommendation", "contextualise_citation"}
+TOOLS = {"search_papers", "paper", "neighbours", "recommend", "explain_recommendation", "contextualise_citation",
+         "cite"}
 
 
 def _data(result):

@@ -8,6 +8,7 @@ Heavy libraries are imported inside commands so that ``citegraph --help`` stays 
 """
 
 from . import (  # noqa: F401  (registers)
+    cite,
     contextualise,
     demo,
     evaluate,

@@ -88,33 +88,38 @@ def recommend_train(config: Config, out, papers, seed, contexts, retrievers):
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @with_retrievers
 @learned_weights
+@click.option("--cite-model", type=click.Path(path_type=Path), help="A sentence-transformers model folder that "
+              "re-ranks the cite suggestions (as citegraph cite --model).")
 @click.pass_obj
-def serve(config: Config, host, port, retrievers, model):
-    """HTTP service (/recommend, /paper, /neighbours, /search, /queries; docs at /docs) and the graph explorer at /."""
+def serve(config: Config, host, port, retrievers, model, cite_model):
+    """HTTP service (/recommend, /cite, /paper, /neighbours, /search, /queries; docs at /docs) and the graph
+    explorer at /."""
     try:
         from ..service.http import serve as serve_
     except ImportError as exc:
         raise CitegraphError(f"citegraph serve needs the [serve] extra ({exc.name} is not installed): "
                              "pip install 'citegraph[serve]'") from exc
 
-    serve_(config, host, port, tuple(retrievers), model,
-           log=lambda line: click.echo(line, err=True))
+    serve_(config, host, port, tuple(retrievers), model, log=lambda line: click.echo(line, err=True),
+           cite_model=cite_model)
 
 
 @main.command()
 @with_retrievers
 @learned_weights
+@click.option("--cite-model", type=click.Path(path_type=Path), help="A sentence-transformers model folder that "
+              "re-ranks the cite suggestions (as citegraph cite --model).")
 @click.pass_obj
-def mcp(config: Config, retrievers, model):
+def mcp(config: Config, retrievers, model, cite_model):
     """Model Context Protocol server on stdio, for AI agents: search, papers, neighbours,
-    recommend (a paper, a text or a library; negatives; as of a date), explain, contextualise."""
+    recommend (a paper, a text or a library; negatives; as of a date), explain, cite, contextualise."""
     try:
         from ..service.mcp import serve_mcp
     except ImportError as exc:
         raise CitegraphError(f"citegraph mcp needs the [mcp] extra ({exc.name} is not installed): "
                              "pip install 'citegraph[mcp]'") from exc
 
-    serve_mcp(config, tuple(retrievers), model)
+    serve_mcp(config, tuple(retrievers), model, cite_model)
 
 
 @main.command()

@@ -55,6 +55,24 @@ class MatchOut(BaseModel):
     how: str
 
 
+class SignalOut(BaseModel):
+    """A signal behind a recommendation (/recommend's and /cite's)."""
+
+    name: str
+    value: float
+    text: str
+    via: list[str]
+
+
+class RecommendationOut(BaseModel):
+    id: str
+    title: str
+    year: int | None
+    score: float
+    explanation: list[str] | None = None
+    signals: list[SignalOut] | None = None
+
+
 class LibraryMatches(BaseModel):
     papers: list[str] = Field(description="The graph papers matched, in the library's order (maybe none)")
     matches: list[MatchOut] = Field(description="Each entry: where it is, the paper it matched (or null), how")

@@ -7,6 +7,8 @@ text retrievers by name) and serves, on 127.0.0.1 unless told otherwise:
 * ``POST /recommend`` — for a paper id, or a new paper's title and abstract (+ references
   already chosen, year, field, arXiv category), or a library (``papers``), with negatives
   and as of a date, the top ``k`` with their explanations;
+* ``POST /cite`` — for a context (``[CIT]`` marks the slot) or a draft's text (LaTeX,
+  Markdown, text) with its BibTeX, each slot's top ``k`` with reasons (:mod:`.cite`);
 * ``GET /paper/{id}``, ``GET /neighbours/{id}`` (its ego network: citations both ways,
   co-cited papers, fields, arXiv categories and their ACM concepts), ``GET /search``;
 * ``GET /queries`` and ``POST /queries/{name}`` — the saved Neo4j Browser queries
@@ -72,9 +74,11 @@ from ..graph import embedded_server, queries
 from ..library.match import matched_ids
 from ..library.works import prior_and_derivative
 from ..recommend import Recommender, View, recommendation_dict
+from ..recommend.cite import CiteModel
 from ..retrieval.spec import Spec
-from ..vocabulary import DATE, calendar_date, canonical_id, year_of
-from .explorer import MatchOut, explorer_routes
+from ..vocabulary import canonical_id, year_of
+from .cite import cite_routes
+from .explorer import AsOf, MatchOut, RecommendationOut, explorer_routes
 from .limits import LOOPBACK, BodyLimit, served_hosts
 
 SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
@@ -116,8 +120,6 @@ def _given(max_length: int, description: str) -> tuple[Any, ...]:
             WithJsonSchema({"type": "string", "pattern": TEXT, "maxLength": max_length, "description": description}))
 
 
-# A date (the graph knows years): the schema shows the pattern, the check says what is wrong
-AsOf = Annotated[str, Field(json_schema_extra={"pattern": DATE}), AfterValidator(calendar_date)]
 
 
 class RecommendRequest(BaseModel):
@@ -127,7 +129,8 @@ class RecommendRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "anyOf": [{"required": ["paper"]}, {"required": ["title"]}, {"required": ["abstract"]},
                   {"required": ["papers"]}],
-        "not": {"anyOf": [{"required": ["papers", one]} for one in ("paper", "title", "abstract")]}})
+        "not": {"anyOf": [{"required": ["papers", one]} for one in ("paper", "title", "abstract", "references",
+                                                                    "year")]}})
 
     paper: Annotated[str, *_given(200, "A paper id in the graph (its text, year and references come from the graph)")]
     title: Annotated[str, *_given(2_000, "A new paper's title")]
@@ -152,27 +155,11 @@ class RecommendRequest(BaseModel):
     @model_validator(mode="after")
     def _something_to_recommend_for(self) -> RecommendRequest:
         given = [name for name in ("paper", "title", "abstract") if getattr(self, name) is not None]
-        if self.papers is not None and given:
-            raise ValueError(f"give papers (a library) or {given[0]}, not both")
+        if self.papers is not None and (mixed := given + sorted({"references", "year"} & self.model_fields_set)):
+            raise ValueError(f"give papers (a library) or {mixed[0]}, not both")
         if self.papers is None and not given:
             raise ValueError("give a paper id, or a title and/or an abstract, or papers")
         return self
-
-
-class SignalOut(BaseModel):
-    name: str
-    value: float
-    text: str
-    via: list[str]
-
-
-class RecommendationOut(BaseModel):
-    id: str
-    title: str
-    year: int | None
-    score: float
-    explanation: list[str] | None = None
-    signals: list[SignalOut] | None = None
 
 
 class SeedOut(BaseModel):
@@ -278,9 +265,11 @@ _BODY: dict[int | str, dict[str, Any]] = {400: {"model": Error, "description": "
                                           413: {"model": Error, "description": "Request body over 1 MiB"}}
 
 
-def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[str, ...] = LOOPBACK) -> FastAPI:
+def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[str, ...] = LOOPBACK,
+               cite_model: CiteModel | None = None) -> FastAPI:
     """The service over ``recommender`` (and its store); ``max_rows`` caps a saved query's
-    rows; ``hosts`` are the accepted ``Host`` header names ("*" for any)."""
+    rows; ``hosts`` are the accepted ``Host`` header names ("*" for any); ``cite_model``
+    re-ranks ``/cite``'s suggestions."""
     store = recommender.store
     app = FastAPI(title="citegraph", version=__version__,
                   description="Citation recommendation from a citation graph and text scorers, with "
@@ -389,6 +378,7 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[s
         return {"status": "ok", "detail": None}
 
     app.include_router(explorer_routes(store, recommender.match, {**_ERRORS, **_BODY}))
+    app.include_router(cite_routes(recommender, cite_model, {**_NOT_FOUND, **_BODY}))
 
     @app.get("/", include_in_schema=False)
     def explorer() -> FileResponse:
@@ -441,8 +431,9 @@ def _problem(error: dict) -> str:
 
 
 def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[str | Spec, ...] = ("bm25",),
-          model: Path | None = None, cache_size: int = 256, log=print) -> None:
-    """Open the recommender on ``config``'s graph and serve until interrupted (^C or SIGTERM)."""
+          model: Path | None = None, cache_size: int = 256, log=print, cite_model: Path | None = None) -> None:
+    """Open the recommender on ``config``'s graph and serve until interrupted (^C or SIGTERM);
+    ``cite_model`` (a sentence-transformers folder) re-ranks ``/cite``'s suggestions."""
     import signal
     import sys
 
@@ -455,7 +446,8 @@ def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[s
     listening = _listen(host, port)  # before the graph opens and before the address is announced
     with Recommender.open(config, retrievers, model, cache_size=cache_size) as recommender, \
             _embedded_graph_kept(config, log):
-        app = create_app(recommender, hosts=served_hosts(host))
+        reranker = CiteModel(cite_model, recommender, config.data_folder("embeddings")) if cite_model else None
+        app = create_app(recommender, hosts=served_hosts(host), cite_model=reranker)
         log(f"citegraph on http://{host}:{port}/ — the graph explorer; API docs at http://{host}:{port}/docs")
         uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])
 

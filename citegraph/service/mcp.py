@@ -3,7 +3,8 @@ agents, over stdio (the official ``mcp`` SDK; the ``[mcp]`` extra).
 
 Tools: ``search_papers``, ``paper``, ``neighbours``, ``recommend`` (a paper, a new paper's
 text, or a library of ids / DOIs / arXiv ids; negatives, as of a date, k),
-``explain_recommendation`` (why — or why not — one paper for a seed) and
+``explain_recommendation`` (why — or why not — one paper for a seed), ``cite`` (which paper
+to cite at each citation slot of a sentence or a draft's text, as ``citegraph cite``) and
 ``contextualise_citation`` (which sentences of a cited paper a citing sentence refers to).
 Arguments are typed (the SDK checks them against the schema); an error the user can act on
 (:class:`CitegraphError`: an unknown id, …) is returned as a tool error with its message,
@@ -13,15 +14,19 @@ never as a crash. stdout carries the protocol: everything else goes to stderr.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import AfterValidator, Field
 
 from ..errors import CitegraphError
+from ..library.draft import MAX_CONTEXT_CHARS
 from ..recommend import Recommender, Seed, View, recommendation_dict
+from ..recommend.cite import CiteModel, sent_draft
+from ..recommend.cite import cite as cite_draft
 from ..vocabulary import DATE, calendar_date, canonical_id, year_of
+from .cite import MAX_SENT_TEXT
 
 if TYPE_CHECKING:
     from anyio import AsyncFile
@@ -32,9 +37,10 @@ Date = Annotated[Annotated[str, Field(json_schema_extra={"pattern": DATE}), Afte
                  Field(description="YYYY-MM-DD: nothing published later, no later citation as evidence")]
 
 
-def create_server(recommender: Recommender, indexes: Path):
+def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel | None = None):
     """The MCP server over ``recommender`` (its store answers the graph tools); ``indexes``
-    holds the contextualisation models' word statistics (built on first use)."""
+    holds the contextualisation models' word statistics (built on first use); ``cite_model``
+    re-ranks the ``cite`` tool's suggestions."""
     from .. import __version__
 
     store = recommender.store
@@ -121,6 +127,22 @@ def create_server(recommender: Recommender, indexes: Path):
                 "explanation": [s.text for s in found.signals]}
 
     @tool
+    def cite(context: Annotated[str | None, Field(min_length=1, max_length=MAX_CONTEXT_CHARS, description=(
+                 "The sentence being written, the slot marked [CIT]"))] = None,
+             draft: Annotated[str | None, Field(min_length=1, max_length=MAX_SENT_TEXT, description=(
+                 "A draft's text (LaTeX, Markdown or text); it may not name files"))] = None,
+             format: Literal["latex", "markdown", "text"] = "latex",
+             bib: Annotated[str | None, Field(max_length=MAX_SENT_TEXT, description="The bibliography's BibTeX")] = None,
+             window: Annotated[int, Field(ge=0, le=20)] = 1, as_of: Date = None,
+             k: Annotated[int, Field(ge=1, le=200)] = 10) -> dict[str, Any]:
+        """Which paper to cite at each citation slot of a sentence ([CIT]) or a draft (empty or '?'
+        \\cite keys, [@?], [CIT]): per slot, its place and the top k papers with the reasons; the
+        draft's references seed the graph side and are never suggested."""
+        found = cite_draft(recommender, sent_draft(context=context, draft=draft, format=format, bib=bib,
+                                                   window=window), k=k, as_of=year_of(as_of), model=cite_model)
+        return found.as_dict()
+
+    @tool
     def contextualise_citation(cited: Id,
                                citing_text: Annotated[str, Field(min_length=1, max_length=5_000,
                                                                  description="The citing sentence")],
@@ -138,12 +160,13 @@ def create_server(recommender: Recommender, indexes: Path):
     return server
 
 
-def serve_mcp(config, retrievers, model: Path | None = None) -> None:
+def serve_mcp(config, retrievers, model: Path | None = None, cite_model: Path | None = None) -> None:
     """Open the recommender on ``config``'s graph and answer MCP requests on stdin/stdout until closed."""
     import anyio
 
     with Recommender.open(config, retrievers, model) as recommender:
-        server = create_server(recommender, Path(config.data_dir) / "indexes")
+        reranker = CiteModel(cite_model, recommender, config.data_folder("embeddings")) if cite_model else None
+        server = create_server(recommender, Path(config.data_dir) / "indexes", reranker)
         anyio.run(_serve_stdio, server)
 
 

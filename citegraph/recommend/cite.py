@@ -1,0 +1,249 @@
+"""Which paper to cite here: recommendations for each citation slot of a draft being written.
+
+One code path for ``citegraph cite``, ``POST /cite`` and the MCP tool ``cite``. For each slot
+of a :class:`~citegraph.library.draft.Draft`:
+
+* **the query** is the slot's text (its sentence and neighbours, the ``[CIT]``/``[REF]``
+  markers dropped); the draft's title and abstract are a *second field*, searched once per
+  draft by the same retrievers: a candidate of the slot that they also find gets the feature
+  ``draft`` (the retrievers' best normalised score) with weight :data:`DRAFT_WEIGHT`. Appended
+  to each slot's text instead, they made every slot of a two-topic draft (dependency parsing,
+  machine translation) get the same, the draft's main topic's, papers;
+* **the draft's references** (its bibliography, matched to graph papers with the library
+  matcher, :meth:`Recommender.match`) are the seed's references, exactly as ``recommend``'s:
+  they seed the graph side ("cited by 2 of your references", co-cited with them) and, being
+  the seed's references (:attr:`Seed.blocked`), are never suggested — so a paper already
+  cited in the slot's sentence or paragraph is never suggested for it. Entries that match no
+  graph paper are listed, not fatal;
+* **the first stage** is the recommender's: its retrievers (``--with``, BM25 by default),
+  the citing-sentence contexts and the graph around the references and the top text matches,
+  scored by its weights, as of a date when asked;
+* **the model** (a sentence-transformers folder, :class:`CiteModel`), when given, re-ranks the
+  first stage's top :data:`RERANK_DEPTH`: the cosine between the slot's text and each
+  candidate's title and abstract, min–max normalised over them as each retriever's score is,
+  is the feature ``model`` with weight :data:`MODEL_WEIGHT`, added to the first stage's score.
+  Only candidates are encoded, each once (the embedding cache of
+  :mod:`citegraph.retrieval.rerank`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..errors import CitegraphError, UsageError
+from ..library.draft import OTHER_MARKER, SLOT_MARKER, Draft, Slot
+from ..library.match import Match
+from ..retrieval.base import Document
+from ..retrieval.model_location import missing_model_files
+from .candidates import Candidate, Candidates, Recommendation, Signal
+from .recommender import Recommender
+from .seed import Seed, View
+from .signals.text import TextMatches
+from .weights import Weights
+
+# The evaluated best row of `evaluate local` fuses the fine-tuned bi-encoder with the first
+# stage with equal say (RRF); here the model's normalised cosine weighs as much as a
+# retriever's normalised score (the default "text" weight).
+MODEL_WEIGHT = 1.0
+# The draft's title and abstract say what the whole paper is about, the slot's text what this
+# citation is for: the draft's field weighs half a retriever's score of the slot's text.
+DRAFT_WEIGHT = 0.5
+RERANK_DEPTH = 100  # first-stage candidates the model re-ranks (the rest keep their order below them)
+# the LaTeX commands and the YAML key with which a draft names other files
+_NAMES_FILES = re.compile(r"\\(?:input|include|bibliography|addbibresource)\b|^bibliography\s*:", re.MULTILINE)
+_MARKERS = re.compile(re.escape(SLOT_MARKER) + "|" + re.escape(OTHER_MARKER))
+
+
+@dataclass
+class Suggestion(Recommendation):
+    """A recommendation for one slot, with its rank in the first stage and the model's cosine."""
+
+    first_stage: int = 0  # 1-based rank before the model (the recommender's order)
+    model: float | None = None  # cosine of the slot's text and the paper (None: no model, or not re-ranked)
+
+
+@dataclass(frozen=True)
+class SlotSuggestions:
+    slot: Slot
+    suggestions: list[Suggestion]
+
+    def as_dict(self) -> dict:
+        """A slot as JSON answers it: where it is, its text, what it suggests and why."""
+        from dataclasses import asdict
+
+        slot = self.slot
+        return {"slot": slot.id, "where": slot.where, "file": str(slot.file) if slot.file else None,
+                "line": slot.line, "column": slot.column, "command": slot.command, "sentence": slot.sentence,
+                "unresolved": list(slot.unresolved),
+                "suggestions": [{**asdict(s), "explanation": s.explanation()} for s in self.suggestions]}
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A draft's slots with their suggestions, and how its references met the graph."""
+
+    draft: Draft
+    slots: list[SlotSuggestions]
+    references: list[Match] = field(default_factory=list)  # the bibliography's entries, matched or not
+    model: str | None = None  # the re-ranking model's folder; None: first stage and graph features only
+
+    @property
+    def missing(self) -> list[str]:
+        """The bibliography entries the graph lacks (listed, not fatal)."""
+        return [m.entry.where for m in self.references if not m.paper]
+
+    @property
+    def ranking(self) -> str:
+        return (f"first stage fused with the model {self.model}" if self.model else
+                "first stage and graph features only (no --model: no re-ranking)")
+
+    def as_dict(self) -> dict:
+        return {"source": self.draft.source, "format": self.draft.format, "ranking": self.ranking,
+                "model": self.model, "slots": [s.as_dict() for s in self.slots],
+                "references": [m.as_dict() for m in self.references], "missing": self.missing,
+                "warnings": list(self.draft.warnings)}
+
+
+class CiteModel:
+    """A sentence-transformers folder (e.g. ``citegraph train local``'s) as the re-ranker of a
+    slot's candidates: only they are encoded, through the embedding cache in ``cache_dir``."""
+
+    def __init__(self, folder: Path, recommender: Recommender, cache_dir: Path):
+        from ..retrieval.corpus import documents_by_id
+        from ..retrieval.encoders import get_encoder
+        from ..retrieval.rerank import PoolEncoder, VectorCache
+
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise CitegraphError(f"--model {folder}: not a folder (a sentence-transformers model folder)")
+        missing = list(dict.fromkeys([*missing_model_files(folder),
+                                      *([] if (folder / "modules.json").is_file() else ["modules.json"])]))
+        if missing:
+            raise UsageError(f"--model {folder}: not a sentence-transformers model folder (no {', no '.join(missing)})")
+        encoder = get_encoder(f"hf:{folder.resolve()}")
+        self.folder = folder
+        self.pool = PoolEncoder(encoder, VectorCache(cache_dir, encoder),
+                                lambda ids: documents_by_id(recommender.store, ids), "model")
+
+    def cosines(self, text: str, ids: Sequence[str]) -> dict[str, float]:
+        [ranking] = self.pool.search([Document("slot", text)], len(ids), pools=[ids])
+        return {hit.id: hit.score for hit in ranking}
+
+
+def cite(recommender: Recommender, draft: Draft, *, k: int = 10, as_of: int | None = None,
+         model: CiteModel | None = None) -> Cited:
+    """The top ``k`` suggestions for each slot of ``draft`` (see the module's docstring)."""
+    matches = recommender.match(list(draft.references.values()))
+    references = tuple(dict.fromkeys(m.paper for m in matches if m.paper))
+    first_stage = Weights({**recommender.weights.values, "draft": DRAFT_WEIGHT})
+    fused = Weights({**first_stage.values, "model": MODEL_WEIGHT})
+    about = _draft_matches(recommender, draft, references)
+    slots = []
+    for slot in draft.slots:
+        text = query_text(slot)
+        if not text:
+            raise CitegraphError(f"{slot.where}: the slot's sentence has no words to search with")
+        seed = recommender.ask(abstract=text, references=references, view=View(as_of=as_of)).seed
+        candidates = {cid: _with(c, about.get(cid)) for cid, c in recommender.candidates(seed).items()}
+        first = first_stage.rank(candidates, len(candidates))
+        position = {hit.id: rank for rank, hit in enumerate(first, start=1)}
+        cosines = model.cosines(text, [hit.id for hit in first[:RERANK_DEPTH]]) if model and first else {}
+        scored = {cid: _with(c, _model_signal(cid, cosines)) for cid, c in candidates.items()}
+        ranked = fused.rank(scored, k)
+        slots.append(SlotSuggestions(slot, [_suggestion(scored[hit.id], hit.score, position[hit.id],
+                                                        cosines.get(hit.id)) for hit in ranked]))
+    return Cited(draft, slots, matches, str(model.folder) if model else None)
+
+
+def _draft_matches(recommender: Recommender, draft: Draft, references: Sequence[str]
+                   ) -> dict[str, tuple[Signal, float]]:
+    """The draft's title and abstract searched once by the recommender's retrievers: each
+    paper found, its ``draft`` signal and feature (the best retriever's normalised score)."""
+    if not (draft.title or draft.abstract):
+        return {}
+    found = Candidates()
+    TextMatches.gather(recommender.retrievers, Document("draft", draft.title, draft.abstract), set(references),
+                       recommender.text_depth).add_to(found, Seed())
+    about = {}
+    for cid, candidate in found.items():
+        best = max(candidate.signals, key=lambda s: s.value)
+        about[cid] = (Signal("draft", best.value, f"the draft's title and abstract: {best.text}"), best.value)
+    return about
+
+
+def sent_draft(*, context: str | None = None, draft: str | None = None, format: str = "latex",
+               bib: str | None = None, window: int = 1) -> Draft:
+    """A context or a draft's text sent to the service (HTTP, MCP), with its bibliography's
+    BibTeX text: read as ``citegraph cite`` reads files, in a folder of its own that holds only
+    them. A sent draft may not name files (``\\input``, ``\\bibliography``, front matter's
+    ``bibliography``): they would be the server's."""
+    import tempfile
+
+    from ..library.draft import context_slot, read_draft
+    from ..library.entries import parse_library
+
+    if (context is None) == (draft is None):
+        raise CitegraphError("give a context or a draft, not both")
+    if context is not None:
+        read = context_slot(context, window=window)
+        if bib is None:
+            return read
+        entries = parse_library(bib, "bib.bib")
+        return replace(read, references={e.where: e for e in entries})
+    assert draft is not None  # one of the two, checked above
+    if named := _NAMES_FILES.search(draft):
+        raise CitegraphError(f"field 'draft': names a file ({named.group(0).strip()}): send the bibliography's "
+                             "text as 'bib'")
+    suffix = {"latex": ".tex", "markdown": ".md", "text": ".txt"}[format]
+    with tempfile.TemporaryDirectory(prefix="citegraph-cite-") as folder:
+        written = Path(folder) / f"draft{suffix}"
+        written.write_text(draft, encoding="utf-8")
+        if bib is not None:
+            (Path(folder) / "bib.bib").write_text(bib, encoding="utf-8")
+        try:
+            read = read_draft(written, bib=Path(folder) / "bib.bib" if bib is not None else None, window=window,
+                              format=format)
+        except CitegraphError as exc:
+            raise CitegraphError(str(exc).replace(f"{folder}/", "")) from None
+
+    def sent(text: str) -> str:  # the temporary folder is no name the sender knows
+        return text.replace(f"{folder}/", "")
+
+    return replace(read, source=written.name, warnings=tuple(map(sent, read.warnings)),
+                   slots=tuple(replace(s, file=Path(s.file.name) if s.file else None) for s in read.slots),
+                   references={k: replace(e, where=sent(e.where)) for k, e in read.references.items()},
+                   bibliographies=tuple(Path(p.name) for p in read.bibliographies))
+
+
+def query_text(slot: Slot) -> str:
+    """A slot's sentence and neighbours without the citation markers (not words of the text)."""
+    return " ".join(_MARKERS.sub(" ", slot.text).split())
+
+
+def _model_signal(cid: str, cosines: dict[str, float]) -> tuple[Signal, float] | None:
+    """The ``model`` signal, and its feature: the cosine min–max normalised over the re-ranked."""
+    if cid not in cosines:
+        return None
+    high, low = max(cosines.values()), min(cosines.values())
+    value = (cosines[cid] - low) / (high - low) if high > low else 1.0
+    return Signal("model", round(cosines[cid], 4), f"model cosine {cosines[cid]:.3f}"), value
+
+
+def _with(candidate: Candidate, added: tuple[Signal, float] | None) -> Candidate:
+    """The candidate with one more signal and its feature (a copy: the recommender's are shared)."""
+    if added is None:
+        return candidate
+    signal, value = added
+    return Candidate(candidate.id, {**candidate.features, signal.name: value}, [*candidate.signals, signal],
+                     candidate.facts)
+
+
+def _suggestion(candidate: Candidate, score: float, first_stage: int, cosine: float | None) -> Suggestion:
+    facts = candidate.facts
+    assert facts is not None  # every candidate the recommender returns is described
+    signals = [Signal("first_stage", first_stage, f"first stage rank {first_stage}"), *candidate.signals]
+    return Suggestion(candidate.id, facts.title or "", facts.year, round(score, 6), signals, first_stage,
+                      None if cosine is None else round(cosine, 6))

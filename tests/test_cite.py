@@ -1,0 +1,192 @@
+"""`citegraph cite` on the real ACL-200 graph with a real BM25 index (the ``acl`` fixture:
+conftest.py): a LaTeX draft with three empty citations and a .bib, through the CLI, POST /cite
+and the MCP tool (one code path: the same ids), the draft's references never suggested,
+each bad input's one line, and a sentence-transformers model that re-ranks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+
+import pytest
+
+from citegraph.library.draft import context_slot, read_draft
+from citegraph.recommend.cite import CiteModel, cite
+
+from conftest import citegraph
+
+pytest.importorskip("bm25s")
+
+DRAFT = r"""\documentclass{article}
+\title{Dependency syntax for statistical machine translation}
+\begin{document}
+\maketitle
+\begin{abstract}
+We add dependency parsing to phrase-based statistical machine translation.
+\end{abstract}
+\section{Introduction}
+Phrase-based statistical machine translation \cite{koehn03} is tuned with minimum error rate training \cite{}.
+Its output is scored against reference translations \cite{vaswani17}.
+
+Dependency parsers are trained with online large-margin learning \citep{mcdonald05}.
+Non-projective dependency parsing with spanning tree algorithms \citep{} handles free word order.
+
+Hierarchical phrase-based translation with synchronous grammars \cite{?} extends the phrase model.
+\end{document}
+"""
+BIB = """@inproceedings{koehn03, title = {Statistical Phrase-Based Translation},
+  author = {Koehn, Philipp and Och, Franz Josef and Marcu, Daniel}, year = {2003}}
+@inproceedings{mcdonald05, title = {Online Large-Margin Training of Dependency Parsers},
+  author = {McDonald, Ryan and Crammer, Koby and Pereira, Fernando}, year = {2005}}
+@inproceedings{vaswani17, title = {Attention Is All You Need}, author = {Vaswani, Ashish}, year = {2017}}
+"""
+REFERENCES = {"N03-1017", "P05-1012"}  # koehn03, mcdonald05 in the graph; vaswani17 is not
+SLOTS = [(9, 103, "\\cite"), (13, 65, "\\citep"), (15, 65, "\\cite")]  # line, column, command
+
+
+@pytest.fixture
+def draft_files(tmp_path):
+    (tmp_path / "paper.tex").write_text(DRAFT, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    return tmp_path / "paper.tex", tmp_path / "refs.bib"
+
+
+@pytest.fixture(scope="module")
+def model_folder(tiny_bert, tmp_path_factory):
+    """The tiny BERT as a sentence-transformers folder (mean pooling, normalised)."""
+    folder = tmp_path_factory.mktemp("cite-model") / "model"
+    shutil.copytree(tiny_bert, folder)
+    (folder / "1_Pooling").mkdir()
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps({"word_embedding_dimension": 32,
+                                                                  "pooling_mode_mean_tokens": True}))
+    (folder / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}]))
+    return folder
+
+
+def _ids(slot) -> list[str]:
+    """A slot's suggested ids, from JSON or from the Python path."""
+    return [s["id"] for s in slot["suggestions"]] if isinstance(slot, dict) else [s.id for s in slot.suggestions]
+
+
+def test_a_latex_draft_gets_ranked_explained_suggestions_per_slot(acl, server_env, draft_files):
+    draft, bib = draft_files
+    done = citegraph("cite", "--draft", str(draft), "--bib", str(bib), "-k", "5", "--format", "json", env=server_env)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert [(s["line"], s["column"], s["command"]) for s in out["slots"]] == SLOTS
+    assert out["slots"][0]["sentence"] == ("Phrase-based statistical machine translation [REF] is tuned with "
+                                           "minimum error rate training [CIT].")
+    assert out["missing"] == [f"{bib}:5 (vaswani17)"]  # listed, not fatal
+    assert {m["paper"] for m in out["references"]} == {*REFERENCES, None}
+    assert "no --model" in out["ranking"]
+    for slot in out["slots"]:
+        assert len(slot["suggestions"]) == 5
+        assert all(s["explanation"] and s["first_stage"] >= 1 and s["model"] is None for s in slot["suggestions"])
+    expected = {0: "P03-1021", 1: "E06-1011", 2: "P05-1033"}  # MERT; dependency parsing; Hiero
+    for at, paper in expected.items():
+        assert paper in _ids(out["slots"][at]), (at, _ids(out["slots"][at]))
+    # the same as the Python path
+    python = cite(acl, read_draft(draft, bib=bib), k=5)
+    assert [_ids(s) for s in out["slots"]] == [_ids(s) for s in python.slots]
+
+
+def test_the_drafts_references_are_never_suggested(acl, draft_files):
+    draft, bib = draft_files
+    found = cite(acl, read_draft(draft, bib=bib), k=50)
+    assert not REFERENCES & {i for slot in found.slots for i in _ids(slot)}
+    # the first slot's sentence alone, without the bibliography, suggests the paper it cites
+    alone = cite(acl, context_slot("Phrase-based statistical machine translation is tuned with minimum error "
+                                   "rate training [CIT]."), k=50)
+    assert "N03-1017" in _ids(alone.slots[0])
+
+
+def test_a_context_from_the_cli_with_explanations(acl, server_env):
+    context = "Non-projective dependency parsing with spanning tree algorithms [CIT] handles free word order."
+    done = citegraph("cite", "--context", context, "-k", "3", "--explain", env=server_env)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("ranking: first stage and graph features only")
+    assert "slot 1 at context:1:" in done.stdout
+    expected = cite(acl, context_slot(context), k=3).slots[0].suggestions
+    ranks = [line.split()[1] for line in lines if line.lstrip().startswith(("1. ", "2. ", "3. "))]
+    assert ranks == [s.id for s in expected]
+    assert "· first stage rank 1" in done.stdout and "bm25 rank" in done.stdout
+
+
+def test_http_and_mcp_answer_as_the_python_path(acl, draft_files):
+    from fastapi.testclient import TestClient
+    from mcp import Client
+
+    from citegraph.service.http import create_app
+    from citegraph.service.mcp import create_server
+
+    draft, bib = draft_files
+    python = [_ids(s) for s in cite(acl, read_draft(draft, bib=bib), k=5).slots]
+    body = {"draft": DRAFT, "bib": BIB, "k": 5}
+    with TestClient(create_app(acl, hosts=("testserver",))) as client:
+        answer = client.post("/cite", json=body)
+        assert answer.status_code == 200, answer.text
+        bad = [client.post("/cite", json=b) for b in (
+            {"context": "x" * 5001}, {"draft": "No slot here."}, {"draft": DRAFT, "bib": "@article{broken, title={"},
+            {"context": "a [CIT]", "draft": DRAFT}, {"draft": "\\input{/etc/hostname} \\cite{}"})]
+    got = answer.json()
+    assert [_ids(s) for s in got["slots"]] == python
+    assert [s["where"] for s in got["slots"]] == [f"draft.tex:{line}:{column}" for line, column, _ in SLOTS]
+    assert got["missing"] == ["bib.bib:5 (vaswani17)"]
+    assert [b.status_code for b in bad] == [422] * 5, [b.text for b in bad]
+    details = [b.json()["detail"] for b in bad]
+    assert "context" in details[0] and "5000" in details[0]
+    assert details[1].startswith("draft.tex: no citation slot")
+    assert details[2].startswith("bib.bib:1")
+    assert "not both" in details[3]
+    assert "names a file (\\input)" in details[4]
+
+    async def session():
+        async with Client(create_server(acl, draft.parent / "indexes")) as client:
+            return await client.call_tool("cite", {"draft": DRAFT, "bib": BIB, "k": 5})
+
+    result = asyncio.run(session())
+    assert not result.is_error, result.content
+    content = result.structured_content
+    assert [_ids(s) for s in content["slots"]] == python
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--draft", "{dir}/empty.tex"], "{dir}/empty.tex: no citation slot"),
+    (["--draft", "{dir}/paper.tex", "--bib", "{dir}/missing.bib"], "{dir}/missing.bib: no such bibliography file"),
+    (["--draft", "{dir}/paper.tex", "--bib", "{dir}/broken.bib"], "{dir}/broken.bib:1"),
+    (["--context", "x" * 5001], "field 'context': 5001 characters, over the limit of 5000"),
+    (["--context", "parsing [CIT]", "--model", "{dir}"], ("--model {dir}: not a sentence-transformers model folder "
+                                                         "(no config.json or modules.json)")),
+])
+def test_bad_input_is_one_line_and_exit_2(acl, server_env, draft_files, args, message):
+    folder = draft_files[0].parent
+    (folder / "empty.tex").write_text("\\begin{document}Nothing to cite.\\end{document}\n")
+    (folder / "broken.bib").write_text("@article{broken, title={\n")
+    done = citegraph("cite", *(a.format(dir=folder) for a in args), env=server_env)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("Error: " + message.format(dir=folder)), done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_model_reranks_and_explains_its_score(acl, server_env, model_folder, tmp_path, draft_files):
+    draft, bib = draft_files
+    read = read_draft(draft, bib=bib)
+    plain = cite(acl, read, k=10)
+    model = CiteModel(model_folder, acl, tmp_path / "embeddings")
+    reranked = cite(acl, read, k=10, model=model)
+    assert [_ids(s) for s in reranked.slots] != [_ids(s) for s in plain.slots]
+    assert all(s.model is not None for slot in reranked.slots for s in slot.suggestions)
+    assert model.pool.cache.encoded > 0
+    again = CiteModel(model_folder, acl, tmp_path / "embeddings")
+    assert [_ids(s) for s in cite(acl, read, k=10, model=again).slots] == [_ids(s) for s in reranked.slots]
+    assert again.pool.cache.encoded == 0  # candidates are encoded once, then read from the cache
+    done = citegraph("cite", "--draft", str(draft), "--bib", str(bib), "-k", "3", "--explain", "--model",
+                     str(model_folder), env=server_env)
+    assert done.returncode == 0, done.stderr
+    assert f"ranking: first stage fused with the model {model_folder}" in done.stdout
+    assert "· model cosine " in done.stdout
