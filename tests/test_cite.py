@@ -161,7 +161,7 @@ def test_http_and_mcp_answer_as_the_python_path(acl, draft_files):
     (["--draft", "{dir}/paper.tex", "--bib", "{dir}/broken.bib"], "{dir}/broken.bib:1"),
     (["--context", "x" * 5001], "field 'context': 5001 characters, over the limit of 5000"),
     (["--context", "parsing [CIT]", "--model", "{dir}"], ("--model {dir}: not a sentence-transformers model folder "
-                                                         "(no config.json or modules.json)")),
+                                                         "(no config.json, no weights (model.safetensors or pytorch_model.bin), no modules.json)")),
 ])
 def test_bad_input_is_one_line_and_exit_2(acl, server_env, draft_files, args, message):
     folder = draft_files[0].parent
