@@ -46,8 +46,7 @@ T = TypeVar("T")
 LATENT = 64
 
 
-def synthetic(path: Path, n: int, dim: int, topics: int, seed: int,
-              chunk: int = 50_000) -> np.memmap:
+def synthetic(path: Path, n: int, dim: int, topics: int, seed: int, chunk: int = 50_000) -> np.memmap:
     """Clustered vectors with a low-dimensional spread, written chunk by chunk."""
     rng = np.random.default_rng(seed)
     centres = rng.standard_normal((topics, dim)).astype(np.float32)
@@ -58,7 +57,7 @@ def synthetic(path: Path, n: int, dim: int, topics: int, seed: int,
         block = centres[rng.integers(0, topics, rows)]
         block += 0.5 * rng.standard_normal((rows, LATENT), dtype=np.float32) @ basis
         block += 0.05 * rng.standard_normal((rows, dim), dtype=np.float32)
-        out[start:start + rows] = block
+        out[start : start + rows] = block
     out.flush()
     return out
 
@@ -73,8 +72,9 @@ def timed(call: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[T, float]:
     return result, time.perf_counter() - start
 
 
-def pool_rows(index: AnnIndex, queries: np.ndarray, ids: Sequence[str], k: int,
-              flat_qps: float, seed: int) -> list[dict]:
+def pool_rows(
+    index: AnnIndex, queries: np.ndarray, ids: Sequence[str], k: int, flat_qps: float, seed: int
+) -> list[dict]:
     """Both restricted paths per pool size, with a pool per query and one shared pool.
 
     Big pools get fewer queries; a shared pool gets at least 64, so that the exact path
@@ -86,24 +86,36 @@ def pool_rows(index: AnnIndex, queries: np.ndarray, ids: Sequence[str], k: int,
         size = min(size, len(ids))
         for shared in (False, True):
             count = min(len(queries), max(64 if shared else 10, 2_000_000 // size))
-            pools = [{ids[i] for i in rng.choice(len(ids), size, replace=False)}
-                     for _ in range(1 if shared else count)]
+            pools = [{ids[i] for i in rng.choice(len(ids), size, replace=False)} for _ in range(1 if shared else count)]
             pools = pools * count if shared else pools
-            row = {"kind": index.kind, "pool": size, "pools": "shared" if shared else "own",
-                   "queries": count, "auto": "exact" if index.exact_for(size, k) else "selector"}
+            row = {
+                "kind": index.kind,
+                "pool": size,
+                "pools": "shared" if shared else "own",
+                "queries": count,
+                "auto": "exact" if index.exact_for(size, k) else "selector",
+            }
             rankings = {}
             for path, limit in (("exact", len(ids)), ("selector", 0)):
                 index.exact_pool_max = limit
                 rankings[path], seconds = timed(index.search, queries[:count], k, pools)
                 row[path] = rate(count, seconds)
             index.exact_pool_max = None
-            row["overlap"] = float(np.mean([
-                len({h.id for h in s} & {h.id for h in e}) / max(1, len(e))
-                for s, e in zip(rankings["selector"], rankings["exact"])]))
+            row["overlap"] = float(
+                np.mean(
+                    [
+                        len({h.id for h in s} & {h.id for h in e}) / max(1, len(e))
+                        for s, e in zip(rankings["selector"], rankings["exact"])
+                    ]
+                )
+            )
             row["ratio"] = {path: row[path] / flat_qps for path in ("exact", "selector")}
             rows.append(row)
-            print(f"# {index.kind} pool {size:,} ({row['pools']}): exact {row['exact']:,.1f} q/s, "
-                  f"selector {row['selector']:,.1f} q/s", flush=True)
+            print(
+                f"# {index.kind} pool {size:,} ({row['pools']}): exact {row['exact']:,.1f} q/s, "
+                f"selector {row['selector']:,.1f} q/s",
+                flush=True,
+            )
     return rows
 
 
@@ -111,28 +123,35 @@ def index_table(rows: list[dict], k: int) -> str:
     lines = [f"| index | params | build s | q/s | recall@{k} |", "|---|---|---:|---:|---:|"]
     for r in rows:
         params = ", ".join(f"{key}={value}" for key, value in r["params"].items()) or "—"
-        lines.append(f"| {r['kind']} | {params} | {r['build']:.1f} | {r['qps']:,.1f} | "
-                     f"{r['recall']:.3f} |")
+        lines.append(f"| {r['kind']} | {params} | {r['build']:.1f} | {r['qps']:,.1f} | {r['recall']:.3f} |")
     return "\n".join(lines)
 
 
 def pool_table(rows: list[dict], k: int) -> str:
-    lines = [("| index | pool | pools | queries | exact q/s | selector q/s | exact ÷ flat | "
-              f"selector ÷ flat | auto path | selector ∩ exact top {k} |"),
-             "|---|---:|---|---:|---:|---:|---:|---:|---|---:|"]
+    lines = [
+        (
+            "| index | pool | pools | queries | exact q/s | selector q/s | exact ÷ flat | "
+            f"selector ÷ flat | auto path | selector ∩ exact top {k} |"
+        ),
+        "|---|---:|---|---:|---:|---:|---:|---:|---|---:|",
+    ]
     for r in rows:
-        lines.append(f"| {r['kind']} | {r['pool']:,} | {r['pools']} | {r['queries']:,} | "
-                     f"{r['exact']:,.1f} | "
-                     f"{r['selector']:,.1f} | {r['ratio']['exact']:.2f} | "
-                     f"{r['ratio']['selector']:.2f} | {r['auto']} | {r['overlap']:.3f} |")
+        lines.append(
+            f"| {r['kind']} | {r['pool']:,} | {r['pools']} | {r['queries']:,} | "
+            f"{r['exact']:,.1f} | "
+            f"{r['selector']:,.1f} | {r['ratio']['exact']:.2f} | "
+            f"{r['ratio']['selector']:.2f} | {r['auto']} | {r['overlap']:.3f} |"
+        )
     return "\n".join(lines)
 
 
 def machine() -> str:
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return (f"{os.cpu_count()} cores, {memory:.0f} GiB RAM, {faiss.get_num_gpus()} GPUs, "
-            f"faiss {faiss.__version__}, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}")
+    return (
+        f"{os.cpu_count()} cores, {memory:.0f} GiB RAM, {faiss.get_num_gpus()} GPUs, "
+        f"faiss {faiss.__version__}, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}"
+    )
 
 
 def main() -> None:
@@ -142,18 +161,23 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=1_000)
     parser.add_argument("--k", type=int, default=100)
     parser.add_argument("--threads", type=int, default=1, help="OpenMP threads")
-    parser.add_argument("--kinds", default=",".join(KINDS),
-                        help="comma-separated, of flat, ivf, hnsw (flat is always built)")
-    parser.add_argument("--nlist", type=int, default=None,
-                        help="IVF lists (default 1024, or n/64 below 65,536 documents so "
-                             "that k-means has 64 points per list)")
+    parser.add_argument(
+        "--kinds", default=",".join(KINDS), help="comma-separated, of flat, ivf, hnsw (flat is always built)"
+    )
+    parser.add_argument(
+        "--nlist",
+        type=int,
+        default=None,
+        help="IVF lists (default 1024, or n/64 below 65,536 documents so that k-means has 64 points per list)",
+    )
     parser.add_argument("--nprobe", type=int, default=32)
     parser.add_argument("--m", type=int, default=32, help="HNSW neighbours per node")
     parser.add_argument("--ef-search", type=int, default=256)
     parser.add_argument("--topics", type=int, default=1_000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workdir", type=Path, default=None,
-                        help="where the vector memmap is written (default: a temporary folder)")
+    parser.add_argument(
+        "--workdir", type=Path, default=None, help="where the vector memmap is written (default: a temporary folder)"
+    )
     args = parser.parse_args()
     nlist = args.nlist or min(1024, max(1, args.n // 64))
     kinds = [kind for kind in args.kinds.split(",") if kind]
@@ -161,13 +185,14 @@ def main() -> None:
         kinds.insert(0, "flat")  # the reference for recall and for the ratios
 
     with tempfile.TemporaryDirectory(dir=args.workdir) as folder:
-        vectors = synthetic(Path(folder) / "vectors.f32", args.n + args.queries, args.dim,
-                            args.topics, args.seed)
-        documents, queries = vectors[:args.n], np.array(vectors[args.n:])
+        vectors = synthetic(Path(folder) / "vectors.f32", args.n + args.queries, args.dim, args.topics, args.seed)
+        documents, queries = vectors[: args.n], np.array(vectors[args.n :])
         ids = [f"doc{i}" for i in range(args.n)]
-        print(f"# ANN benchmark, {datetime.date.today()}: n={args.n:,}, dim={args.dim}, "
-              f"{args.queries:,} queries, k={args.k}, threads={args.threads}, "
-              f"{args.topics:,} topics")
+        print(
+            f"# ANN benchmark, {datetime.date.today()}: n={args.n:,}, dim={args.dim}, "
+            f"{args.queries:,} queries, k={args.k}, threads={args.threads}, "
+            f"{args.topics:,} topics"
+        )
         print(f"# machine: {machine()}", flush=True)
 
         built: list[dict] = []
@@ -175,18 +200,25 @@ def main() -> None:
         flat: AnnIndex | None = None
         flat_qps = 0.0
         for kind in kinds:
-            index, build = timed(AnnIndex.build, documents, ids, kind=kind, nlist=nlist,
-                                 nprobe=args.nprobe, m=args.m, ef_search=args.ef_search,
-                                 threads=args.threads, seed=args.seed)
+            index, build = timed(
+                AnnIndex.build,
+                documents,
+                ids,
+                kind=kind,
+                nlist=nlist,
+                nprobe=args.nprobe,
+                m=args.m,
+                ef_search=args.ef_search,
+                threads=args.threads,
+                seed=args.seed,
+            )
             _, seconds = timed(index.search, queries, args.k)
             qps = rate(len(queries), seconds)
             if kind == "flat":
                 flat, flat_qps = index, qps
             recall = 1.0 if index is flat else recall_against_exact(index, flat, queries, args.k)
-            built.append({"kind": kind, "params": index.params, "build": build, "qps": qps,
-                          "recall": recall})
-            print(f"# {kind}: build {build:.1f} s, {qps:,.1f} q/s, recall@{args.k} {recall:.3f}",
-                  flush=True)
+            built.append({"kind": kind, "params": index.params, "build": build, "qps": qps, "recall": recall})
+            print(f"# {kind}: build {build:.1f} s, {qps:,.1f} q/s, recall@{args.k} {recall:.3f}", flush=True)
             pools += pool_rows(index, queries, ids, args.k, flat_qps, args.seed)
             del index  # frees an IVF or HNSW index before the next is built
         print()

@@ -84,13 +84,15 @@ def _entry(paper: dict, venues: dict[str, str], rng: random.Random) -> str:
     if authors and rng.random() < 0.15:
         last, rest = authors[0].split(",", 1)
         at = rng.randrange(1, len(last))
-        authors[0] = last[:at] + rng.choice(ACCENTS) + last[at + 1:] + "," + rest
+        authors[0] = last[:at] + rng.choice(ACCENTS) + last[at + 1 :] + "," + rest
     abstract = paper["abstract"]
     if rng.random() < 0.1:
         sentences = abstract.split(". ")
         at = rng.randrange(len(sentences))
-        sentences[at] += (f" with {rng.choice(MATH)}, as \\emph{{{words[-1].strip('{}')}}} shows~\\cite{{x}}, "
-                          f"by {rng.randrange(2, 40)}\\%")
+        sentences[at] += (
+            f" with {rng.choice(MATH)}, as \\emph{{{words[-1].strip('{}')}}} shows~\\cite{{x}}, "
+            f"by {rng.randrange(2, 40)}\\%"
+        )
         abstract = ". ".join(sentences)
     venue_field = "journal" if rng.random() < 0.6 else "booktitle"
     venue = venues.get(paper["venue"])
@@ -98,8 +100,12 @@ def _entry(paper: dict, venues: dict[str, str], rng: random.Random) -> str:
         venue_value = f'{venue} # " (" # {rng.choice(MONTHS)} # ")"'
     else:
         venue_value = venue or "{}"
-    fields = [f"  author = {{{' and '.join(authors)}}}", f"  title = {{{' '.join(words)}}}",
-              f"  {venue_field} = {venue_value}", f"  year = {{{paper['year']}}}"]
+    fields = [
+        f"  author = {{{' and '.join(authors)}}}",
+        f"  title = {{{' '.join(words)}}}",
+        f"  {venue_field} = {venue_value}",
+        f"  year = {{{paper['year']}}}",
+    ]
     if rng.random() < 0.3:
         fields.append(f"  month = {rng.choice(MONTHS)}")
     roll = rng.random()
@@ -144,8 +150,12 @@ def run_case(case: str, path: Path, home: Path) -> dict:
     if case == "parse":
         started, cpu = time.perf_counter(), cpu_seconds()
         _, survey = fmt.surveyed(files)
-        return {"seconds": time.perf_counter() - started, "entries": sum(survey.entries.values()),
-                "cpu": cpu_seconds() - cpu, "phases": {"survey": time.perf_counter() - started}}
+        return {
+            "seconds": time.perf_counter() - started,
+            "entries": sum(survey.entries.values()),
+            "cpu": cpu_seconds() - cpu,
+            "phases": {"survey": time.perf_counter() - started},
+        }
     from neo4j import GraphDatabase
 
     from citegraph.graph import ArcadeDBBackend, ArcadeServer, GraphStore
@@ -171,17 +181,23 @@ def run_case(case: str, path: Path, home: Path) -> dict:
     finally:
         store.close()
         server.stop()
-    return {"seconds": seconds, "entries": sum(survey.entries.values()), "papers": papers, "cpu": cpu,
-            "server_cpu": server_cpu,
-            "phases": {name: phases.seconds[name] for name in phases.seconds}}
+    return {
+        "seconds": seconds,
+        "entries": sum(survey.entries.values()),
+        "papers": papers,
+        "cpu": cpu,
+        "server_cpu": server_cpu,
+        "phases": {name: phases.seconds[name] for name in phases.seconds},
+    }
 
 
 def baseline_tree(commit: str, folder: Path) -> Path:
     """The ``citegraph`` package of ``commit``, exported from git (no checkout touched)."""
     out = folder / f"citegraph-{commit}"
     if not out.exists():
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "citegraph"], capture_output=True,
-                                 check=True).stdout
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", commit, "citegraph"], capture_output=True, check=True
+        ).stdout
         with tarfile.open(fileobj=BytesIO(archive)) as tar:
             tar.extractall(out, filter="data")
     return out
@@ -208,8 +224,10 @@ def main() -> None:
     started = time.perf_counter()
     path = collection(args.entries, args.files, args.corpus_dir)
     size = sum(f.stat().st_size for f in path.glob("*.bib"))
-    print(f"# bibtex benchmark, {datetime.date.today()}: {args.entries:,} entries in {args.files} files, {path} "
-          f"({size / 2**20:,.0f} MiB, ready in {time.perf_counter() - started:.1f} s)")
+    print(
+        f"# bibtex benchmark, {datetime.date.today()}: {args.entries:,} entries in {args.files} files, {path} "
+        f"({size / 2**20:,.0f} MiB, ready in {time.perf_counter() - started:.1f} s)"
+    )
     print(f"# machine: {machine()}")
     small = sample(path, args.sample, args.corpus_dir)
     results = {}
@@ -220,21 +238,37 @@ def main() -> None:
         load_before = os.getloadavg()[0]
         with tempfile.TemporaryDirectory(prefix=f"bench-bibtex-{case}-") as home:
             on_sample = case in ("baseline", "sample")
-            done = subprocess.run([sys.executable, __file__, "--run", "stream" if on_sample else case,
-                                   str(small if on_sample else path), home],
-                                  stdout=subprocess.PIPE, text=True, check=True, env=env)
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--run",
+                    "stream" if on_sample else case,
+                    str(small if on_sample else path),
+                    home,
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+                check=True,
+                env=env,
+            )
         result = results[case] = json.loads(done.stdout.splitlines()[-1])
         phases = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result["phases"].items())
         cpu = result["cpu"] + result.get("server_cpu", 0)
         server = f" + ArcadeDB {result['server_cpu']:.1f} s" if "server_cpu" in result else ""
-        print(f"# {case}: {result['entries']:,} entries in {result['seconds']:.1f} s = "
-              f"{result['entries'] / result['seconds']:,.0f} entries/s ({phases}); CPU: Python "
-              f"{result['cpu']:.1f} s{server} = {result['entries'] / cpu:,.0f} entries per CPU-second; "
-              f"{result.get('papers', '—')} papers in the graph; "
-              f"1-min load average {load_before:.1f} → {os.getloadavg()[0]:.1f}", flush=True)
+        print(
+            f"# {case}: {result['entries']:,} entries in {result['seconds']:.1f} s = "
+            f"{result['entries'] / result['seconds']:,.0f} entries/s ({phases}); CPU: Python "
+            f"{result['cpu']:.1f} s{server} = {result['entries'] / cpu:,.0f} entries per CPU-second; "
+            f"{result.get('papers', '—')} papers in the graph; "
+            f"1-min load average {load_before:.1f} → {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
     if "baseline" in results and "sample" in results:
-        print(f"# on the {args.sample:,}-entry sample: {results['baseline']['seconds'] / results['sample']['seconds']:.1f}"
-              f" times faster than {args.baseline}")
+        print(
+            f"# on the {args.sample:,}-entry sample: {results['baseline']['seconds'] / results['sample']['seconds']:.1f}"
+            f" times faster than {args.baseline}"
+        )
 
 
 if __name__ == "__main__":

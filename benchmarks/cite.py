@@ -63,8 +63,10 @@ def minilm() -> Path:
 def latex(titles: list[str]) -> str:
     r"""A draft with one empty \cite per paragraph, each after a sentence about a title."""
     body = "\n\n".join(f"Related work on {t.rstrip('.')} \\cite{{}}. We compare with it." for t in titles)
-    return ("\\documentclass{article}\n\\title{Citation recommendation for computational linguistics}\n"
-            f"\\begin{{document}}\n{body}\n\\end{{document}}\n")
+    return (
+        "\\documentclass{article}\n\\title{Citation recommendation for computational linguistics}\n"
+        f"\\begin{{document}}\n{body}\n\\end{{document}}\n"
+    )
 
 
 def bibtex(papers: list[dict]) -> str:
@@ -90,8 +92,9 @@ def main() -> None:
     parser.add_argument("--cold-slots", type=int, default=40, help="slots of the cold end-to-end draft")
     parser.add_argument("--model", type=Path, help="sentence-transformers folder (default: packaged MiniLM)")
     parser.add_argument("--heap", default="2g")
-    parser.add_argument("--work", type=Path, help="keep the graph, index and embeddings here (default: a "
-                                                  "temporary folder)")
+    parser.add_argument(
+        "--work", type=Path, help="keep the graph, index and embeddings here (default: a temporary folder)"
+    )
     args = parser.parse_args()
     model_dir = args.model or minilm()
 
@@ -101,13 +104,17 @@ def main() -> None:
         with open_store(config) as store:
             load, _, backend = loaded(config, store, "acl200", ACL200, args.heap)
 
-            papers = sorted(({"id": d.id, "title": d.title} for d in documents(store) if d.title),
-                            key=lambda p: p["id"])
+            papers = sorted(
+                ({"id": d.id, "title": d.title} for d in documents(store) if d.title), key=lambda p: p["id"]
+            )
             random.Random(0).shuffle(papers)
             need = BIB_PAPERS + 2 * args.slots + args.cold_slots
-            bib, warm, timed, cold = (papers[:BIB_PAPERS], papers[BIB_PAPERS:BIB_PAPERS + args.slots],
-                                      papers[BIB_PAPERS + args.slots:BIB_PAPERS + 2 * args.slots],
-                                      papers[BIB_PAPERS + 2 * args.slots:need])
+            bib, warm, timed, cold = (
+                papers[:BIB_PAPERS],
+                papers[BIB_PAPERS : BIB_PAPERS + args.slots],
+                papers[BIB_PAPERS + args.slots : BIB_PAPERS + 2 * args.slots],
+                papers[BIB_PAPERS + 2 * args.slots : need],
+            )
             drafts = work / "drafts"
             drafts.mkdir(exist_ok=True)
             (drafts / "refs.bib").write_text(bibtex(bib))
@@ -130,29 +137,54 @@ def main() -> None:
             env = {**os.environ, "CITEGRAPH_DATA_DIR": str(config.data_dir), "CITEGRAPH_HEAP": args.heap}
             env.pop("CITEGRAPH_URI", None)  # the embedded server this process runs
             started = time.perf_counter()
-            done = subprocess.run([sys.executable, "-m", "citegraph.cli", "cite", "--draft", str(drafts / "cold.tex"),
-                                   "--bib", str(drafts / "refs.bib"), "--model", str(model_dir), "--format", "json"],
-                                  env=env, capture_output=True, text=True, check=False)
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "citegraph.cli",
+                    "cite",
+                    "--draft",
+                    str(drafts / "cold.tex"),
+                    "--bib",
+                    str(drafts / "refs.bib"),
+                    "--model",
+                    str(model_dir),
+                    "--format",
+                    "json",
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             cold_seconds = time.perf_counter() - started
             if done.returncode:
                 raise SystemExit(f"citegraph cite failed:\n{done.stderr[-3000:]}")
             load_after = os.getloadavg()[0]
             counts = {row["label"]: row["count"] for row in store.run("stats/labels")}
 
-    print(f"# cite benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}; ACL-200: {counts.get('Paper', 0):,} papers (bulk load {load:.0f} s), "
-          f"BM25 {backend}, ArcadeDB heap {args.heap}; model {model_dir} (load {model_load:.1f} s); "
-          f"{args.slots} slots per warm case; 1-min load average {load_before:.1f} → {load_after:.1f}")
+    print(
+        f"# cite benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}; ACL-200: {counts.get('Paper', 0):,} papers (bulk load {load:.0f} s), "
+        f"BM25 {backend}, ArcadeDB heap {args.heap}; model {model_dir} (load {model_load:.1f} s); "
+        f"{args.slots} slots per warm case; 1-min load average {load_before:.1f} → {load_after:.1f}"
+    )
     print("| case | p50 ms | p95 ms | p50 ÷ without model | target |")
     print("|---|---:|---:|---:|---|")
     base = ms(plain, 50)
     print(f"| one slot, warm, first stage + graph (no model; baseline) | {base:.1f} | {ms(plain, 95):.1f} | 1.00 | — |")
-    print(f"| one slot, warm, re-ranked by the model | {ms(reranked, 50):.1f} | {ms(reranked, 95):.1f} | "
-          f"{ms(reranked, 50) / base:.2f} | p50 < 300 ms |")
-    print(f"| one slot, warm, re-ranked, asked again (its candidates' vectors cached) | {ms(again, 50):.1f} | "
-          f"{ms(again, 95):.1f} | {ms(again, 50) / base:.2f} | — |")
-    print(f"\n{args.cold_slots}-slot LaTeX draft, `citegraph cite --draft … --model …` in a new process, embedding "
-          f"cache empty: {cold_seconds:.1f} s (target < 20 s)")
+    print(
+        f"| one slot, warm, re-ranked by the model | {ms(reranked, 50):.1f} | {ms(reranked, 95):.1f} | "
+        f"{ms(reranked, 50) / base:.2f} | p50 < 300 ms |"
+    )
+    print(
+        f"| one slot, warm, re-ranked, asked again (its candidates' vectors cached) | {ms(again, 50):.1f} | "
+        f"{ms(again, 95):.1f} | {ms(again, 50) / base:.2f} | — |"
+    )
+    print(
+        f"\n{args.cold_slots}-slot LaTeX draft, `citegraph cite --draft … --model …` in a new process, embedding "
+        f"cache empty: {cold_seconds:.1f} s (target < 20 s)"
+    )
 
 
 if __name__ == "__main__":

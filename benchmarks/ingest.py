@@ -123,8 +123,11 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
     if case == "csv":
         started = time.perf_counter()
         export = export_neo4j_admin(fmt, [path], home / "csv")
-        result.update(seconds=time.perf_counter() - started, citations=export.summary.write.citations,
-                      disk=tree_bytes(home / "csv"))
+        result.update(
+            seconds=time.perf_counter() - started,
+            citations=export.summary.write.citations,
+            disk=tree_bytes(home / "csv"),
+        )
     else:
         server = ArcadeServer(home / "arcadedb", heap=heap)
         info = server.start()
@@ -136,11 +139,15 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
                 summary = ingest(store, fmt, [path], progress=phases)
                 ended = time.perf_counter()
                 result["phases"] = {
-                    "validate": phases.seconds["validating"], "write": phases.seconds["writing"],
+                    "validate": phases.seconds["validating"],
+                    "write": phases.seconds["writing"],
                     "recount": phases.seconds["recounting citations"],
                     "prefilter": phases.seconds["marking eligibility"],
-                    "checkpoints and the rest": ended - phases.ended["writing"] - phases.seconds["recounting citations"]
-                    - phases.seconds["marking eligibility"]}
+                    "checkpoints and the rest": ended
+                    - phases.ended["writing"]
+                    - phases.seconds["recounting citations"]
+                    - phases.seconds["marking eligibility"],
+                }
             else:
                 summary = bulk_ingest(ArcadeDBBackend(server), store, fmt, [path], progress=phases)
                 result["loader_rss"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
@@ -149,9 +156,13 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
                     "read+build": phases.seconds["validating"],
                     "finish": phases.ended["loading"] - phases.seconds["loading"] - phases.ended["validating"],
                     "load": phases.seconds["loading"],
-                    "schema+eligibility counts+checkpoints": ended - phases.ended["loading"]}
-            result.update(seconds=time.perf_counter() - started, citations=summary.write.citations,
-                          eligible=summary.eligibility["eligible"])
+                    "schema+eligibility counts+checkpoints": ended - phases.ended["loading"],
+                }
+            result.update(
+                seconds=time.perf_counter() - started,
+                citations=summary.write.citations,
+                eligible=summary.eligibility["eligible"],
+            )
             if case == "recount":
                 result["load_seconds"] = result["seconds"]
                 ids = [paper_id(i, papers) for i in range(papers)]
@@ -198,25 +209,35 @@ def import_jsonl(path: Path, heap: str, home: Path) -> dict:
                 a, b = offsets[group.source], offsets[group.target]
                 props = group.props if group.props is not None else iter(dict, None)
                 for s, t, p in zip(group.pairs[0].tolist(), group.pairs[1].tolist(), props):
-                    f.write(f'{{"type":"relationship","label":"{group.type}","start":{{"id":"{a + s}"}},'
-                            f'"end":{{"id":"{b + t}"}},"properties":{json.dumps(p)}}}\n')
+                    f.write(
+                        f'{{"type":"relationship","label":"{group.type}","start":{{"id":"{a + s}"}},'
+                        f'"end":{{"id":"{b + t}"}},"properties":{json.dumps(p)}}}\n'
+                    )
         written = time.perf_counter()
         token = base64.b64encode(f"{USER}:{server.password()}".encode()).decode()
         request = urllib.request.Request(
             f"http://{HOST}:{info.http_port}/api/v1/command/{DATABASE}",
-            data=json.dumps({"language": "sql", "command": f"IMPORT DATABASE file://{export}",
-                             "autoCommit": False}).encode(),
-            headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"})
+            data=json.dumps(
+                {"language": "sql", "command": f"IMPORT DATABASE file://{export}", "autoCommit": False}
+            ).encode(),
+            headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"},
+        )
         try:
             with urllib.request.urlopen(request, timeout=3600) as response:
                 answer = json.loads(response.read())["result"][0]
         except urllib.error.HTTPError as exc:
             raise RuntimeError(f"IMPORT DATABASE failed: {exc.read().decode()[:2000]}\n{server.log_tail()}") from exc
         imported = time.perf_counter()
-        return {"case": "import", "seconds": imported - started, "citations": graph.manifest["stats"]["citations"],
-                "vertices": answer["createdVertices"], "edges": answer["createdEdges"],
-                "phases": {"read+build": built - started, "write JSONL": written - built, "load": imported - written},
-                "server_rss": peak_rss(info.pid), "python_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+        return {
+            "case": "import",
+            "seconds": imported - started,
+            "citations": graph.manifest["stats"]["citations"],
+            "vertices": answer["createdVertices"],
+            "edges": answer["createdEdges"],
+            "phases": {"read+build": built - started, "write JSONL": written - built, "load": imported - written},
+            "server_rss": peak_rss(info.pid),
+            "python_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        }
     finally:
         server.stop()
 
@@ -232,21 +253,29 @@ def gib(value: int | None) -> str:
 
 def table(results: list[dict], papers: int) -> str:
     base = next((r["seconds"] for r in results if r["case"] == "stream"), None)
-    lines = [("| case | wall s | papers/s | citations/s | Python peak RSS GiB | server peak RSS GiB "
-              "| loader peak RSS GiB | on disk GiB | wall ÷ stream |"),
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        (
+            "| case | wall s | papers/s | citations/s | Python peak RSS GiB | server peak RSS GiB "
+            "| loader peak RSS GiB | on disk GiB | wall ÷ stream |"
+        ),
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in results:
         ratio = f"{r['seconds'] / base:.3f}" if base else "—"
-        lines.append(f"| {r['case']} | {r['seconds']:.1f} | {papers / r['seconds']:,.0f} | "
-                     f"{r['citations'] / r['seconds']:,.0f} | {gib(r['python_rss'])} | {gib(r.get('server_rss'))} | "
-                     f"{gib(r.get('loader_rss'))} | {gib(r.get('disk'))} | {ratio} |")
+        lines.append(
+            f"| {r['case']} | {r['seconds']:.1f} | {papers / r['seconds']:,.0f} | "
+            f"{r['citations'] / r['seconds']:,.0f} | {gib(r['python_rss'])} | {gib(r.get('server_rss'))} | "
+            f"{gib(r.get('loader_rss'))} | {gib(r.get('disk'))} | {ratio} |"
+        )
     return "\n".join(lines)
 
 
 def machine() -> str:
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{os.cpu_count()} cores, {memory:.0f} GiB RAM, no GPU, {platform.system()} {platform.release()}, " \
-           f"Python {platform.python_version()}"
+    return (
+        f"{os.cpu_count()} cores, {memory:.0f} GiB RAM, no GPU, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}"
+    )
 
 
 def main() -> None:
@@ -271,24 +300,44 @@ def main() -> None:
     for layout in sorted({source_of(case)[0] for case in cases}):
         path, generated = paths[layout] = corpus(args.papers, args.corpus_dir, layout)
         size = sum(f.stat().st_size for f in ([path] if path.is_file() else path.rglob("*")) if f.is_file())
-        print(f"# ingest benchmark, {datetime.date.today()}: {args.papers:,} papers, {layout} corpus {path} "
-              f"({size / 2**20:,.0f} MiB{f', generated in {generated:.1f} s' if generated else ''})")
+        print(
+            f"# ingest benchmark, {datetime.date.today()}: {args.papers:,} papers, {layout} corpus {path} "
+            f"({size / 2**20:,.0f} MiB{f', generated in {generated:.1f} s' if generated else ''})"
+        )
     print(f"# machine: {machine()}; ArcadeDB heap {args.heap}")
     results = []
     for case in cases:
         load_before = os.getloadavg()[0]
         with tempfile.TemporaryDirectory(prefix=f"bench-{case}-") as home:
-            done = subprocess.run([sys.executable, __file__, "--case", case, "--corpus", str(paths[source_of(case)[0]][0]),
-                                   "--papers",
-                                   str(args.papers), "--heap", args.heap, "--home", home],
-                                  stdout=subprocess.PIPE, text=True, check=True)
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--case",
+                    case,
+                    "--corpus",
+                    str(paths[source_of(case)[0]][0]),
+                    "--papers",
+                    str(args.papers),
+                    "--heap",
+                    args.heap,
+                    "--home",
+                    home,
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+                check=True,
+            )
         result = json.loads(done.stdout.splitlines()[-1])
         result["load_average"] = (load_before, os.getloadavg()[0])
         results.append(result)
         extra = f" (after a bulk load of {result['load_seconds']:.1f} s)" if "load_seconds" in result else ""
         phases = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result.get("phases", {}).items())
-        print(f"# {case}: {result['seconds']:.1f} s{extra}{f' = {phases}' if phases else ''}; "
-              "1-min load average {:.1f} → {:.1f}".format(*result["load_average"]), flush=True)
+        print(
+            f"# {case}: {result['seconds']:.1f} s{extra}{f' = {phases}' if phases else ''}; "
+            "1-min load average {:.1f} → {:.1f}".format(*result["load_average"]),
+            flush=True,
+        )
     print(f"\ncitations in the corpus: {results[0]['citations']:,}\n")
     print(table(results, args.papers))
 

@@ -62,10 +62,14 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200, help="MDCR queries per field")
     parser.add_argument("--rounds", type=int, default=300, help="enrichment calls")
     parser.add_argument("--heap", default="4g")
-    parser.add_argument("--cases", default="mdcr,pool,enrich",
-                        help="comma-separated: mdcr, pool, enrich (enrich reads the pool's queries)")
-    parser.add_argument("--work", type=Path, help="keep the corpus, graph and pool here and reuse them "
-                                                  "(default: a temporary folder)")
+    parser.add_argument(
+        "--cases",
+        default="mdcr,pool,enrich",
+        help="comma-separated: mdcr, pool, enrich (enrich reads the pool's queries)",
+    )
+    parser.add_argument(
+        "--work", type=Path, help="keep the corpus, graph and pool here and reuse them (default: a temporary folder)"
+    )
     args = parser.parse_args()
     cases = set(args.cases.split(","))
 
@@ -79,12 +83,20 @@ def main() -> None:
             load = 0.0
             if not store.value("bulk/any_node"):
                 generate(SynthSpec(papers=args.papers, seed=0), tmp / "corpus.jsonl")
-                _, load = timed(bulk_ingest, open_backend(config), store, formats.get("s2orc"),
-                                [tmp / "corpus.jsonl"], heap=args.heap)
+                _, load = timed(
+                    bulk_ingest,
+                    open_backend(config),
+                    store,
+                    formats.get("s2orc"),
+                    [tmp / "corpus.jsonl"],
+                    heap=args.heap,
+                )
             counts = {row["label"]: row["count"] for row in store.run("stats/labels")}
-            print(f"# pools benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, Python "
-                  f"{platform.python_version()}; {counts.get('Paper', 0):,} papers (bulk load {load:.0f} s); "
-                  f"1-min load average {os.getloadavg()[0]:.1f}")
+            print(
+                f"# pools benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, Python "
+                f"{platform.python_version()}; {counts.get('Paper', 0):,} papers (bulk load {load:.0f} s); "
+                f"1-min load average {os.getloadavg()[0]:.1f}"
+            )
             rows = []
             if "mdcr" in cases:
                 # mdcr.build's own choice asks for n_queries in the year, across fields; a
@@ -93,14 +105,18 @@ def main() -> None:
                 built, t_mdcr = timed(mdcr.build, store, tmp / "mdcr", MDCRConfig(n_queries=args.queries, year=year))
                 per_field = built.graph["queries_per_field"].values()
                 shortfall = {k: v for k, v in built.graph["shortfall"].items() if v}
-                rows.append(f"| MDCR build, 19 fields × {args.queries} queries, no models | {built.queries:,} queries "
-                            f"of {built.year} ({min(per_field)}–{max(per_field)} per field), shortfall "
-                            f"{shortfall or 'none'} | {t_mdcr:.1f} s | — | < 300 s |")
+                rows.append(
+                    f"| MDCR build, 19 fields × {args.queries} queries, no models | {built.queries:,} queries "
+                    f"of {built.year} ({min(per_field)}–{max(per_field)} per field), shortfall "
+                    f"{shortfall or 'none'} | {t_mdcr:.1f} s | — | < 300 s |"
+                )
             if "pool" in cases:
-                ds, t_pool = timed(pools.dataset_level, store, tmp / "pool", n_queries=1000, sizes=(200_000,),
-                                   repeats=1)
-                rows.append(f"| dataset-level pool, 1,000 queries | {ds.pools[0]['papers']:,} papers | {t_pool:.1f} s "
-                            f"| — | — |")
+                ds, t_pool = timed(
+                    pools.dataset_level, store, tmp / "pool", n_queries=1000, sizes=(200_000,), repeats=1
+                )
+                rows.append(
+                    f"| dataset-level pool, 1,000 queries | {ds.pools[0]['papers']:,} papers | {t_pool:.1f} s | — | — |"
+                )
             if "enrich" in cases:
                 rng = random.Random(0)
                 queries = [q for q in (line.split()[0] for line in (tmp / "pool" / "qrels.txt").open())]
@@ -111,10 +127,13 @@ def main() -> None:
                 lookup = latencies(lambda i: store.run("paper", id=queries[i % len(queries)]), len(neighbourhoods))
                 enriched = latencies(lambda i: enrich(store, neighbourhoods[i], 300), len(neighbourhoods))
                 base50 = p(lookup, 50)
-                rows.append(f"| lookup of one paper (baseline) | p50 / p95 | {base50:.2f} / {p(lookup, 95):.2f} ms "
-                            f"| 1.00 | — |")
-                rows.append(f"| enrichment of 100 candidates → 300 | p50 / p95 | {p(enriched, 50):.2f} / "
-                            f"{p(enriched, 95):.2f} ms | {p(enriched, 50) / base50:.2f} | p50 < 5 ms, p95 < 10 ms |")
+                rows.append(
+                    f"| lookup of one paper (baseline) | p50 / p95 | {base50:.2f} / {p(lookup, 95):.2f} ms | 1.00 | — |"
+                )
+                rows.append(
+                    f"| enrichment of 100 candidates → 300 | p50 / p95 | {p(enriched, 50):.2f} / "
+                    f"{p(enriched, 95):.2f} ms | {p(enriched, 50) / base50:.2f} | p50 < 5 ms, p95 < 10 ms |"
+                )
             print(f"# 1-min load average after: {os.getloadavg()[0]:.1f}")
 
     print("| case | result | seconds or ms | ratio to baseline | target |")

@@ -132,8 +132,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--heap", default="4g")
     parser.add_argument("--corpus-dir", type=Path, default=Path(tempfile.gettempdir()) / "citegraph-bench")
-    parser.add_argument("--work", type=Path, help="keep the graph and the index here and reuse them "
-                                                  "(default: a temporary folder)")
+    parser.add_argument(
+        "--work", type=Path, help="keep the graph and the index here and reuse them (default: a temporary folder)"
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="citegraph-recommend-") as tmp:
@@ -148,9 +149,12 @@ def main() -> None:
             seeds = [e.seed for e in held_out_citations(store, need, seed=0)]
             if len(seeds) < need:
                 raise SystemExit(f"only {len(seeds)} papers with 3 or more references; ask for fewer --requests")
-            warm, one, texts, many = (seeds[:args.warmup], seeds[args.warmup:args.warmup + args.requests],
-                                      seeds[args.warmup + args.requests:args.warmup + 2 * args.requests],
-                                      seeds[args.warmup + 2 * args.requests:])
+            warm, one, texts, many = (
+                seeds[: args.warmup],
+                seeds[args.warmup : args.warmup + args.requests],
+                seeds[args.warmup + args.requests : args.warmup + 2 * args.requests],
+                seeds[args.warmup + 2 * args.requests :],
+            )
 
             bm25 = BM25().open(indexes)
             for seed in warm[:10]:
@@ -161,8 +165,12 @@ def main() -> None:
             url = f"http://127.0.0.1:{port}"
             env = {**os.environ, "CITEGRAPH_DATA_DIR": str(config.data_dir), "CITEGRAPH_HEAP": args.heap}
             env.pop("CITEGRAPH_URI", None)  # the embedded server this process runs
-            server = subprocess.Popen([sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)], env=env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            server = subprocess.Popen(
+                [sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             try:
                 wait_serving(url, server, timeout=300)
                 graph = json.loads((Path(config.data_dir) / "arcadedb" / "server.json").read_text())["pid"]
@@ -174,8 +182,10 @@ def main() -> None:
                     cpu = (cpu_ms(server.pid), cpu_ms(graph))
                     by_id = timed_each(lambda s: post(client, {"paper": s.id, "k": 20}), one)
                     cpu = ((cpu_ms(server.pid) - cpu[0]) / len(one), (cpu_ms(graph) - cpu[1]) / len(one))
-                    by_text = timed_each(lambda s: post(client, {"title": s.title, "abstract": s.abstract,
-                                                                 "year": s.year, "k": 20}), texts)
+                    by_text = timed_each(
+                        lambda s: post(client, {"title": s.title, "abstract": s.abstract, "year": s.year, "k": 20}),
+                        texts,
+                    )
                 cpu_many = (cpu_ms(server.pid), cpu_ms(graph))
                 together, wall = concurrent(url, [{"paper": s.id, "k": 20} for s in many], args.clients)
                 cpu_many = ((cpu_ms(server.pid) - cpu_many[0]) / len(many), (cpu_ms(graph) - cpu_many[1]) / len(many))
@@ -186,27 +196,41 @@ def main() -> None:
             counts = {row["label"]: row["count"] for row in store.run("stats/labels")}
 
     base = ms(alone, 50)
-    print(f"# recommend benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}; {counts.get('Paper', 0):,} papers (bulk load {load:.0f} s), "
-          f"BM25 {backend} (index {indexing:.0f} s), ArcadeDB heap {args.heap}; "
-          f"{args.requests} requests per case; 1-min load average {load_before:.1f} → {load_after:.1f}")
+    print(
+        f"# recommend benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}; {counts.get('Paper', 0):,} papers (bulk load {load:.0f} s), "
+        f"BM25 {backend} (index {indexing:.0f} s), ArcadeDB heap {args.heap}; "
+        f"{args.requests} requests per case; 1-min load average {load_before:.1f} → {load_after:.1f}"
+    )
     print("| case | p50 ms | p95 ms | p50 ÷ BM25 alone | target |")
     print("|---|---:|---:|---:|---|")
     print(f"| BM25 search alone, k = 100 (in process; baseline) | {base:.1f} | {ms(alone, 95):.1f} | 1.00 | — |")
-    print(f"| GET /paper/{{id}} over HTTP | {ms(lookup, 50):.1f} | {ms(lookup, 95):.1f} | "
-          f"{ms(lookup, 50) / base:.2f} | — |")
-    print(f"| POST /recommend, paper id (BM25 + graph signals, k = 20) | {ms(by_id, 50):.1f} | {ms(by_id, 95):.1f} | "
-          f"{ms(by_id, 50) / base:.2f} | p50 < 50 ms, p95 < 150 ms |")
-    print(f"| POST /recommend, new paper's title + abstract | {ms(by_text, 50):.1f} | {ms(by_text, 95):.1f} | "
-          f"{ms(by_text, 50) / base:.2f} | — |")
-    print(f"| POST /recommend, paper id, {args.clients} concurrent clients | {ms(together, 50):.1f} | "
-          f"{ms(together, 95):.1f} | {ms(together, 50) / base:.2f} | — |")
+    print(
+        f"| GET /paper/{{id}} over HTTP | {ms(lookup, 50):.1f} | {ms(lookup, 95):.1f} | "
+        f"{ms(lookup, 50) / base:.2f} | — |"
+    )
+    print(
+        f"| POST /recommend, paper id (BM25 + graph signals, k = 20) | {ms(by_id, 50):.1f} | {ms(by_id, 95):.1f} | "
+        f"{ms(by_id, 50) / base:.2f} | p50 < 50 ms, p95 < 150 ms |"
+    )
+    print(
+        f"| POST /recommend, new paper's title + abstract | {ms(by_text, 50):.1f} | {ms(by_text, 95):.1f} | "
+        f"{ms(by_text, 50) / base:.2f} | — |"
+    )
+    print(
+        f"| POST /recommend, paper id, {args.clients} concurrent clients | {ms(together, 50):.1f} | "
+        f"{ms(together, 95):.1f} | {ms(together, 50) / base:.2f} | — |"
+    )
     one_rate = 1000 / statistics.mean(by_id)
-    print(f"\n{args.clients} concurrent clients: {len(together) / wall:.1f} requests/s "
-          f"({len(together)} requests in {wall:.1f} s); one client: {one_rate:.1f} requests/s; ratio "
-          f"{len(together) / wall / one_rate:.2f} (target ≥ 1.5)")
-    print(f"CPU per paper-id request, one client: service {cpu[0]:.1f} ms, graph server {cpu[1]:.1f} ms; "
-          f"{args.clients} clients: service {cpu_many[0]:.1f} ms, graph server {cpu_many[1]:.1f} ms")
+    print(
+        f"\n{args.clients} concurrent clients: {len(together) / wall:.1f} requests/s "
+        f"({len(together)} requests in {wall:.1f} s); one client: {one_rate:.1f} requests/s; ratio "
+        f"{len(together) / wall / one_rate:.2f} (target ≥ 1.5)"
+    )
+    print(
+        f"CPU per paper-id request, one client: service {cpu[0]:.1f} ms, graph server {cpu[1]:.1f} ms; "
+        f"{args.clients} clients: service {cpu_many[0]:.1f} ms, graph server {cpu_many[1]:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -65,7 +65,6 @@ def bm25_rows(docs: list[Document], queries: list[str], k: int, threads: int, fo
     raw.set_bm25(lucene.k1, lucene.b)
     qids = [str(i) for i in range(len(queries))]
 
-
     def pyserini_run(texts, ids):  # hits read out as (docid, score), as any caller must
         return {q: [(h.docid, h.score) for h in hits] for q, hits in raw.batch_search(texts, ids, k, threads).items()}
 
@@ -76,8 +75,15 @@ def bm25_rows(docs: list[Document], queries: list[str], k: int, threads: int, fo
     same = all([h.id for h in ours[i]] == [d for d, _ in found_raw[qids[i]]] for i in range(len(queries)))
     base = len(queries) / t_raw
     rows.append(("pyserini LuceneSearcher (baseline)", "-", base, 1.0, ""))
-    rows.append(("lucene (ours)", f"{build:.1f}", len(queries) / t_ours, len(queries) / t_ours / base,
-                 f"top-{k} identical to pyserini: {same}"))
+    rows.append(
+        (
+            "lucene (ours)",
+            f"{build:.1f}",
+            len(queries) / t_ours,
+            len(queries) / t_ours / base,
+            f"top-{k} identical to pyserini: {same}",
+        )
+    )
     rng = random.Random(0)
     ids = [d.id for d in docs]
     for size in (65, 10_000):
@@ -86,8 +92,15 @@ def bm25_rows(docs: list[Document], queries: list[str], k: int, threads: int, fo
         rows.append((f"lucene (ours), pool {size:,}", "-", len(queries) / seconds, len(queries) / seconds / base, ""))
     fallback, build = timed(build_bm25, docs, folder / "bm25s", backend="bm25s")
     found, seconds = timed(fallback.search, queries, k)
-    rows.append(("bm25s", f"{build:.1f}", len(queries) / seconds, len(queries) / seconds / base,
-                 f"overlap@10 with Lucene {overlap(found, ours, 10):.3f}"))
+    rows.append(
+        (
+            "bm25s",
+            f"{build:.1f}",
+            len(queries) / seconds,
+            len(queries) / seconds / base,
+            f"overlap@10 with Lucene {overlap(found, ours, 10):.3f}",
+        )
+    )
     return rows
 
 
@@ -100,8 +113,15 @@ def speed_rows(label: str, open_encoder, sample: list[Document]) -> list[tuple]:
         _, seconds = timed(encoder.encode, sample)
         speed = len(sample) / seconds
         base = base or speed
-        rows.append((f"{label} {dtype} ({encoder.max_length} tokens)", "-", speed, speed / base,
-                     f"docs/s; {200_000 / speed / 3600:,.1f} h for 200k"))
+        rows.append(
+            (
+                f"{label} {dtype} ({encoder.max_length} tokens)",
+                "-",
+                speed,
+                speed / base,
+                f"docs/s; {200_000 / speed / 3600:,.1f} h for 200k",
+            )
+        )
     return rows
 
 
@@ -133,10 +153,12 @@ def main() -> None:
     args = parser.parse_args()
 
     docs, seconds = timed(corpus, args.papers)
-    queries = [d.text for d in docs[-args.queries:]]
-    print(f"# retrieval benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, "
-          f"{args.papers:,} synthetic papers ({seconds:.0f} s to generate), {len(queries):,} queries, "
-          f"k={args.k}, threads={args.threads}; 1-min load average {os.getloadavg()[0]:.1f}")
+    queries = [d.text for d in docs[-args.queries :]]
+    print(
+        f"# retrieval benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, "
+        f"{args.papers:,} synthetic papers ({seconds:.0f} s to generate), {len(queries):,} queries, "
+        f"k={args.k}, threads={args.threads}; 1-min load average {os.getloadavg()[0]:.1f}"
+    )
     with tempfile.TemporaryDirectory(prefix="citegraph-bench-") as tmp:
         rows = bm25_rows(docs, queries, args.k, args.threads, Path(tmp))
     if args.encode:

@@ -35,8 +35,9 @@ def cli(data: Path, *args: str) -> float:
     env = {**os.environ, "CITEGRAPH_DATA_DIR": str(data)}
     env.pop("CITEGRAPH_URI", None)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "citegraph.cli", *args], env=env, capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "citegraph.cli", *args], env=env, capture_output=True, text=True, check=False
+    )
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"citegraph {' '.join(args)} failed:\n{done.stderr}")
@@ -56,29 +57,42 @@ def main() -> None:
             folders[backend] = root / backend
             cli(folders[backend], "ingest", "s2orc", str(sample), "--no-progress")
             cli(folders[backend], "index", "bm25", "--backend", backend)
-            subprocess.run([sys.executable, "-m", "citegraph.cli", "server", "stop"], check=False, capture_output=True,
-                           env={**os.environ, "CITEGRAPH_DATA_DIR": str(folders[backend])})
+            subprocess.run(
+                [sys.executable, "-m", "citegraph.cli", "server", "stop"],
+                check=False,
+                capture_output=True,
+                env={**os.environ, "CITEGRAPH_DATA_DIR": str(folders[backend])},
+            )
         topics = root / "topics.tsv"
         titles = [line.split('"title": "', 1)[1].split('"', 1)[0] for line in sample.read_text().splitlines()[:50]]
         topics.write_text("".join(f"t{i}\t{t}\n" for i, t in enumerate(titles)), encoding="utf-8")
         cases = {
             "citegraph --help": (folders["lucene"], ["--help"]),
-            "search TEXT --with bm25 (Lucene)": (folders["lucene"], ["search", "graph neural networks", "--with",
-                                                                      "bm25"]),
-            "search TEXT --with bm25 (bm25s)": (folders["bm25s"], ["search", "graph neural networks", "--with",
-                                                                    "bm25"]),
-            "search --topics (50) --run (Lucene)": (folders["lucene"], ["search", "--topics", str(topics), "--run",
-                                                                         str(root / "run.trec"), "--with", "bm25"]),
+            "search TEXT --with bm25 (Lucene)": (
+                folders["lucene"],
+                ["search", "graph neural networks", "--with", "bm25"],
+            ),
+            "search TEXT --with bm25 (bm25s)": (
+                folders["bm25s"],
+                ["search", "graph neural networks", "--with", "bm25"],
+            ),
+            "search --topics (50) --run (Lucene)": (
+                folders["lucene"],
+                ["search", "--topics", str(topics), "--run", str(root / "run.trec"), "--with", "bm25"],
+            ),
         }
         print(f"# start-up benchmark, {datetime.date.today()}: {args.runs} runs a case, fresh process each")
-        print(f"# machine: {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-              f"Python {platform.python_version()}")
+        print(
+            f"# machine: {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}"
+        )
         print(f"{'case':40} {'min s':>7} {'median s':>9}   load before → after")
         for name, (data, argv) in cases.items():
             before = os.getloadavg()[0]
             times = [cli(data, *argv) for _ in range(args.runs)]
-            print(f"{name:40} {min(times):7.2f} {statistics.median(times):9.2f}   {before:.2f} → "
-                  f"{os.getloadavg()[0]:.2f}")
+            print(
+                f"{name:40} {min(times):7.2f} {statistics.median(times):9.2f}   {before:.2f} → {os.getloadavg()[0]:.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -109,19 +109,24 @@ def check_uri(uri: str) -> None:
     except ValueError:
         parts, port = None, -1
     if parts is not None and (parts.username is not None or parts.password is not None):
-        raise ConfigError("--uri must not hold credentials: give the user with --user (or CITEGRAPH_USER) and "
-                          "the password in CITEGRAPH_PASSWORD or the config file")
+        raise ConfigError(
+            "--uri must not hold credentials: give the user with --user (or CITEGRAPH_USER) and "
+            "the password in CITEGRAPH_PASSWORD or the config file"
+        )
     shown = repr(uri[:200]) if "@" not in uri else "(not shown: it holds an '@')"
     if parts is None or port == -1:
         raise ConfigError(f"--uri {shown} is not a valid URI: its host or port cannot be read")
     if parts.scheme not in URI_SCHEMES:
-        raise ConfigError(f"--uri {shown}: the scheme must be one of {', '.join(URI_SCHEMES)}, e.g. "
-                          "bolt://localhost:7687")
+        raise ConfigError(
+            f"--uri {shown}: the scheme must be one of {', '.join(URI_SCHEMES)}, e.g. bolt://localhost:7687"
+        )
     if not parts.hostname:
         raise ConfigError(f"--uri {shown} names no host, e.g. bolt://localhost:7687")
     if parts.query or parts.fragment:  # not shown: whatever follows '?' or '#' may be a secret
-        raise ConfigError("--uri must hold only scheme, host and port, e.g. bolt://localhost:7687: it has a "
-                          f"{'query (?…)' if parts.query else 'fragment (#…)'}, which is not shown")
+        raise ConfigError(
+            "--uri must hold only scheme, host and port, e.g. bolt://localhost:7687: it has a "
+            f"{'query (?…)' if parts.query else 'fragment (#…)'}, which is not shown"
+        )
 
 
 def _read_file(path: Path) -> dict[str, object]:
@@ -149,6 +154,8 @@ def _seconds(name: str, value: object) -> float:
     except ValueError:
         seconds = -1.0
     if not 0 <= seconds < float("inf"):
-        raise ConfigError(f"{ENV_PREFIX}{name.upper()} (or '{name}' in the config file) must be seconds, a number "
-                          f"of 0 (no limit) or more, got {str(value)[:40]!r}")
+        raise ConfigError(
+            f"{ENV_PREFIX}{name.upper()} (or '{name}' in the config file) must be seconds, a number "
+            f"of 0 (no limit) or more, got {str(value)[:40]!r}"
+        )
     return seconds

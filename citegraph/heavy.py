@@ -42,8 +42,9 @@ class Lazy:
                 top = exc.name.split(".")[0] if exc.name else self._name
                 if top not in EXTRAS:
                     raise
-                raise CitegraphError(f"this needs {top}, which is not installed: "
-                                     f"pip install 'citegraph[{EXTRAS[top]}]'") from exc
+                raise CitegraphError(
+                    f"this needs {top}, which is not installed: pip install 'citegraph[{EXTRAS[top]}]'"
+                ) from exc
         return self._module
 
     def __getattr__(self, attribute: str) -> Any:

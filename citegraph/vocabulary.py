@@ -12,10 +12,27 @@ import re
 import unicodedata
 
 #: The 19 top-level fields of study of the Microsoft Academic Graph, as S2ORC and MDCR use them.
-MAG_FIELDS = ("Art", "Biology", "Business", "Chemistry", "Computer Science", "Economics", "Engineering",
-              "Environmental Science", "Geography", "Geology", "History", "Materials Science",
-              "Mathematics", "Medicine", "Philosophy", "Physics", "Political Science", "Psychology",
-              "Sociology")
+MAG_FIELDS = (
+    "Art",
+    "Biology",
+    "Business",
+    "Chemistry",
+    "Computer Science",
+    "Economics",
+    "Engineering",
+    "Environmental Science",
+    "Geography",
+    "Geology",
+    "History",
+    "Materials Science",
+    "Mathematics",
+    "Medicine",
+    "Philosophy",
+    "Physics",
+    "Political Science",
+    "Psychology",
+    "Sociology",
+)
 
 
 def nfc(value: str) -> str:

@@ -41,8 +41,14 @@ def shared(relative: str) -> Path:
 
 def citegraph(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     """``citegraph ARGS`` in a child process (output captured as text); its exit code is the caller's to check."""
-    return subprocess.run([sys.executable, "-m", "citegraph.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "citegraph.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def citegraph_ok(*args: str, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -77,8 +83,13 @@ def arcade_server(tmp_path_factory) -> ArcadeServer:
 @pytest.fixture(scope="session")
 def server_config(arcade_server: ArcadeServer, tmp_path_factory) -> Config:
     info = arcade_server.status()
-    return Config(uri=info.uri, user=USER, password=arcade_server.password(), database=DATABASE,
-                  data_dir=tmp_path_factory.mktemp("data"))
+    return Config(
+        uri=info.uri,
+        user=USER,
+        password=arcade_server.password(),
+        database=DATABASE,
+        data_dir=tmp_path_factory.mktemp("data"),
+    )
 
 
 @pytest.fixture
@@ -92,17 +103,23 @@ def store(arcade_server: ArcadeServer, server_config: Config) -> GraphStore:
 @pytest.fixture
 def server_env(server_config: Config, monkeypatch) -> dict[str, str]:
     """Environment that points a citegraph subprocess at the session server."""
-    env = {"CITEGRAPH_URI": server_config.uri, "CITEGRAPH_USER": server_config.user,
-           "CITEGRAPH_PASSWORD": server_config.password, "CITEGRAPH_DATABASE": server_config.database,
-           "CITEGRAPH_DATA_DIR": str(server_config.data_dir)}
+    env = {
+        "CITEGRAPH_URI": server_config.uri,
+        "CITEGRAPH_USER": server_config.user,
+        "CITEGRAPH_PASSWORD": server_config.password,
+        "CITEGRAPH_DATABASE": server_config.database,
+        "CITEGRAPH_DATA_DIR": str(server_config.data_dir),
+    }
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     return {**os.environ, **env}
 
 
-TINY_BERT_WORDS = ("the of and a in to is for on we with by from that this are graph citation citations paper papers "
-         "model models neural network networks recommend recommendation retrieval dense sparse text scientific "
-         "protein cell cells gene genes cancer patients study results method methods data learning").split()
+TINY_BERT_WORDS = (
+    "the of and a in to is for on we with by from that this are graph citation citations paper papers "
+    "model models neural network networks recommend recommendation retrieval dense sparse text scientific "
+    "protein cell cells gene genes cancer patients study results method methods data learning"
+).split()
 
 
 @pytest.fixture(scope="session")
@@ -114,16 +131,34 @@ def tiny_bert(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("models") / "tiny-bert"
     folder.mkdir()
     letters = [*string.ascii_lowercase, *string.digits]
-    tokens = dict.fromkeys(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *letters, *(f"##{c}" for c in letters),
-                            *".,;:!?()-'\"", *TINY_BERT_WORDS])
+    tokens = dict.fromkeys(
+        [
+            "[PAD]",
+            "[UNK]",
+            "[CLS]",
+            "[SEP]",
+            "[MASK]",
+            *letters,
+            *(f"##{c}" for c in letters),
+            *".,;:!?()-'\"",
+            *TINY_BERT_WORDS,
+        ]
+    )
     (folder / "vocab.txt").write_text("\n".join(tokens) + "\n", encoding="utf-8")
     vocab = {t: i for i, t in enumerate((folder / "vocab.txt").read_text(encoding="utf-8").splitlines())}
     BertTokenizer(vocab=vocab).save_pretrained(folder)
     torch.manual_seed(0)
     # initializer_range 0.2 instead of BERT's 0.02: with tiny weights every text maps to nearly the
     # same vector (pairwise cosine > 0.9999) and no test below could tell documents apart
-    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=37, max_position_embeddings=64, initializer_range=0.2)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=37,
+        max_position_embeddings=64,
+        initializer_range=0.2,
+    )
     BertModel(config).save_pretrained(folder)
     return folder
 
@@ -151,6 +186,7 @@ def acl(arcade_server, server_config):
     arcade_server.recreate_database()
     with open_store(server_config) as store:
         ingest(store, formats.get("acl200"), [ACL200], IngestOptions(clock=lambda: ACL_INGESTED))
-        bm25 = build_bm25(list(documents(store)), Path(server_config.data_dir) / "indexes" / BM25().folder,
-                          backend="bm25s")
+        bm25 = build_bm25(
+            list(documents(store)), Path(server_config.data_dir) / "indexes" / BM25().folder, backend="bm25s"
+        )
         yield Recommender(store, [bm25])

@@ -27,13 +27,31 @@ from citegraph.service.http import wait_serving
 from conftest import ACL200, write_jsonl
 
 EXTRA = [
-    {"id": "X1", "title": "Cross-lingual transfer of dependency parsers with typological features", "year": 2013,
-     "fields": ["Computer Science", "Mathematics"], "categories": ["cs.CL"],
-     "authors": ["Ada Lovelace"], "references": ["P12-1066", "D10-1120", "W06-2920"]},
-    {"id": "X2", "title": "Selective parameter sharing for multilingual dependency parsing", "year": 2014,
-     "fields": ["Computer Science"], "categories": ["cs.CL", "cs.LG"], "references": ["X1", "P12-1066", "D11-1006"]},
-    {"id": "X3", "title": "Retrieval of parsing papers by citation links", "year": 2014,
-     "fields": ["Computer Science"], "categories": ["cs.IR"], "references": ["X1", "P07-2045"]},
+    {
+        "id": "X1",
+        "title": "Cross-lingual transfer of dependency parsers with typological features",
+        "year": 2013,
+        "fields": ["Computer Science", "Mathematics"],
+        "categories": ["cs.CL"],
+        "authors": ["Ada Lovelace"],
+        "references": ["P12-1066", "D10-1120", "W06-2920"],
+    },
+    {
+        "id": "X2",
+        "title": "Selective parameter sharing for multilingual dependency parsing",
+        "year": 2014,
+        "fields": ["Computer Science"],
+        "categories": ["cs.CL", "cs.LG"],
+        "references": ["X1", "P12-1066", "D11-1006"],
+    },
+    {
+        "id": "X3",
+        "title": "Retrieval of parsing papers by citation links",
+        "year": 2014,
+        "fields": ["Computer Science"],
+        "categories": ["cs.IR"],
+        "references": ["X1", "P07-2045"],
+    },
 ]
 
 
@@ -54,14 +72,23 @@ def acl_service(arcade_server, server_config, folder: Path):
         ingest(store, formats.get("acl200"), [ACL200])
         ingest(store, formats.get("jsonl"), [extra])
         build_bm25(list(documents(store)), data_dir / "indexes" / BM25().folder, backend="bm25s")
-    env = {**os.environ, "CITEGRAPH_URI": server_config.uri, "CITEGRAPH_USER": server_config.user,
-           "CITEGRAPH_PASSWORD": server_config.password, "CITEGRAPH_DATABASE": server_config.database,
-           "CITEGRAPH_DATA_DIR": str(data_dir)}
+    env = {
+        **os.environ,
+        "CITEGRAPH_URI": server_config.uri,
+        "CITEGRAPH_USER": server_config.user,
+        "CITEGRAPH_PASSWORD": server_config.password,
+        "CITEGRAPH_DATABASE": server_config.database,
+        "CITEGRAPH_DATA_DIR": str(data_dir),
+    }
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     with open(folder / "serve.log", "wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)], env=env,
-                                   stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
             wait_serving(url, process, log=folder / "serve.log")
             yield Service(url, process, data_dir)

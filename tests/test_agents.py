@@ -16,8 +16,15 @@ mcp = pytest.importorskip("mcp")
 
 from citegraph.recommend import View  # noqa: E402  (after the importorskip it needs)
 
-TOOLS = {"search_papers", "paper", "neighbours", "recommend", "explain_recommendation", "contextualise_citation",
-         "cite"}
+TOOLS = {
+    "search_papers",
+    "paper",
+    "neighbours",
+    "recommend",
+    "explain_recommendation",
+    "contextualise_citation",
+    "cite",
+}
 
 
 def _data(result):
@@ -43,11 +50,14 @@ def test_an_mcp_client_uses_every_tool(acl, server_env):
                 "search": await client.call_tool("search_papers", {"query": "multilingual dependency parsing"}),
                 "paper": await client.call_tool("paper", {"id": "P12-1066"}),
                 "neighbours": await client.call_tool("neighbours", {"id": "P12-1066", "limit": 5}),
-                "recommend": await client.call_tool("recommend", {"papers": library, "negatives": ["D10-1120"],
-                                                                  "as_of": "2012-06-30", "k": 5}),
+                "recommend": await client.call_tool(
+                    "recommend", {"papers": library, "negatives": ["D10-1120"], "as_of": "2012-06-30", "k": 5}
+                ),
                 "by_paper": await client.call_tool("recommend", {"paper": "P12-1066", "k": 5}),
-                "context": await client.call_tool("contextualise_citation", {
-                    "cited": "P12-1066", "citing_text": "selective sharing of parameters across languages"}),
+                "context": await client.call_tool(
+                    "contextualise_citation",
+                    {"cited": "P12-1066", "citing_text": "selective sharing of parameters across languages"},
+                ),
                 "bad_k": await client.call_tool("recommend", {"paper": "P12-1066", "k": 0}),
                 "bad_date": await client.call_tool("recommend", {"paper": "P12-1066", "as_of": "June"}),
                 "bad_day": await client.call_tool("recommend", {"paper": "P12-1066", "as_of": "2013-02-30"}),
@@ -56,16 +66,25 @@ def test_an_mcp_client_uses_every_tool(acl, server_env):
                 "missing": await client.call_tool("neighbours", {}),
             }
             top = _data(calls["by_paper"])["recommendations"][0]["id"]
-            calls["explain"] = await client.call_tool("explain_recommendation", {"paper": "P12-1066",
-                                                                                 "candidate": top})
-            calls["explain_not"] = await client.call_tool("explain_recommendation", {"paper": "P12-1066",
-                                                                                     "candidate": "P12-1066"})
+            calls["explain"] = await client.call_tool("explain_recommendation", {"paper": "P12-1066", "candidate": top})
+            calls["explain_not"] = await client.call_tool(
+                "explain_recommendation", {"paper": "P12-1066", "candidate": "P12-1066"}
+            )
             calls["after_errors"] = await client.call_tool("paper", {"id": "N12-1052"})
             return calls
 
     calls = asyncio.run(session())
-    for name in ("search", "paper", "neighbours", "recommend", "by_paper", "context", "explain", "explain_not",
-                 "after_errors"):
+    for name in (
+        "search",
+        "paper",
+        "neighbours",
+        "recommend",
+        "by_paper",
+        "context",
+        "explain",
+        "explain_not",
+        "after_errors",
+    ):
         assert not calls[name].is_error, (name, calls[name].content)
     assert any(hit["id"] == "P12-1066" for hit in _data(calls["search"]))
     assert _data(calls["paper"])["title"] == "Selective Sharing for Multilingual Dependency Parsing"
@@ -74,16 +93,22 @@ def test_an_mcp_client_uses_every_tool(acl, server_env):
     expected = acl.for_library(library, k=5, negatives=["D10-1120"], view=View(as_of=2012))
     assert [r["id"] for r in got["recommendations"]] == [r.id for r in expected]
     assert [m["how"] for m in got["matches"]][:2] == ["ACL Anthology DOI", "paper id"]
-    assert [r["id"] for r in _data(calls["by_paper"])["recommendations"]] == [r.id for r in acl.recommend("P12-1066", k=5)]
+    assert [r["id"] for r in _data(calls["by_paper"])["recommendations"]] == [
+        r.id for r in acl.recommend("P12-1066", k=5)
+    ]
     assert _data(calls["context"])[0]["text"] == "Selective Sharing for Multilingual Dependency Parsing"
     explained = _data(calls["explain"])
-    assert explained["rank"] == 1 and explained["explanation"] == \
-        acl.recommend("P12-1066", k=1)[0].explanation()
+    assert explained["rank"] == 1 and explained["explanation"] == acl.recommend("P12-1066", k=1)[0].explanation()
     assert _data(calls["explain_not"])["candidate_found"] is False
     assert _data(calls["after_errors"])["id"] == "N12-1052"
-    for name, message in (("bad_k", "k"), ("bad_date", "as_of"), ("bad_day", "February 2013 has no day 30"),
-                          ("unknown", "no paper with id 'nope'"),
-                          ("both", "not both"), ("missing", "id")):
+    for name, message in (
+        ("bad_k", "k"),
+        ("bad_date", "as_of"),
+        ("bad_day", "February 2013 has no day 30"),
+        ("unknown", "no paper with id 'nope'"),
+        ("both", "not both"),
+        ("missing", "id"),
+    ):
         assert calls[name].is_error, name
         assert message in calls[name].content[0].text, (name, calls[name].content[0].text)
 
@@ -91,8 +116,12 @@ def test_an_mcp_client_uses_every_tool(acl, server_env):
 BAD_LINES = [  # (line, JSON-RPC error code, id answered, words of the message)
     ("{not json", -32700, None, "Parse error"),
     ("[" * 100_000 + "]" * 100_000, -32700, None, "Parse error"),
-    ('{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"x": %s}}' % ("[" * 500 + "]" * 500), -32700, None,
-     "Parse error"),
+    (
+        '{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"x": %s}}' % ("[" * 500 + "]" * 500),
+        -32700,
+        None,
+        "Parse error",
+    ),
     ('[{"jsonrpc": "2.0", "id": 8, "method": "ping"}]', -32600, None, "a batch"),
     ('{"jsonrpc": "1.0", "id": 9, "method": "ping"}', -32600, 9, '"jsonrpc": "2.0"'),
     ('{"jsonrpc": "2.0", "id": 10}', -32600, 10, "no method"),
@@ -107,8 +136,14 @@ def test_every_bad_message_gets_its_json_rpc_error(acl, server_env):
     import subprocess
     import threading
 
-    server = subprocess.Popen([sys.executable, "-m", "citegraph.cli", "mcp"], env=server_env, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "citegraph.cli", "mcp"],
+        env=server_env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     answers = []
     reader = threading.Thread(target=lambda: answers.extend(server.stdout), daemon=True)
     reader.start()
@@ -125,16 +160,31 @@ def test_every_bad_message_gets_its_json_rpc_error(acl, server_env):
         return json.loads(answers[count])
 
     try:
-        hello = answer(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}))
+        hello = answer(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "0"},
+                    },
+                }
+            )
+        )
         assert "result" in hello
         server.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
         for line, code, request_id, words in BAD_LINES:
             got = answer(line, timeout=30)
             assert (got["error"]["code"], got["id"]) == (code, request_id), got
             assert words in got["error"]["message"], got
-        assert answer(json.dumps({"jsonrpc": "2.0", "id": 12, "method": "ping"})) == {"jsonrpc": "2.0", "id": 12,
-                                                                                        "result": {}}
+        assert answer(json.dumps({"jsonrpc": "2.0", "id": 12, "method": "ping"})) == {
+            "jsonrpc": "2.0",
+            "id": 12,
+            "result": {},
+        }
     finally:
         server.stdin.close()
         server.wait(timeout=60)

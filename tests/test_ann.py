@@ -59,8 +59,9 @@ def unit(x: np.ndarray) -> np.ndarray:
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
-def brute_force(vectors: np.ndarray, queries: np.ndarray, k: int, metric: str,
-                rows: np.ndarray | None = None) -> list[list[tuple[str, float]]]:
+def brute_force(
+    vectors: np.ndarray, queries: np.ndarray, k: int, metric: str, rows: np.ndarray | None = None
+) -> list[list[tuple[str, float]]]:
     """Top k by numpy over all rows (or ``rows``), ties by id, as (id, score) pairs."""
     rows = np.arange(len(vectors)) if rows is None else rows
     base = vectors[rows].astype(np.float64)
@@ -69,16 +70,17 @@ def brute_force(vectors: np.ndarray, queries: np.ndarray, k: int, metric: str,
         scores = unit(q) @ unit(base).T
     else:
         scores = 2 * q @ base.T - (q * q).sum(1)[:, None] - (base * base).sum(1)
-    best = np.argsort(-scores, axis=1, kind="stable")[:, :2 * k]  # then ties by id below
-    return [sorted(((IDS[rows[c]], row[c]) for c in cols.tolist()),
-                   key=lambda h: (-h[1], h[0]))[:k] for row, cols in zip(scores, best)]
+    best = np.argsort(-scores, axis=1, kind="stable")[:, : 2 * k]  # then ties by id below
+    return [
+        sorted(((IDS[rows[c]], row[c]) for c in cols.tolist()), key=lambda h: (-h[1], h[0]))[:k]
+        for row, cols in zip(scores, best)
+    ]
 
 
 def assert_same(found, expected, rtol: float = 1e-5) -> None:
     for hits, truth in zip(found, expected, strict=True):
         assert [h.id for h in hits] == [i for i, _ in truth]
-        np.testing.assert_allclose([h.score for h in hits], [s for _, s in truth],
-                                   rtol=rtol, atol=1e-5)
+        np.testing.assert_allclose([h.score for h in hits], [s for _, s in truth], rtol=rtol, atol=1e-5)
 
 
 def test_importing_the_module_does_not_import_faiss():
@@ -115,7 +117,8 @@ def rows_of(pool: set[str]) -> np.ndarray:
 @pytest.mark.parametrize("metric", ["cosine", "l2"])
 @pytest.mark.parametrize("shared", [False, True], ids=["own-pools", "shared-pool"])
 def test_pool_restricted_search_equals_brute_force_over_the_pool(
-        size, exact_pool_max, metric, shared, flat, flat_l2, vectors, queries):
+    size, exact_pool_max, metric, shared, flat, flat_l2, vectors, queries
+):
     """Own pools: one search per query; one pool shared by 50 queries: one BLAS product."""
     index = flat if metric == "cosine" else flat_l2
     if not shared:
@@ -129,19 +132,18 @@ def test_pool_restricted_search_equals_brute_force_over_the_pool(
         index.exact_pool_max = None
     for hits, pool in zip(found, pools):
         assert {h.id for h in hits} <= pool
-    expected = [brute_force(vectors, queries[q:q + 1], K, metric, rows_of(pool))[0]
-                for q, pool in enumerate(pools)]
+    expected = [brute_force(vectors, queries[q : q + 1], K, metric, rows_of(pool))[0] for q, pool in enumerate(pools)]
     assert_same(found, expected)
 
 
 @pytest.mark.parametrize("approximate", ["ivf", "hnsw"])
-def test_small_pools_on_approximate_indexes_are_scored_exactly(approximate, request, vectors,
-                                                               queries):
+def test_small_pools_on_approximate_indexes_are_scored_exactly(approximate, request, vectors, queries):
     index = request.getfixturevalue(approximate)
     pool = pools_of(300, 1, seed=7)[0]
     assert index.exact_for(len(pool), K)
-    assert_same(index.search(queries, K, [pool] * len(queries)),
-                brute_force(vectors, queries, K, "cosine", rows_of(pool)))
+    assert_same(
+        index.search(queries, K, [pool] * len(queries)), brute_force(vectors, queries, K, "cosine", rows_of(pool))
+    )
 
 
 def test_selector_path_on_approximate_indexes_keeps_to_the_pool(ivf, hnsw, queries):
@@ -179,8 +181,7 @@ def test_ties_are_broken_by_id():
     pool = {"a", "b", "c", "d", "e", "z"}
     assert [h.id for h in index.search(query, 2, [pool])[0]] == ["a", "b"]
     many = np.repeat(query, 40, axis=0)  # also when many queries share the pool
-    assert {tuple(h.id for h in hits) for hits in index.search(many, 2, [pool] * 40)} == \
-        {("a", "b")}
+    assert {tuple(h.id for h in hits) for hits in index.search(many, 2, [pool] * 40)} == {("a", "b")}
 
 
 def test_own_vector_maps_back_to_its_string_id(flat, vectors):
@@ -194,8 +195,12 @@ def test_save_load_round_trip(kind, request, queries, tmp_path):
     index.key = "specter2@cache-1"
     index.save(tmp_path)
     loaded = AnnIndex.load(tmp_path, key="specter2@cache-1")
-    assert (loaded.kind, loaded.metric, loaded.params, loaded.ids) == \
-        (index.kind, index.metric, index.params, index.ids)
+    assert (loaded.kind, loaded.metric, loaded.params, loaded.ids) == (
+        index.kind,
+        index.metric,
+        index.params,
+        index.ids,
+    )
     pools = pools_of(1_000, len(queries), seed=3)
     assert loaded.search(queries, K) == index.search(queries, K)
     assert loaded.search(queries, K, pools) == index.search(queries, K, pools)
@@ -217,8 +222,7 @@ def test_build_from_read_only_memmap_in_chunks(vectors, flat, queries, tmp_path)
     mapped = np.memmap(path, dtype=np.float32, mode="r", shape=vectors.shape)
     index = AnnIndex.build(mapped, IDS, chunk=3_000)  # cosine normalises copies, not the map
     assert index.search(queries, K) == flat.search(queries, K)
-    np.testing.assert_array_equal(np.fromfile(path, dtype=np.float32).reshape(vectors.shape),
-                                  vectors)
+    np.testing.assert_array_equal(np.fromfile(path, dtype=np.float32).reshape(vectors.shape), vectors)
 
 
 def test_thread_setting_is_honoured_for_the_call_only(vectors, queries, tmp_path, monkeypatch):

@@ -33,8 +33,10 @@ def backend(request) -> str:
 @pytest.fixture(scope="module")
 def synth() -> tuple[list[Document], list[str]]:
     """3,000 synthetic papers to index and the texts of 50 more as queries."""
-    docs = [Document(r["paper_id"], r["title"], r["abstract"] or "")
-            for r in records(SynthSpec(papers=3000 + QUERIES, seed=11))]
+    docs = [
+        Document(r["paper_id"], r["title"], r["abstract"] or "")
+        for r in records(SynthSpec(papers=3000 + QUERIES, seed=11))
+    ]
     return docs[:-QUERIES], [d.text for d in docs[-QUERIES:]]
 
 
@@ -54,7 +56,14 @@ def indexes(synth, tmp_path_factory):
 
 def test_analysis_imitates_lucene():
     assert m.analyze("The Porter's stemmers are running in the U.S. since 1,000 years") == [
-        "porter", "stemmer", "run", "u.", "sinc", "1,000", "year"]
+        "porter",
+        "stemmer",
+        "run",
+        "u.",
+        "sinc",
+        "1,000",
+        "year",
+    ]
 
 
 @pytest.mark.lucene
@@ -66,15 +75,19 @@ def test_analysis_is_lucene_s():
     analyzer = autoclass("io.anserini.analysis.DefaultEnglishAnalyzer").newDefaultInstance()
     stopwords = autoclass("org.apache.lucene.analysis.en.EnglishAnalyzer").ENGLISH_STOP_WORDS_SET
     assert stopwords.size() == len(m.STOPWORDS) and all(stopwords.contains(w) for w in m.STOPWORDS)
-    text = ("Graph Neural Networks (GNNs) for citation-recommendation: 3D point-clouds & BERT-based "
-            "re-ranking; Schrödinger's naïve café, v1.2, 10:30 a.m., R&D, don't foo_bar.")
+    text = (
+        "Graph Neural Networks (GNNs) for citation-recommendation: 3D point-clouds & BERT-based "
+        "re-ranking; Schrödinger's naïve café, v1.2, 10:30 a.m., R&D, don't foo_bar."
+    )
     assert m.analyze(text) == list(autoclass("io.anserini.analysis.AnalyzerUtils").analyze(analyzer, text))
 
 
 # Three short documents (one without abstract) and a query; terms after analysis:
-TINY = [Document("d1", "Graph neural networks", "Graph models of citation graphs"),
-        Document("d2", "Citation recommendation", "Ranking papers by their citation context"),
-        Document("d3", "Neural ranking for citation")]
+TINY = [
+    Document("d1", "Graph neural networks", "Graph models of citation graphs"),
+    Document("d2", "Citation recommendation", "Ranking papers by their citation context"),
+    Document("d3", "Neural ranking for citation"),
+]
 TINY_QUERY = "graph citation"
 
 
@@ -114,12 +127,15 @@ def test_tiny_index_scores_are_the_appendix_formula(backend, tmp_path):
 
     weights = {"title": 2.0, "abstract": 0.5}
     multi = m.build_bm25(TINY, tmp_path / "multi", backend=backend, multifield=True, k1=k1, b=b, fields=weights)
-    expected = [sum(w * s for w, s in zip(weights.values(), per_field)) for per_field in zip(
-        appendix_bm25(m.analyze(TINY_QUERY), [m.analyze(d.title) for d in TINY], k1, b),
-        appendix_bm25(m.analyze(TINY_QUERY), [m.analyze(d.abstract) for d in TINY], k1, b))]
+    expected = [
+        sum(w * s for w, s in zip(weights.values(), per_field))
+        for per_field in zip(
+            appendix_bm25(m.analyze(TINY_QUERY), [m.analyze(d.title) for d in TINY], k1, b),
+            appendix_bm25(m.analyze(TINY_QUERY), [m.analyze(d.abstract) for d in TINY], k1, b),
+        )
+    ]
     got = {h.id: h.score for h in multi.search([TINY_QUERY], 10)[0]}
     assert got == pytest.approx({d.id: s / (k1 + 1) for d, s in zip(TINY, expected)}, abs=tolerance)
-
 
 
 def kernel_scores(query: str, counts: TermCounts, k1: float, b: float, counted: np.ndarray | None = None) -> np.ndarray:
@@ -167,7 +183,7 @@ def test_kernel_scores_as_an_index_of_the_counted_documents(backend, synth, tmp_
             scores = kernel_scores(query, counts, k1, b, counted)
             assert hits and len(hits) == min(20, np.count_nonzero(scores))
             assert [h.score for h in hits] == pytest.approx([scores[rows[h.id]] for h in hits], abs=tolerance)
-            assert sorted(scores, reverse=True)[:len(hits)] == pytest.approx([h.score for h in hits], abs=tolerance)
+            assert sorted(scores, reverse=True)[: len(hits)] == pytest.approx([h.score for h in hits], abs=tolerance)
 
 
 @pytest.mark.lucene
@@ -194,7 +210,7 @@ def test_pools_rank_like_the_filtered_full_ranking(backend, indexes, synth, monk
     rng = random.Random(5)
     deep = {h.id for h in full[0][-3:]}  # ranked at the very bottom for the first query
     assert len(full[0]) > 500
-    bottom_half = {h.id for h in full[1][len(full[1]) // 2:]} | {"not-indexed"}
+    bottom_half = {h.id for h in full[1][len(full[1]) // 2 :]} | {"not-indexed"}
     pools = [deep, bottom_half, set(rng.sample(ids, 65)), set(rng.sample(ids, 2700)), set(ids), set()]
     for k in (1, 10, 100):
         pooled = retriever.search(queries, k, pools)
@@ -207,9 +223,14 @@ def test_pools_rank_like_the_filtered_full_ranking(backend, indexes, synth, monk
 
 
 def test_title_weight_changes_the_ranking(backend, tmp_path):
-    docs = [Document("in-title", "Quantum annealing", "A study of combinatorial optimisation on hardware"),
-            Document("in-abstract", "Combinatorial optimisation on hardware",
-                     "A study of quantum annealing, where quantum annealing is compared")]
+    docs = [
+        Document("in-title", "Quantum annealing", "A study of combinatorial optimisation on hardware"),
+        Document(
+            "in-abstract",
+            "Combinatorial optimisation on hardware",
+            "A study of quantum annealing, where quantum annealing is compared",
+        ),
+    ]
     docs += [Document(f"filler{i}", f"Filler paper {i}", "On other topics entirely") for i in range(8)]
     query = ["quantum annealing"]
     flat = m.build_bm25(docs, tmp_path / "flat", backend=backend)
@@ -226,18 +247,32 @@ def test_title_weight_changes_the_ranking(backend, tmp_path):
 
 def test_manifest_opens_the_index_that_was_built(backend, tmp_path):
     docs = TINY
-    built = m.build_bm25(docs, tmp_path / "index", backend=backend, multifield=True, k1=1.1, b=0.6,
-                         fields={"title": 3.0, "abstract": 1.0})
+    built = m.build_bm25(
+        docs,
+        tmp_path / "index",
+        backend=backend,
+        multifield=True,
+        k1=1.1,
+        b=0.6,
+        fields={"title": 3.0, "abstract": 1.0},
+    )
     assert m.read_manifest(tmp_path / "index") == {
-        "backend": backend, "multifield": True, "k1": 1.1, "b": 0.6, "fields": {"title": 3.0, "abstract": 1.0},
-        "fingerprint": fingerprint(docs), "documents": 3}
+        "backend": backend,
+        "multifield": True,
+        "k1": 1.1,
+        "b": 0.6,
+        "fields": {"title": 3.0, "abstract": 1.0},
+        "fingerprint": fingerprint(docs),
+        "documents": 3,
+    }
     opened = m.bm25(tmp_path / "index", expected_fingerprint=fingerprint(docs))
     assert type(opened) is type(built) and (opened.k1, opened.b, opened.fields) == (1.1, 0.6, built.fields)
     assert opened.search([TINY_QUERY], 3) == built.search([TINY_QUERY], 3)
     # Other parameters at open time are the same as building with them.
     rebuilt = m.build_bm25(docs, tmp_path / "other", backend=backend, multifield=True, k1=2.0, b=0.3)
-    assert (m.bm25(tmp_path / "index", k1=2.0, b=0.3, fields=m.DEFAULT_WEIGHTS).search([TINY_QUERY], 3)
-            == rebuilt.search([TINY_QUERY], 3))
+    assert m.bm25(tmp_path / "index", k1=2.0, b=0.3, fields=m.DEFAULT_WEIGHTS).search(
+        [TINY_QUERY], 3
+    ) == rebuilt.search([TINY_QUERY], 3)
     with pytest.raises(CitegraphError, match="another corpus"):
         m.bm25(tmp_path / "index", expected_fingerprint="0" * 16)
     with pytest.raises(CitegraphError, match="no BM25 index"):
@@ -253,7 +288,13 @@ def test_tuning_picks_the_better_cell(backend, tmp_path):
     m.build_bm25(docs, tmp_path / "index", backend=backend)
     from citegraph.evaluation.tuning import tune
 
-    tuning = tune(tmp_path / "index", {"q": "alpha"}, {"q": {"long": 1}}, pools={"q": {"long", "short"}},
-                    k1s=(1.2, 3.0), bs=(1.0, 0.0))
+    tuning = tune(
+        tmp_path / "index",
+        {"q": "alpha"},
+        {"q": {"long": 1}},
+        pools={"q": {"long", "short"}},
+        k1s=(1.2, 3.0),
+        bs=(1.0, 0.0),
+    )
     assert tuning.table == pytest.approx({(1.2, 1.0): 0.5, (1.2, 0.0): 1.0, (3.0, 1.0): 0.5, (3.0, 0.0): 1.0})
     assert (tuning.k1, tuning.b, tuning.map) == (1.2, 0.0, 1.0)

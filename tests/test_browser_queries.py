@@ -17,12 +17,30 @@ from citegraph.ingest.taxonomy import BUNDLED
 
 PAPERS = [
     {"id": "A", "title": "Paper A", "year": 2010, "fields": ["Computer Science"], "categories": ["cs.CL"]},
-    {"id": "B", "title": "Paper B", "year": 2011, "fields": ["Computer Science"], "categories": ["cs.CL"],
-     "references": ["A"]},
-    {"id": "C", "title": "Paper C", "year": 2012, "fields": ["Mathematics"], "categories": ["cs.LG"],
-     "references": ["A", "B"]},
-    {"id": "D", "title": "Paper D", "year": 2013, "fields": ["Computer Science", "Mathematics"],
-     "categories": ["cs.IR"], "references": ["B", "C"]},
+    {
+        "id": "B",
+        "title": "Paper B",
+        "year": 2011,
+        "fields": ["Computer Science"],
+        "categories": ["cs.CL"],
+        "references": ["A"],
+    },
+    {
+        "id": "C",
+        "title": "Paper C",
+        "year": 2012,
+        "fields": ["Mathematics"],
+        "categories": ["cs.LG"],
+        "references": ["A", "B"],
+    },
+    {
+        "id": "D",
+        "title": "Paper D",
+        "year": 2013,
+        "fields": ["Computer Science", "Mathematics"],
+        "categories": ["cs.IR"],
+        "references": ["B", "C"],
+    },
     {"id": "E", "title": "Paper E", "year": 2014, "fields": ["Computer Science"], "references": ["A", "C", "D"]},
     {"id": "F", "title": "Paper F", "year": 2014, "fields": ["Biology"], "references": ["A"]},
 ]
@@ -63,16 +81,18 @@ def test_ego_network(graph):
     ends = [end(r["path"]) for r in rows]
     assert ends[0] == "B"  # of B and C (2 citations each) the first by id; limit 1
     assert "C" not in ends and "E" in ends  # cited by E
-    assert {"Computer Science", "Mathematics", "cs.IR"} <= {r["path"][2].get("code") or r["path"][2].get("name")
-                                                            for r in rows}
+    assert {"Computer Science", "Mathematics", "cs.IR"} <= {
+        r["path"][2].get("code") or r["path"][2].get("name") for r in rows
+    }
     acm = {end(r["path"]) for r in rows if len(r["path"]) == 5}
     mapped = next(row["acm"] for row in graph.run("local/categories") if row["code"] == "cs.IR")
     assert acm == set(mapped) and acm
 
 
 def test_field_citation_flows(graph):
-    flows = Counter((fa, fb) for p in PAPERS for r in p.get("references", [])
-                    for fa in p["fields"] for fb in BY_ID[r]["fields"])
+    flows = Counter(
+        (fa, fb) for p in PAPERS for r in p.get("references", []) for fa in p["fields"] for fb in BY_ID[r]["fields"]
+    )
     expected = sorted(flows.items(), key=lambda kv: (-kv[1], kv[0]))[:50]
     rows = graph.run("browser/field_citation_flows", limit=50)
     assert [((r["citing_field"], r["cited_field"]), r["citations"]) for r in rows] == expected
@@ -82,8 +102,12 @@ def test_field_citation_flows(graph):
 def test_arxiv_acm_tree(graph):
     rows = graph.run("browser/arxiv_acm_tree", archive="cs")
     pairs = {(r["path"][0]["code"], r["path"][2]["code"]) for r in rows}
-    expected = {(row["code"], acm) for row in graph.run("local/categories") if row["code"].startswith("cs.")
-                for acm in row["acm"]}
+    expected = {
+        (row["code"], acm)
+        for row in graph.run("local/categories")
+        if row["code"].startswith("cs.")
+        for acm in row["acm"]
+    }
     assert pairs == expected and len(expected) > 50
     for r in rows:
         assert r["path"][1] == "MAPS_TO" and set(r["path"][3::2]) <= {"BROADER"}
@@ -97,8 +121,7 @@ def test_openalex_topic_tree(store):
     ingest(store, formats.get("openalex"), [FIXTURE])
     rows = store.run("browser/openalex_topic_tree", id="fields/17")
     primary = Counter(link.topic_id for paper in by_id().values() for link in paper.topics if link.primary)
-    under = {link.topic_id for paper in by_id().values() for link in paper.topics
-             if link.lineage[1].id == "fields/17"}
+    under = {link.topic_id for paper in by_id().values() for link in paper.topics if link.lineage[1].id == "fields/17"}
     assert {r["path"][0]["id"]: r["works"] for r in rows} == {t: primary[t] for t in under}
     assert len(under) == 5 and [r["works"] for r in rows] == sorted((primary[t] for t in under), reverse=True)
     assert {end(r["path"]) for r in rows} == {"fields/17"} and {r["path"][1] for r in rows} == {"BROADER_TOPIC"}
@@ -119,8 +142,16 @@ def test_candidate_pool(graph):
     found = {(r["type"], r["id"]): r["links"] for r in rows}
     # E cites A, C, D. Its references cite B (C and D do); B is co-cited with A (by C) and
     # with C (by D); B and F cite a reference (A). E itself and its references never come back.
-    assert found == {("reference", "A"): 1, ("reference", "C"): 1, ("reference", "D"): 1,
-                     ("cited_by_reference", "B"): 2, ("co_cited", "B"): 2, ("coupled", "B"): 1, ("coupled", "F"): 1}
-    assert [r["type"] for r in rows] == sorted((r["type"] for r in rows),
-                                               key=["reference", "cited_by_reference", "co_cited", "coupled"].index)
+    assert found == {
+        ("reference", "A"): 1,
+        ("reference", "C"): 1,
+        ("reference", "D"): 1,
+        ("cited_by_reference", "B"): 2,
+        ("co_cited", "B"): 2,
+        ("coupled", "B"): 1,
+        ("coupled", "F"): 1,
+    }
+    assert [r["type"] for r in rows] == sorted(
+        (r["type"] for r in rows), key=["reference", "cited_by_reference", "co_cited", "coupled"].index
+    )
     assert len(graph.run("browser/candidate_pool", id="E", limit=1)) == 3 + 1 + 1 + 1

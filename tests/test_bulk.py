@@ -40,24 +40,47 @@ def on(day: date, options: IngestOptions = IngestOptions()) -> IngestOptions:
 
 def dump(store) -> tuple[list, list]:
     """Every node (labels, properties) and relationship (type, end keys, properties), sorted."""
-    nodes = sorted((tuple(r["labels"]), json.dumps(r["props"], sort_keys=True)) for r in store.rows("bulk/nodes")
-                   if "IngestCheckpoint" not in r["labels"])
-    rels = sorted((r["type"], r["source"], r["target"], json.dumps(r["props"], sort_keys=True))
-                  for r in store.rows("bulk/relationships"))
+    nodes = sorted(
+        (tuple(r["labels"]), json.dumps(r["props"], sort_keys=True))
+        for r in store.rows("bulk/nodes")
+        if "IngestCheckpoint" not in r["labels"]
+    )
+    rels = sorted(
+        (r["type"], r["source"], r["target"], json.dumps(r["props"], sort_keys=True))
+        for r in store.rows("bulk/relationships")
+    )
     return nodes, rels
 
 
 def snapshot(store, papers: tuple[str, ...]) -> dict:
-    return {"labels": [r for r in store.run("stats/labels") if r["label"] != "IngestCheckpoint"],
-            "relationships": store.run("stats/relationships"),
-            "degrees": store.run("stats/citation_degrees"),
-            "papers": [[{**r, "fields": sorted(r["fields"]), "categories": sorted(r["categories"]),
-                         "authors": sorted(r["authors"])} for r in store.run("paper", id=i)] for i in papers],
-            "graph": dump(store)}
+    return {
+        "labels": [r for r in store.run("stats/labels") if r["label"] != "IngestCheckpoint"],
+        "relationships": store.run("stats/relationships"),
+        "degrees": store.run("stats/citation_degrees"),
+        "papers": [
+            [
+                {
+                    **r,
+                    "fields": sorted(r["fields"]),
+                    "categories": sorted(r["categories"]),
+                    "authors": sorted(r["authors"]),
+                }
+                for r in store.run("paper", id=i)
+            ]
+            for i in papers
+        ],
+        "graph": dump(store),
+    }
 
 
-def stream_then_bulk(server, store, format_name: str, paths: list[Path], options: IngestOptions = IngestOptions(),
-                     papers: tuple[str, ...] = ()):
+def stream_then_bulk(
+    server,
+    store,
+    format_name: str,
+    paths: list[Path],
+    options: IngestOptions = IngestOptions(),
+    papers: tuple[str, ...] = (),
+):
     """Ingest ``paths`` both ways into fresh databases; returns both summaries and snapshots
     (with the ``paper`` query's answer for ``papers``). Both run on the same day, so
     their papers' ``ingested`` dates are compared with the rest."""
@@ -92,7 +115,8 @@ def sql(server, command: str) -> dict:
     request = urllib.request.Request(
         f"http://{HOST}:{server.status().http_port}/api/v1/command/{DATABASE}",
         data=json.dumps({"language": "sql", "command": command}).encode(),
-        headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"})
+        headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             return json.loads(response.read())
@@ -103,8 +127,9 @@ def sql(server, command: str) -> dict:
 # -- the same graph as the streaming ingest ---------------------------------------------
 @pytest.mark.parametrize("external", ["keep", "drop"])
 def test_s2orc_sample(arcade_server, store, external):
-    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "s2orc", [shared(S2ORC)],
-                                                     IngestOptions(external=external), ("2871678", "77490025"))
+    streamed, bulk, expected, got = stream_then_bulk(
+        arcade_server, store, "s2orc", [shared(S2ORC)], IngestOptions(external=external), ("2871678", "77490025")
+    )
     assert_same(streamed, bulk, expected, got)
     labels = {r["label"]: r["count"] for r in got["labels"]}
     assert labels["Paper"] == 1000 + (6049 if external == "keep" else 0)
@@ -114,8 +139,9 @@ def test_s2orc_sample(arcade_server, store, external):
 
 
 def test_bundled_acl200(arcade_server, store):
-    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "acl200", [ACL200],
-                                                     papers=("P07-2045", "D09-1001"))
+    streamed, bulk, expected, got = stream_then_bulk(
+        arcade_server, store, "acl200", [ACL200], papers=("P07-2045", "D09-1001")
+    )
     assert_same(streamed, bulk, expected, got)
     assert store.run("most_cited", limit=1)[0]["id"] == "P07-2045"
     assert got["papers"][0][0]["citation_count"] == 571
@@ -125,8 +151,9 @@ def test_bundled_acl200(arcade_server, store):
 def test_synthetic_corpus_with_contexts(arcade_server, store, tmp_path):
     path = tmp_path / "synth.jsonl"
     generate(SynthSpec(papers=1000, contexts=True, seed=3), path)
-    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "jsonl", [path],
-                                                     papers=("S0000001", "S0000500", "S0001000"))
+    streamed, bulk, expected, got = stream_then_bulk(
+        arcade_server, store, "jsonl", [path], papers=("S0000001", "S0000500", "S0001000")
+    )
     assert_same(streamed, bulk, expected, got)
     cites = [r for r in got["graph"][1] if r[0] == "CITES"]
     with_contexts = [json.loads(r[3]) for r in cites if "contexts" in json.loads(r[3])]
@@ -143,13 +170,25 @@ def test_bundled_taxonomy(arcade_server, store):
 
 
 MERGED = [
-    {"id": "P1", "title": "First", "abstract": "An abstract long enough to pass the prefilter.", "year": 2000,
-     "fields": ["Physics"], "authors": ["Ada Lovelace", {"id": "A7", "name": "Alan"}],
-     "references": [{"id": "P2", "contexts": ["c1 [CIT]"], "sections": ["Intro"]}, "P3", "P1"]},
+    {
+        "id": "P1",
+        "title": "First",
+        "abstract": "An abstract long enough to pass the prefilter.",
+        "year": 2000,
+        "fields": ["Physics"],
+        "authors": ["Ada Lovelace", {"id": "A7", "name": "Alan"}],
+        "references": [{"id": "P2", "contexts": ["c1 [CIT]"], "sections": ["Intro"]}, "P3", "P1"],
+    },
     {"id": "P2", "title": "Two", "references": [{"id": "P1", "contexts": ["back [CIT]"]}]},
-    {"id": "P1", "year": 2001, "venue": "V", "fields": ["Biology"], "categories": ["cs.CL"],
-     "authors": [{"id": "A7", "name": "Alan Turing"}, "Ada Lovelace", "Ada Lovelace"],
-     "references": [{"id": "P2", "contexts": ["c2 [CIT]"]}, {"id": "P3", "sections": ["Method"]}]},
+    {
+        "id": "P1",
+        "year": 2001,
+        "venue": "V",
+        "fields": ["Biology"],
+        "categories": ["cs.CL"],
+        "authors": [{"id": "A7", "name": "Alan Turing"}, "Ada Lovelace", "Ada Lovelace"],
+        "references": [{"id": "P2", "contexts": ["c2 [CIT]"]}, {"id": "P3", "sections": ["Method"]}],
+    },
     {"id": "X", "references": ["P3", "Q", "P1"]},
     {"id": "P3", "title": "Three, once a stub"},
 ]
@@ -159,8 +198,9 @@ MERGED = [
 def test_repeated_records_merge_as_the_streaming_merges_do(arcade_server, store, tmp_path, external):
     path = write_jsonl(tmp_path / "merged.jsonl", MERGED)
     options = IngestOptions(batch_size=1, external=external)  # the streaming ingest: one record a transaction
-    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "jsonl", [path], options,
-                                                     ("P1", "P2", "P3", "Q"))
+    streamed, bulk, expected, got = stream_then_bulk(
+        arcade_server, store, "jsonl", [path], options, ("P1", "P2", "P3", "Q")
+    )
     assert_same(streamed, bulk, expected, got)
     p1 = store.run("paper", id="P1")[0]
     assert (p1["title"], p1["year"], p1["venue"], p1["citation_count"]) == ("First", 2001, "V", 2)
@@ -175,8 +215,11 @@ def test_repeated_records_merge_as_the_streaming_merges_do(arcade_server, store,
 
 
 def ingested(store) -> dict[str, str | None]:
-    return {p["id"]: p.get("ingested") for labels, p in ((r["labels"], r["props"]) for r in store.rows("bulk/nodes"))
-            if "Paper" in labels}
+    return {
+        p["id"]: p.get("ingested")
+        for labels, p in ((r["labels"], r["props"]) for r in store.rows("bulk/nodes"))
+        if "Paper" in labels
+    }
 
 
 def test_the_run_date_is_stamped_alike_by_every_write_path(arcade_server, store, tmp_path):
@@ -192,7 +235,9 @@ def test_the_run_date_is_stamped_alike_by_every_write_path(arcade_server, store,
         arcade_server.recreate_database()
         bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path], on(bulk_day))
         assert (dump(store) == streamed) is same
-        assert json.loads(json.dumps(dump(store)).replace(bulk_day.isoformat(), day)) == json.loads(json.dumps(streamed))
+        assert json.loads(json.dumps(dump(store)).replace(bulk_day.isoformat(), day)) == json.loads(
+            json.dumps(streamed)
+        )
 
     export = export_neo4j_admin(formats.get("jsonl"), [path], tmp_path / "csv", on(RUN_DAY))
     csv_files = {labels: (read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes}
@@ -215,9 +260,18 @@ def test_bad_input_stops_before_anything_is_loaded(arcade_server, store, tmp_pat
 def test_skip_bad_lists_the_rejects_and_loads_the_rest(arcade_server, store, tmp_path):
     path = write_jsonl(tmp_path / "c.jsonl", [{"id": "P1"}, '{"id": 7.5}', "{oops", {"id": "P2", "references": ["P1"]}])
     rejects = tmp_path / "rejects.jsonl"
-    summary = bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [path], IngestOptions(skip_bad=True, rejects=rejects))
+    summary = bulk_ingest(
+        ArcadeDBBackend(arcade_server),
+        store,
+        formats.get("jsonl"),
+        [path],
+        IngestOptions(skip_bad=True, rejects=rejects),
+    )
     assert summary.rejected == 2 and summary.rejects_file == rejects
-    assert [(r["line"], r["field"]) for r in map(json.loads, rejects.read_text().splitlines())] == [(2, "id"), (3, None)]
+    assert [(r["line"], r["field"]) for r in map(json.loads, rejects.read_text().splitlines())] == [
+        (2, "id"),
+        (3, None),
+    ]
     assert {r["type"]: r["count"] for r in store.run("stats/relationships")} == {"CITES": 1}
 
 
@@ -240,8 +294,9 @@ def test_a_graph_with_nodes_is_refused(arcade_server, store, tmp_path):
 def type_indexes(server) -> list[tuple]:
     """The indexes of types (not those of their buckets): name, type, keys, key types, unique."""
     found = sql(server, "select from schema:indexes")["result"]
-    return sorted((i["name"], i["typeName"], i["properties"], i["keyTypes"], i["unique"]) for i in found
-                  if "fileId" not in i)
+    return sorted(
+        (i["name"], i["typeName"], i["properties"], i["keyTypes"], i["unique"]) for i in found if "fileId" not in i
+    )
 
 
 # -- the loaded graph behaves as an ingested one --------------------------------------------
@@ -257,7 +312,10 @@ def test_schema_checkpoints_and_a_later_streaming_ingest(arcade_server, store, t
     # ArcadeDB keys an index by the type of the values present when it is built: year,
     # citation_count and eligible (decided while building) are loaded before it
     assert {i[0]: i[3] for i in got if i[0].startswith("paper_")} == {
-        "paper_citation_count": ["INTEGER"], "paper_eligible": ["BOOLEAN"], "paper_year": ["INTEGER"]}
+        "paper_citation_count": ["INTEGER"],
+        "paper_eligible": ["BOOLEAN"],
+        "paper_year": ["INTEGER"],
+    }
     duplicate = sql(arcade_server, "INSERT INTO Paper SET id = 'P1'")
     assert duplicate.get("error") and "Duplicated key" in duplicate["detail"]
     assert ingest(store, formats.get("jsonl"), [path]).skipped_files == [str(path)]  # marked ingested
@@ -276,10 +334,17 @@ def read_csv(path: Path) -> list[list[str]]:
 
 
 TRICKY = [
-    {"id": "P,1", "title": 'He said "quoted", then\nleft; twice', "abstract": "multi\r\nline, with \\ backslash",
-     "year": 1999, "authors": ["Zoë Ölmez", {"id": 'A"1', "name": "Quote \"Q\" Person"}],
-     "references": [{"id": "P2", "contexts": ['one; "two", three', "line\nbreak [CIT]"], "sections": ["A, B"]},
-                    "ghost"]},
+    {
+        "id": "P,1",
+        "title": 'He said "quoted", then\nleft; twice',
+        "abstract": "multi\r\nline, with \\ backslash",
+        "year": 1999,
+        "authors": ["Zoë Ölmez", {"id": 'A"1', "name": 'Quote "Q" Person'}],
+        "references": [
+            {"id": "P2", "contexts": ['one; "two", three', "line\nbreak [CIT]"], "sections": ["A, B"]},
+            "ghost",
+        ],
+    },
     {"id": "P2", "title": "日本語のタイトル", "fields": ["Computer Science"], "categories": ["cs.CL"]},
 ]
 
@@ -288,9 +353,22 @@ def test_neo4j_admin_files_parse_back(tmp_path):
     path = write_jsonl(tmp_path / "tricky.jsonl", TRICKY)
     export = export_neo4j_admin(formats.get("jsonl"), [path], tmp_path / "out", database="citations")
     headers = {labels: read_csv(header) for labels, header, _ in export.nodes}
-    assert headers["Paper"] == [["id:ID(Paper)", "title", "abstract", "year:long", "venue", "doi", "arxiv_id",
-                                 "retracted:boolean", "full_text", "keywords:string[]", "citation_count:long",
-                                 "ingested"]]
+    assert headers["Paper"] == [
+        [
+            "id:ID(Paper)",
+            "title",
+            "abstract",
+            "year:long",
+            "venue",
+            "doi",
+            "arxiv_id",
+            "retracted:boolean",
+            "full_text",
+            "keywords:string[]",
+            "citation_count:long",
+            "ingested",
+        ]
+    ]
     assert headers["Paper:External"] == [["id:ID(Paper)", "citation_count:long"]]
     files = {labels: read_csv(data) for labels, _, data in export.nodes}
     papers = {row[0]: row for row in files["Paper"]}
@@ -309,8 +387,17 @@ def test_neo4j_admin_files_parse_back(tmp_path):
     assert command[:5] == ["neo4j-admin", "database", "import", "full", "citations"]
     assert "--array-delimiter=U+001F" in command and "--multiline-fields=true" in command
     groups = [c.split("=", 2) for c in command if c.startswith(("--nodes=", "--relationships="))]
-    assert {label for _, label, _ in groups} == {"Paper", "Paper:External", "Author", "Field", "ArxivCategory",
-                                                  "CITES", "WROTE", "IN_FIELD", "IN_CATEGORY"}
+    assert {label for _, label, _ in groups} == {
+        "Paper",
+        "Paper:External",
+        "Author",
+        "Field",
+        "ArxivCategory",
+        "CITES",
+        "WROTE",
+        "IN_FIELD",
+        "IN_CATEGORY",
+    }
     assert all(Path(f).is_absolute() and Path(f).is_file() for _, _, files in groups for f in files.split(","))
     assert export.command_line.startswith("neo4j-admin database import full citations ")
     assert not list((tmp_path / "out").glob("bulk-*"))
@@ -332,7 +419,6 @@ def test_the_array_delimiter_in_a_text_is_refused(tmp_path):
         export_neo4j_admin(formats.get("jsonl"), [path], tmp_path / "out")
 
 
-
 # -- one graph model behind every write path ------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class PaperWithLanguage(Paper):
@@ -348,25 +434,34 @@ class JsonlWithLanguage(Format):
         languages = [json.loads(line).get("language") for line in file.open(encoding="utf-8")]
         for item in super().read(file, selection):
             if isinstance(item.record, Paper):
-                record = PaperWithLanguage(**{f: getattr(item.record, f) for f in Paper.__dataclass_fields__},
-                                           language=languages[item.where.line - 1])
+                record = PaperWithLanguage(
+                    **{f: getattr(item.record, f) for f in Paper.__dataclass_fields__},
+                    language=languages[item.where.line - 1],
+                )
                 item = Item(item.where, record)
             yield item
 
 
-def test_a_property_added_to_the_model_arrives_through_every_write_path(arcade_server, store, tmp_path,
-                                                                          monkeypatch):
-    path = write_jsonl(tmp_path / "lang.jsonl", [
-        {"id": "P1", "title": "Grammaire", "language": "fr", "references": ["P2", "ghost"]},
-        {"id": "P2", "title": "Grammar", "language": "en"}, {"id": "P3", "references": ["P1"]}])
+def test_a_property_added_to_the_model_arrives_through_every_write_path(arcade_server, store, tmp_path, monkeypatch):
+    path = write_jsonl(
+        tmp_path / "lang.jsonl",
+        [
+            {"id": "P1", "title": "Grammaire", "language": "fr", "references": ["P2", "ghost"]},
+            {"id": "P2", "title": "Grammar", "language": "en"},
+            {"id": "P3", "references": ["P1"]},
+        ],
+    )
     fmt = JsonlWithLanguage("jsonl", "generic JSONL with a language", "generic")
     assert "language" not in {p.name for p in model.GRAPH.node("Paper").properties}
     monkeypatch.setattr(model, "GRAPH", model.GRAPH.with_property("Paper", model.Property("language")))
     expected = {"P1": "fr", "P2": "en", "P3": None}
 
     def languages() -> dict:
-        return {p["id"]: p.get("language") for labels, p in ((r["labels"], r["props"]) for r in store.rows("bulk/nodes"))
-                if labels == ["Paper"]}
+        return {
+            p["id"]: p.get("language")
+            for labels, p in ((r["labels"], r["props"]) for r in store.rows("bulk/nodes"))
+            if labels == ["Paper"]
+        }
 
     streamed = ingest(store, fmt, [path])
     assert languages() == expected
@@ -380,6 +475,7 @@ def test_a_property_added_to_the_model_arrives_through_every_write_path(arcade_s
     [(header, rows)] = [(read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes if labels == "Paper"]
     assert header[-1] == "language" and header == model.GRAPH.node("Paper").columns()
     assert {row[0]: row[-1] or None for row in rows} == expected
-    [(stub_header, stubs)] = [(read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes
-                              if labels == "Paper:External"]
+    [(stub_header, stubs)] = [
+        (read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes if labels == "Paper:External"
+    ]
     assert stub_header == ["id:ID(Paper)", "citation_count:long"] and stubs == [["ghost", "1"]]

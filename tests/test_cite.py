@@ -58,12 +58,18 @@ def model_folder(tiny_bert, tmp_path_factory):
     folder = tmp_path_factory.mktemp("cite-model") / "model"
     shutil.copytree(tiny_bert, folder)
     (folder / "1_Pooling").mkdir()
-    (folder / "1_Pooling" / "config.json").write_text(json.dumps({"word_embedding_dimension": 32,
-                                                                  "pooling_mode_mean_tokens": True}))
-    (folder / "modules.json").write_text(json.dumps([
-        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}]))
+    (folder / "1_Pooling" / "config.json").write_text(
+        json.dumps({"word_embedding_dimension": 32, "pooling_mode_mean_tokens": True})
+    )
+    (folder / "modules.json").write_text(
+        json.dumps(
+            [
+                {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+                {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+                {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"},
+            ]
+        )
+    )
     return folder
 
 
@@ -78,8 +84,9 @@ def test_a_latex_draft_gets_ranked_explained_suggestions_per_slot(acl, server_en
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert [(s["line"], s["column"], s["command"]) for s in out["slots"]] == SLOTS
-    assert out["slots"][0]["sentence"] == ("Phrase-based statistical machine translation [REF] is tuned with "
-                                           "minimum error rate training [CIT].")
+    assert out["slots"][0]["sentence"] == (
+        "Phrase-based statistical machine translation [REF] is tuned with minimum error rate training [CIT]."
+    )
     assert out["missing"] == [f"{bib}:5 (vaswani17)"]  # listed, not fatal
     assert {m["paper"] for m in out["references"]} == {*REFERENCES, None}
     assert "no --model" in out["ranking"]
@@ -99,8 +106,11 @@ def test_the_drafts_references_are_never_suggested(acl, draft_files):
     found = cite(acl, read_draft(draft, bib=bib), k=50)
     assert not REFERENCES & {i for slot in found.slots for i in _ids(slot)}
     # the first slot's sentence alone, without the bibliography, suggests the paper it cites
-    alone = cite(acl, context_slot("Phrase-based statistical machine translation is tuned with minimum error "
-                                   "rate training [CIT]."), k=50)
+    alone = cite(
+        acl,
+        context_slot("Phrase-based statistical machine translation is tuned with minimum error rate training [CIT]."),
+        k=50,
+    )
     assert "N03-1017" in _ids(alone.slots[0])
 
 
@@ -130,9 +140,16 @@ def test_http_and_mcp_answer_as_the_python_path(acl, draft_files):
     with TestClient(create_app(acl, hosts=("testserver",))) as client:
         answer = client.post("/cite", json=body)
         assert answer.status_code == 200, answer.text
-        bad = [client.post("/cite", json=b) for b in (
-            {"context": "x" * 5001}, {"draft": "No slot here."}, {"draft": DRAFT, "bib": "@article{broken, title={"},
-            {"context": "a [CIT]", "draft": DRAFT}, {"draft": "\\input{/etc/hostname} \\cite{}"})]
+        bad = [
+            client.post("/cite", json=b)
+            for b in (
+                {"context": "x" * 5001},
+                {"draft": "No slot here."},
+                {"draft": DRAFT, "bib": "@article{broken, title={"},
+                {"context": "a [CIT]", "draft": DRAFT},
+                {"draft": "\\input{/etc/hostname} \\cite{}"},
+            )
+        ]
     got = answer.json()
     assert [_ids(s) for s in got["slots"]] == python
     assert [s["where"] for s in got["slots"]] == [f"draft.tex:{line}:{column}" for line, column, _ in SLOTS]
@@ -155,14 +172,22 @@ def test_http_and_mcp_answer_as_the_python_path(acl, draft_files):
     assert [_ids(s) for s in content["slots"]] == python
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--draft", "{dir}/empty.tex"], "{dir}/empty.tex: no citation slot"),
-    (["--draft", "{dir}/paper.tex", "--bib", "{dir}/missing.bib"], "{dir}/missing.bib: no such bibliography file"),
-    (["--draft", "{dir}/paper.tex", "--bib", "{dir}/broken.bib"], "{dir}/broken.bib:1"),
-    (["--context", "x" * 5001], "field 'context': 5001 characters, over the limit of 5000"),
-    (["--context", "parsing [CIT]", "--model", "{dir}"], ("--model {dir}: not a sentence-transformers model folder "
-                                                         "(no config.json, no weights (model.safetensors or pytorch_model.bin), no modules.json)")),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--draft", "{dir}/empty.tex"], "{dir}/empty.tex: no citation slot"),
+        (["--draft", "{dir}/paper.tex", "--bib", "{dir}/missing.bib"], "{dir}/missing.bib: no such bibliography file"),
+        (["--draft", "{dir}/paper.tex", "--bib", "{dir}/broken.bib"], "{dir}/broken.bib:1"),
+        (["--context", "x" * 5001], "field 'context': 5001 characters, over the limit of 5000"),
+        (
+            ["--context", "parsing [CIT]", "--model", "{dir}"],
+            (
+                "--model {dir}: not a sentence-transformers model folder "
+                "(no config.json, no weights (model.safetensors or pytorch_model.bin), no modules.json)"
+            ),
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(acl, server_env, draft_files, args, message):
     folder = draft_files[0].parent
     (folder / "empty.tex").write_text("\\begin{document}Nothing to cite.\\end{document}\n")
@@ -185,8 +210,19 @@ def test_a_model_reranks_and_explains_its_score(acl, server_env, model_folder, t
     again = CiteModel(model_folder, acl, tmp_path / "embeddings")
     assert [_ids(s) for s in cite(acl, read, k=10, model=again).slots] == [_ids(s) for s in reranked.slots]
     assert again.pool.cache.encoded == 0  # candidates are encoded once, then read from the cache
-    done = citegraph("cite", "--draft", str(draft), "--bib", str(bib), "-k", "3", "--explain", "--model",
-                     str(model_folder), env=server_env)
+    done = citegraph(
+        "cite",
+        "--draft",
+        str(draft),
+        "--bib",
+        str(bib),
+        "-k",
+        "3",
+        "--explain",
+        "--model",
+        str(model_folder),
+        env=server_env,
+    )
     assert done.returncode == 0, done.stderr
     assert f"ranking: first stage fused with the model {model_folder}" in done.stdout
     assert "· model cosine " in done.stdout

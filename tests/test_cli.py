@@ -25,8 +25,9 @@ def test_help_lists_formats_and_queries():
 
 
 def test_ingest_stats_and_query_on_a_user_server(store, server_env):
-    result = citegraph("ingest", "s2orc", str(shared("samples/s2orc/metadata_sample.jsonl")), "--no-progress",
-                       env=server_env)
+    result = citegraph(
+        "ingest", "s2orc", str(shared("samples/s2orc/metadata_sample.jsonl")), "--no-progress", env=server_env
+    )
     assert result.returncode == 0, result.stderr
     assert "external stubs created" in result.stdout and "6,049" in result.stdout
     assert "Using the embedded" not in result.stderr
@@ -57,8 +58,10 @@ def test_errors_are_one_clear_line(store, server_env, tmp_path):
 
 def test_config_file_supplies_the_connection(store, server_env, tmp_path):
     config = tmp_path / "citegraph.toml"
-    config.write_text(f'uri = "{server_env["CITEGRAPH_URI"]}"\nuser = "root"\n'
-                      f'password = "{server_env["CITEGRAPH_PASSWORD"]}"\ndatabase = "citegraph"\n')
+    config.write_text(
+        f'uri = "{server_env["CITEGRAPH_URI"]}"\nuser = "root"\n'
+        f'password = "{server_env["CITEGRAPH_PASSWORD"]}"\ndatabase = "citegraph"\n'
+    )
     env = {k: v for k, v in server_env.items() if not k.startswith("CITEGRAPH_")}
     result = citegraph("--config", str(config), "stats", "--json", env=env)
     assert result.returncode == 0, result.stderr
@@ -139,8 +142,18 @@ def test_bulk_and_neo4j_admin_export_from_the_cli(server_env, tmp_path):
     assert streaming_only.returncode == 2
     assert "--batch-size and --restart do not apply to --bulk" in streaming_only.stderr
     assert citegraph("ingest", "s2orc", sample, "--bulk", "--batch-size", "2000").returncode == 2  # given is given
-    exported = citegraph("export", "neo4j-admin", "s2orc", sample, "--out", str(tmp_path / "csv"),
-                         "--mounted-at", "/import", "--no-progress", env=server_env)
+    exported = citegraph(
+        "export",
+        "neo4j-admin",
+        "s2orc",
+        sample,
+        "--out",
+        str(tmp_path / "csv"),
+        "--mounted-at",
+        "/import",
+        "--no-progress",
+        env=server_env,
+    )
     assert exported.returncode == 0, exported.stderr
     assert "--nodes=Paper=/import/paper.header.csv,/import/paper.csv" in exported.stdout
     assert "--nodes=Paper:External=" in exported.stdout

@@ -44,8 +44,10 @@ def test_dirichlet_formula_on_a_hand_example():
     sentences = lm.SentenceSet([["a", "b", "a"], ["c"]])
     x = lm.prepare(["a", "d", "a"], sentences, background)  # "a" twice: counted twice
     mu = 10
-    expected = [2 * math.log((2 + mu * 0.4) / (3 + mu)) + math.log((0 + mu * 0.1) / (3 + mu)),
-                2 * math.log((0 + mu * 0.4) / (1 + mu)) + math.log((0 + mu * 0.1) / (1 + mu))]
+    expected = [
+        2 * math.log((2 + mu * 0.4) / (3 + mu)) + math.log((0 + mu * 0.1) / (3 + mu)),
+        2 * math.log((0 + mu * 0.4) / (1 + mu)) + math.log((0 + mu * 0.1) / (1 + mu)),
+    ]
     assert lm.dirichlet(x, mu) == pytest.approx(expected, abs=1e-12)
     assert list(ranking(lm.dirichlet(x, mu))) == [0, 1]
 
@@ -108,15 +110,22 @@ def test_reader_on_a_real_topic():
     reference = topic.reference
     assert reference.id == "C02-1025"
     assert reference.sentences[0].sid == "0"
-    assert reference.sentences[0].text == ("Named Entity Recognition: A Maximum Entropy Approach Using Global "
-                                           "Information")
+    assert reference.sentences[0].text == (
+        "Named Entity Recognition: A Maximum Entropy Approach Using Global Information"
+    )
     for s in reference.sentences:
-        assert reference.text[s.start:s.end] == s.text
+        assert reference.text[s.start : s.end] == s.text
     first = topic.citances[0]
-    assert (first.id, first.citing_id, first.gold, first.facets) == ("C02-1025:1", "C10-2104", ("63",),
-                                                                       ("Method_Citation",))
-    assert first.text == ("In such cases, neither global features (Chieu and Ng, 2002) nor aggregated contexts "
-                          "(Chieu and Ng, 2003) can help.")
+    assert (first.id, first.citing_id, first.gold, first.facets) == (
+        "C02-1025:1",
+        "C10-2104",
+        ("63",),
+        ("Method_Citation",),
+    )
+    assert first.text == (
+        "In such cases, neither global features (Chieu and Ng, 2002) nor aggregated contexts "
+        "(Chieu and Ng, 2003) can help."
+    )
     assert reference.sentences[reference.position["63"]].text == first.reference_text
     assert all(sid in reference.position for c in topic.citances for sid in c.gold)
     # UTF-8 read as Windows-1252 in the annotation file is repaired
@@ -126,11 +135,13 @@ def test_reader_on_a_real_topic():
 
 
 def _annotation(number, text, offsets, reference_article="A00-0001.txt") -> str:
-    return (f"Citance Number: {number} | Reference Article:  {reference_article} | "
-            f"Citing Article:  X0{number}-1000.txt | "
-            f"Citation Marker Offset:  ['1'] | Citation Marker:  Smith, 2000 | Citation Offset:  ['1'] | "
-            f"Citation Text:  <S sid =\"1\" ssid = \"1\">{text}</S> | Reference Offset:  {offsets} | "
-            f"Reference Text:  <S sid =\"1\" ssid = \"1\">x</S> | Discourse Facet:  Method_Citation | Annotator:  T |")
+    return (
+        f"Citance Number: {number} | Reference Article:  {reference_article} | "
+        f"Citing Article:  X0{number}-1000.txt | "
+        f"Citation Marker Offset:  ['1'] | Citation Marker:  Smith, 2000 | Citation Offset:  ['1'] | "
+        f'Citation Text:  <S sid ="1" ssid = "1">{text}</S> | Reference Offset:  {offsets} | '
+        f'Reference Text:  <S sid ="1" ssid = "1">x</S> | Discourse Facet:  Method_Citation | Annotator:  T |'
+    )
 
 
 def _topic(root: Path, paper: str, sentences: list[str], citances: list[tuple[str, str]]) -> Path:
@@ -144,13 +155,16 @@ def _topic(root: Path, paper: str, sentences: list[str], citances: list[tuple[st
     return folder
 
 
-@pytest.mark.parametrize("offsets, field, reason, repaired", [
-    ("['x']", "Reference Offset", "expected a list of sentence ids", "unreadable offset"),
-    ("'1',,'2'", "Reference Offset", "expected a list of sentence ids", "unreadable offset"),
-    (";1'", "Reference Offset", "has a stray ';' and a quote on one side only", "stray character"),
-    ("['1','9']", "Reference Offset", "sentence id(s) 9 are not in", "unknown sentence"),
-    ("[]", "Reference Offset", "names no sentence", "no gold"),
-])
+@pytest.mark.parametrize(
+    "offsets, field, reason, repaired",
+    [
+        ("['x']", "Reference Offset", "expected a list of sentence ids", "unreadable offset"),
+        ("'1',,'2'", "Reference Offset", "expected a list of sentence ids", "unreadable offset"),
+        (";1'", "Reference Offset", "has a stray ';' and a quote on one side only", "stray character"),
+        ("['1','9']", "Reference Offset", "sentence id(s) 9 are not in", "unknown sentence"),
+        ("[]", "Reference Offset", "names no sentence", "no gold"),
+    ],
+)
 def test_reader_names_file_line_and_field_of_bad_annotations(tmp_path, offsets, field, reason, repaired):
     folder = _topic(tmp_path, "A00-0001", ["One.", "Two."], [("Fine text.", "['1']"), ("Bad one.", offsets)])
     with pytest.raises(InputError) as error:
@@ -166,8 +180,9 @@ def test_reader_names_file_line_and_field_of_bad_annotations(tmp_path, offsets, 
 def test_reader_rejects_missing_files_and_fields(tmp_path):
     folder = _topic(tmp_path, "A00-0001", ["One."], [("Text.", "['1']")])
     annotation = folder / "annotation" / "A00-0001.ann.txt"
-    annotation.write_text(annotation.read_text(encoding="utf-8").replace("Citation Text:", "Citation Txt:"),
-                          encoding="utf-8")
+    annotation.write_text(
+        annotation.read_text(encoding="utf-8").replace("Citation Text:", "Citation Txt:"), encoding="utf-8"
+    )
     with pytest.raises(InputError, match=r"A00-0001.ann.txt:1: field 'Citation Text' is missing"):
         read_topic(folder)
     (folder / "Reference_XML" / "A00-0001.xml").unlink()
@@ -178,8 +193,14 @@ def test_reader_rejects_missing_files_and_fields(tmp_path):
 
 
 # -- the evaluation on a tiny gold set --------------------------------------------------------
-A = ["Beam search prunes partial hypotheses.", "Tables list corpora.", "Figures show curves.", "Code is public.",
-     "Thanks go here.", "The lexicon contains twelve thousand entries collected from newswire text over several years."]
+A = [
+    "Beam search prunes partial hypotheses.",
+    "Tables list corpora.",
+    "Figures show curves.",
+    "Code is public.",
+    "Thanks go here.",
+    "The lexicon contains twelve thousand entries collected from newswire text over several years.",
+]
 B = ["We annotate discourse relations.", "Agreement is measured with kappa.", "Results follow."]
 
 
@@ -188,8 +209,12 @@ def tiny_gold_set(root: Path) -> Path:
     are in A's first sentence but its gold is A's last (6th), longest sentence, which shares no
     word with the first — every model, whatever its parameters, ranks it last (BM25 scores the
     sentences without query terms 0 and keeps document order, LMD puts the shortest first)."""
-    _topic(root, "A00-0001", A, [("Smith (2000) used beam search.", "['1']"),
-                                 ("Jones (2001) reports that partial hypotheses help.", "['6']")])
+    _topic(
+        root,
+        "A00-0001",
+        A,
+        [("Smith (2000) used beam search.", "['1']"), ("Jones (2001) reports that partial hypotheses help.", "['6']")],
+    )
     _topic(root, "B00-0002", B, [("Brown et al. (2002) measured agreement with kappa.", "['2']")])
     return root
 
@@ -205,7 +230,12 @@ def test_evaluation_on_a_tiny_gold_set_with_known_scores(tmp_path):
     tables = run(CLSciSumm(data, ("bm25", "lmd"), folds=2, ontologies=(), acronyms=False), [], tmp_path / "out").tables
     a, b = sum(map(len, A)), sum(map(len, B))
     expected = {  # A1 and B1 perfect at n = 1 (what both folds choose), A2 wrong with its gold ranked 6th
-        "c-P": 2 / 3, "c-R": 2 / 3, "c-F": 2 / 3, "c-P@1": 2 / 3, "Rg-1": 2 / 3, "Rg-2": 2 / 3,
+        "c-P": 2 / 3,
+        "c-R": 2 / 3,
+        "c-F": 2 / 3,
+        "c-P@1": 2 / 3,
+        "Rg-1": 2 / 3,
+        "Rg-2": 2 / 3,
         "nDCG": (1 + 1 / math.log2(7) + 1) / 3,
         # A's top 5 leaves out its 6th sentence, A2's gold; B has 3 sentences
         "c-P@5": (len(A[0]) / (a - len(A[5])) + 0 + len(B[1]) / b) / 3,
@@ -228,16 +258,30 @@ def test_evaluation_needs_two_topics(tmp_path):
 
 def test_evaluate_contextualise_cli(tmp_path):
     data = tiny_gold_set(tmp_path / "data")
-    result = CliRunner().invoke(main, ["evaluate", "contextualise", "--data", str(data), "--models", "lmd,we+dmn",
-                                       "--folds", "2", "--out", str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            "contextualise",
+            "--data",
+            str(data),
+            "--models",
+            "lmd,we+dmn",
+            "--folds",
+            "2",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "66.67" in result.output and "WE+dmn" in result.output
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["tables"][0]["rows"]["LMD"]["c-F"][0] == pytest.approx(2 / 3)
     assert results["config"]["ontology"]["sources"][0]["source"].endswith("acm_ccs2012.xml.gz")
     assert (tmp_path / "out" / "vectors" / "vectors.npy").is_file()
-    bad = CliRunner().invoke(main, ["evaluate", "contextualise", "--data", str(data), "--models", "lmx",
-                                    "--out", str(tmp_path / "out")])
+    bad = CliRunner().invoke(
+        main, ["evaluate", "contextualise", "--data", str(data), "--models", "lmx", "--out", str(tmp_path / "out")]
+    )
     assert bad.exit_code != 0 and "unknown contextualisation model 'lmx'" in bad.output
 
 
@@ -258,8 +302,9 @@ def _corpus(path: Path) -> dict:
         abstract = " ".join(s.text for s in _abstract(topic.reference))
         records.append({"id": topic.id, "title": title, "abstract": abstract})
         for c in topic.citances:
-            paper = citing.setdefault(c.citing_id, {"id": c.citing_id, "title": f"citing paper {c.citing_id}",
-                                                    "references": {}})
+            paper = citing.setdefault(
+                c.citing_id, {"id": c.citing_id, "title": f"citing paper {c.citing_id}", "references": {}}
+            )
             paper["references"].setdefault(topic.id, []).append(c.text)
     for paper in citing.values():
         if paper["id"] not in {r["id"] for r in records}:
@@ -298,8 +343,9 @@ def test_contextualise_on_the_graph(store, tmp_path):
     assert manifest["corpus"]["papers"] == manifest["read"]["papers"] > 10  # the cited and the citing papers
     assert manifest["corpus"]["contexts"] == manifest["read"]["contexts"] > 0
     assert not (folder / graph.VECTORS).exists()  # LMD needs no vectors
-    found = graph.contextualise(reference, [graph.CitingText(t) for t in _texts(topics["W09-0621"])], lmd,
-                                resources, k=3)
+    found = graph.contextualise(
+        reference, [graph.CitingText(t) for t in _texts(topics["W09-0621"])], lmd, resources, k=3
+    )
     assert [f.evidence[0].sid for f in found] == list(W09)  # the annotators' sentence first
     assert all(len(f.evidence) == 3 and f.evidence[0].score >= f.evidence[1].score for f in found)
 
@@ -344,21 +390,33 @@ def test_contextualise_cli(store, server_env, tmp_path):
     ingest(store, formats.get("jsonl"), [tmp_path / "corpus.jsonl"])
     run = [sys.executable, "-m", "citegraph.cli", "contextualise", "--cited", "W09-0621", "--json"]
     first, second = _texts(topic)
-    result = subprocess.run([*run, "--citing", first, "--citing", second, "--rebuild", "-k", "2"],
-                            capture_output=True, text=True, env=server_env, timeout=300)
+    result = subprocess.run(
+        [*run, "--citing", first, "--citing", second, "--rebuild", "-k", "2"],
+        capture_output=True,
+        text=True,
+        env=server_env,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout)
     assert [f["evidence"][0]["sid"] for f in found] == ["3", "1"] and all(len(f["evidence"]) == 2 for f in found)
 
-    result = subprocess.run([*run, "--model", "bm25", "-p", "k1=1.2", "-p", "b=0.75"], capture_output=True,
-                            text=True, env=server_env, timeout=300)
+    result = subprocess.run(
+        [*run, "--model", "bm25", "-p", "k1=1.2", "-p", "b=0.75"],
+        capture_output=True,
+        text=True,
+        env=server_env,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout)  # without --citing: every stored citing sentence of the paper
-    assert sorted((f["citing"]["citing"], f["citing"]["text"]) for f in found) == \
-        sorted((c.citing_id, c.text) for c in topic.citances)
+    assert sorted((f["citing"]["citing"], f["citing"]["text"]) for f in found) == sorted(
+        (c.citing_id, c.text) for c in topic.citances
+    )
 
-    bad = subprocess.run([*run, "--model", "bm25", "-p", "mu=100"], capture_output=True, text=True, env=server_env,
-                         timeout=300)
+    bad = subprocess.run(
+        [*run, "--model", "bm25", "-p", "mu=100"], capture_output=True, text=True, env=server_env, timeout=300
+    )
     assert bad.returncode != 0 and "model bm25 has no parameter mu" in bad.stderr
     assert "Traceback" not in bad.stderr
 
@@ -381,25 +439,71 @@ def test_a_scisummnet_folder_is_a_corpus_of_papers_and_can_be_subsampled():
 def test_seeds_and_corpus_shares_print_mean_sd_and_a_learning_curve(tmp_path):
     data = tiny_gold_set(tmp_path / "data")
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["evaluate", "contextualise", "--data", str(data), "--models", "lmd,we",
-                                       "--folds", "2", "--out", str(out), "--seeds", "0,1", "--corpus-shares", "0,1",
-                                       "--corpus", str(SCISUMMNET), "--no-acronyms"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            "contextualise",
+            "--data",
+            str(data),
+            "--models",
+            "lmd,we",
+            "--folds",
+            "2",
+            "--out",
+            str(out),
+            "--seeds",
+            "0,1",
+            "--corpus-shares",
+            "0,1",
+            "--corpus",
+            str(SCISUMMNET),
+            "--no-acronyms",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "mean ± sd over seeds 0, 1" in result.output and "Learning curve" in result.output
-    runs = {(share, seed): json.loads((out / f"share-{share}" / f"seed-{seed}" / "results.json").read_text())
-            for share in ("0", "1") for seed in (0, 1)}
-    assert {k: r["config"]["vectors"]["corpus_documents"] for k, r in runs.items()} == \
-        {("0", 0): 0, ("0", 1): 0, ("1", 0): 3, ("1", 1): 3}
+    runs = {
+        (share, seed): json.loads((out / f"share-{share}" / f"seed-{seed}" / "results.json").read_text())
+        for share in ("0", "1")
+        for seed in (0, 1)
+    }
+    assert {k: r["config"]["vectors"]["corpus_documents"] for k, r in runs.items()} == {
+        ("0", 0): 0,
+        ("0", 1): 0,
+        ("1", 0): 3,
+        ("1", 1): 3,
+    }
     assert runs["1", 0]["config"]["vectors"]["seed"] == 0 and runs["1", 1]["config"]["vectors"]["seed"] == 1
     summary = json.loads((out / "results.json").read_text())
     lmd = [runs[k]["tables"][0]["rows"]["LMD"]["c-F"][0] for k in runs]
     assert summary["tables"][1]["rows"]["LMD"]["100 %"][0] == pytest.approx(sum(lmd[2:]) / 2)
     assert summary["tables"][0]["rows"]["WE"]["c-F"][0] == pytest.approx(
-        (runs["1", 0]["tables"][0]["rows"]["WE"]["c-F"][0] + runs["1", 1]["tables"][0]["rows"]["WE"]["c-F"][0]) / 2)
+        (runs["1", 0]["tables"][0]["rows"]["WE"]["c-F"][0] + runs["1", 1]["tables"][0]["rows"]["WE"]["c-F"][0]) / 2
+    )
     # the same series again, LMD only, reads the runs back instead of redoing them
-    again = CliRunner().invoke(main, ["evaluate", "contextualise", "--data", str(data), "--models", "lmd",
-                                      "--folds", "2", "--out", str(out), "--seeds", "0,1", "--corpus-shares", "0,1",
-                                      "--corpus", str(SCISUMMNET), "--no-acronyms"])
+    again = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            "contextualise",
+            "--data",
+            str(data),
+            "--models",
+            "lmd",
+            "--folds",
+            "2",
+            "--out",
+            str(out),
+            "--seeds",
+            "0,1",
+            "--corpus-shares",
+            "0,1",
+            "--corpus",
+            str(SCISUMMNET),
+            "--no-acronyms",
+        ],
+    )
     assert again.exit_code == 0 and again.output.count("reusing") == 4 and "training" not in again.output
     reread = json.loads((out / "results.json").read_text())["tables"]
     assert [t["rows"] for t in reread[:2]] == [{"LMD": t["rows"]["LMD"]} for t in summary["tables"][:2]]

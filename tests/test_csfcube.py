@@ -38,8 +38,15 @@ from citegraph.retrieval.base import Document, Hit
 from conftest import write_jsonl
 
 FIXTURE = Path(__file__).parent / "fixtures" / "csfcube"
-QUERY_IDS = ["1198002_method", "1198002_result", "3264001_background", "3264001_result", "5300003_background",
-             "5300003_method", "5308004_method"]
+QUERY_IDS = [
+    "1198002_method",
+    "1198002_result",
+    "3264001_background",
+    "3264001_result",
+    "5300003_background",
+    "5300003_method",
+    "5308004_method",
+]
 
 
 # -- the reader --------------------------------------------------------------------------
@@ -49,14 +56,18 @@ def test_reads_the_fixture():
     assert sorted(release.queries) == QUERY_IDS
     query = release.queries["5308004_method"]
     assert (query.title, query.year, query.paper_type) == (
-        'Few-shot relation classification: a dataset, "prototypes", and baselines', 2018, "resources/evaluation")
+        'Few-shot relation classification: a dataset, "prototypes", and baselines',
+        2018,
+        "resources/evaluation",
+    )
     pool = release.pools["1198002_method"]
     assert pool.grades == (0, 3, 1, 1, 0, 0, 0, 0)  # relevance_adju, not relevance_ann1/2 or max/min
     assert pool.qrels["11000105"] == 3 and pool.relevant == 1
     background = release.facet_text(release.queries["3264001_background"]).split("\n")
-    assert background == ["Unsolicited bulk messages remain a costly nuisance for users of e-mail and SMS services.",
-                          ("We investigate whether combining heterogeneous classifiers improves the filtering of "
-                           "such messages.")]  # background and objective sentences
+    assert background == [
+        "Unsolicited bulk messages remain a costly nuisance for users of e-mail and SMS services.",
+        ("We investigate whether combining heterogeneous classifiers improves the filtering of such messages."),
+    ]  # background and objective sentences
     assert "publicly available" not in release.facet_text(query)  # other_label is no facet
     assert release.whole_paper(query).abstract.count("\n") == 4  # five sentences, one per line
     assert release.splits["method"]["fold1_test"] == ("1198002_method", "5308004_method")
@@ -78,6 +89,7 @@ def _edit_row(path: Path, line: int, edit) -> None:
         row = json.loads(text)
         edit(row)
         return json.dumps(row)
+
     _edit_line(path, line, change)
 
 
@@ -92,45 +104,67 @@ def _set(mapping: dict, key: str, value) -> None:
 
 
 BROKEN = {
-    "abstract not a list": (lambda d: _edit_row(d / PAPERS, 3, lambda r: _set(r, "abstract", "One sentence.")),
-                            f"{PAPERS}:3: field 'abstract' expected a list of strings, got str"),
-    "sentence not a string": (lambda d: _edit_row(d / PAPERS, 7, lambda r: r["abstract"].__setitem__(1, None)),
-                              f"{PAPERS}:7: field 'abstract[1]' expected a string, got null"),
-    "labels misaligned": (lambda d: _edit_row(d / PAPERS, 5, lambda r: r["pred_labels"].pop()),
-                          f"{PAPERS}:5: field 'pred_labels' has 3 labels for 4 sentences"),
-    "paper twice": (lambda d: _edit_row(d / PAPERS, 6, lambda r: _set(r, "paper_id", "11000101")),
-                    f"{PAPERS}:6: field 'paper_id' 11000101 was already read at line 5"),
+    "abstract not a list": (
+        lambda d: _edit_row(d / PAPERS, 3, lambda r: _set(r, "abstract", "One sentence.")),
+        f"{PAPERS}:3: field 'abstract' expected a list of strings, got str",
+    ),
+    "sentence not a string": (
+        lambda d: _edit_row(d / PAPERS, 7, lambda r: r["abstract"].__setitem__(1, None)),
+        f"{PAPERS}:7: field 'abstract[1]' expected a string, got null",
+    ),
+    "labels misaligned": (
+        lambda d: _edit_row(d / PAPERS, 5, lambda r: r["pred_labels"].pop()),
+        f"{PAPERS}:5: field 'pred_labels' has 3 labels for 4 sentences",
+    ),
+    "paper twice": (
+        lambda d: _edit_row(d / PAPERS, 6, lambda r: _set(r, "paper_id", "11000101")),
+        f"{PAPERS}:6: field 'paper_id' 11000101 was already read at line 5",
+    ),
     "truncated line": (lambda d: _edit_line(d / PAPERS, 2, lambda s: s[:80]), f"{PAPERS}:2: malformed JSON"),
     "query without facet sentences": (
         lambda d: _edit_row(d / PAPERS, 4, lambda r: _set(r, "pred_labels", ["background_label"] * 5)),
-        f"{PAPERS}:4: field 'pred_labels' no sentence is labelled method, but 5308004_method is a query"),
-    "unknown facet": (lambda d: _edit_line(d / "queries-release.csv", 4, lambda s: s.replace(",method,", ",methods,")),
-                      "queries-release.csv:4: field 'facet' expected one of background, method, result, got 'methods'"),
-    "query paper missing": (lambda d: _edit_line(d / "queries-release.csv", 2, lambda s: s.replace("3264001", "1")),
-                            f"queries-release.csv:2: field 'pid' paper 1 is not in {PAPERS}"),
+        f"{PAPERS}:4: field 'pred_labels' no sentence is labelled method, but 5308004_method is a query",
+    ),
+    "unknown facet": (
+        lambda d: _edit_line(d / "queries-release.csv", 4, lambda s: s.replace(",method,", ",methods,")),
+        "queries-release.csv:4: field 'facet' expected one of background, method, result, got 'methods'",
+    ),
+    "query paper missing": (
+        lambda d: _edit_line(d / "queries-release.csv", 2, lambda s: s.replace("3264001", "1")),
+        f"queries-release.csv:2: field 'pid' paper 1 is not in {PAPERS}",
+    ),
     "grade out of range": (
-        lambda d: _edit_json(d / "test-pid2anns-csfcube-method.json",
-                             lambda v: v["1198002"]["relevance_adju"].__setitem__(2, 5)),
-        "test-pid2anns-csfcube-method.json:1: field '1198002.relevance_adju[2]' expected a grade 0-3, got 5"),
+        lambda d: _edit_json(
+            d / "test-pid2anns-csfcube-method.json", lambda v: v["1198002"]["relevance_adju"].__setitem__(2, 5)
+        ),
+        "test-pid2anns-csfcube-method.json:1: field '1198002.relevance_adju[2]' expected a grade 0-3, got 5",
+    ),
     "grades missing": (
         lambda d: _edit_json(d / "test-pid2anns-csfcube-method.json", lambda v: v["1198002"]["relevance_adju"].pop()),
-        "field '1198002.relevance_adju' expected a list of 8 grades, one per candidate"),
+        "field '1198002.relevance_adju' expected a list of 8 grades, one per candidate",
+    ),
     "candidate without abstract": (
-        lambda d: _edit_json(d / "test-pid2anns-csfcube-result.json",
-                             lambda v: v["3264001"]["cands"].__setitem__(0, "404")),
-        f"test-pid2anns-csfcube-result.json:1: field '3264001.cands[0]' paper 404 is not in {PAPERS}"),
+        lambda d: _edit_json(
+            d / "test-pid2anns-csfcube-result.json", lambda v: v["3264001"]["cands"].__setitem__(0, "404")
+        ),
+        f"test-pid2anns-csfcube-result.json:1: field '3264001.cands[0]' paper 404 is not in {PAPERS}",
+    ),
     "annotated query not listed": (
-        lambda d: _edit_json(d / "test-pid2anns-csfcube-result.json",
-                             lambda v: _set(v, "5300003", v["3264001"])),
-        "field '5300003' query 5300003_result is not in queries-release.csv"),
+        lambda d: _edit_json(d / "test-pid2anns-csfcube-result.json", lambda v: _set(v, "5300003", v["3264001"])),
+        "field '5300003' query 5300003_result is not in queries-release.csv",
+    ),
     "split names a query of another facet": (
         lambda d: _edit_line(d / "evaluation_splits.json", 29, lambda s: s.replace("5300003_method", "1198002_result")),
-        "evaluation_splits.json:29: field 'method.fold2_test' 1198002_result is not an annotated method query"),
+        "evaluation_splits.json:29: field 'method.fold2_test' 1198002_result is not an annotated method query",
+    ),
     "empty test fold": (
         lambda d: _edit_json(d / "evaluation_splits.json", lambda v: _set(v["result"], "fold2_test", [])),
-        "field 'result.fold2_test' is missing or empty"),
-    "no all splits": (lambda d: _edit_json(d / "evaluation_splits.json", lambda v: v.pop("all")),
-                      "evaluation_splits.json:1: field 'all' is missing"),
+        "field 'result.fold2_test' is missing or empty",
+    ),
+    "no all splits": (
+        lambda d: _edit_json(d / "evaluation_splits.json", lambda v: v.pop("all")),
+        "evaluation_splits.json:1: field 'all' is missing",
+    ),
 }
 
 
@@ -182,8 +216,12 @@ def test_official_measures_of_edge_cases():
 
 def test_trec_eval_measures_through_metrics_evaluate_by_hand():
     docs = [f"d{i:02d}" for i in range(len(GRADES))]
-    result = evaluate({"q": dict(zip(docs, GRADES))}, {"q": [Hit(d, 100.0 - i) for i, d in enumerate(docs)]},
-                      list(TREC_MEASURES.values()), pool_sizes={"q": 25})
+    result = evaluate(
+        {"q": dict(zip(docs, GRADES))},
+        {"q": [Hit(d, 100.0 - i) for i, d in enumerate(docs)]},
+        list(TREC_MEASURES.values()),
+        pool_sizes={"q": 25},
+    )
     got = {m: result.per_query[name]["q"] for m, name in TREC_MEASURES.items()}
     assert got["R-Prec"] == pytest.approx(2 / 4)  # trec_eval: precision at rank R = 4
     assert got["P@20"] == pytest.approx(3 / 20)
@@ -214,9 +252,14 @@ def reference(grades: list[int]) -> dict[str, float]:
         return dcg(grades, k) / best if best else 0.0
 
     last = len(relevant) - relevant[::-1].index(1) if any(relevant) else 0
-    return {"R-Prec": sum(relevant[:last]) / last if last else 0.0, "P@20": sum(relevant[:20]) / 20,
-            "R@20": sum(relevant[:20]) / sum(relevant) if any(relevant) else 0.0, "NDCG": ndcg(len(grades)),
-            "NDCG@20": ndcg(20), "NDCG%20": ndcg(len(grades) // 5)}
+    return {
+        "R-Prec": sum(relevant[:last]) / last if last else 0.0,
+        "P@20": sum(relevant[:20]) / 20,
+        "R@20": sum(relevant[:20]) / sum(relevant) if any(relevant) else 0.0,
+        "NDCG": ndcg(len(grades)),
+        "NDCG@20": ndcg(20),
+        "NDCG%20": ndcg(len(grades) // 5),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -241,8 +284,13 @@ def test_writes_results_tables_and_runs(evaluated):
     saved = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert saved["config"]["models"] == models and set(saved["config"]["systems"]) == set(models)
     assert saved["config"]["queries"]["5300003_method"] == {
-        "facet": "method", "title": "Adapting sentiment classifiers across product domains", "year": 2011,
-        "paper_type": "data-driven approach", "pool": 9, "relevant": 2}
+        "facet": "method",
+        "title": "Adapting sentiment classifiers across product domains",
+        "year": 2011,
+        "paper_type": "data-driven approach",
+        "pool": 9,
+        "relevant": 2,
+    }
     for system in models:
         for convention in (OFFICIAL, TREC):
             assert set(saved["per_query"][system][convention]) == set(MEASURES)
@@ -251,7 +299,8 @@ def test_writes_results_tables_and_runs(evaluated):
     rows = (out / "results.csv").read_text(encoding="utf-8").splitlines()
     assert len(rows) == 1 + 8 * len(models) * len(MEASURES)
     assert "**CSFCube method, official measures (ranking_eval.py), mean of the two test folds**" in (
-        out / "results.md").read_text(encoding="utf-8")
+        out / "results.md"
+    ).read_text(encoding="utf-8")
     assert len(list((out / "runs").glob("*.run"))) == len(models)
     assert result["summary"]["bm25:bm25s"][OFFICIAL]["all"]["R@20"] == 1.0  # pools of 8–9 fit in the top 20
 
@@ -290,8 +339,10 @@ def test_dense_numbers_by_hand(evaluated, tiny_bert):
     qid = "1198002_result"
     pool = release.pools[qid].candidates
     vectors = encoder.encode([release.papers[c].document() for c in pool])
-    for system, query in ((f"hf:{tiny_bert}", release.papers["1198002"].document()),
-                          (f"hf:{tiny_bert}:facet", Document("query", release.facet_text(release.queries[qid])))):
+    for system, query in (
+        (f"hf:{tiny_bert}", release.papers["1198002"].document()),
+        (f"hf:{tiny_bert}:facet", Document("query", release.facet_text(release.queries[qid]))),
+    ):
         q = encoder.encode([query])[0]
         _check_query(result, system, qid, dict(zip(pool, (-((vectors - q) ** 2).sum(axis=1)).tolist())))
 
@@ -353,8 +404,11 @@ def test_a_run_file_of_bare_pids_for_one_facet(evaluated, tmp_path):
     _, out, result = evaluated
     lines = [line.split() for line in (out / "runs" / "bm25_bm25s.run").read_text().splitlines()]
     run = tmp_path / "method-only.run"
-    run.write_text("".join(f"{q.removesuffix('_method')} Q0 {d} {r} {s} mine\n"
-                           for q, _, d, r, s, _ in lines if q.endswith("_method")))
+    run.write_text(
+        "".join(
+            f"{q.removesuffix('_method')} Q0 {d} {r} {s} mine\n" for q, _, d, r, s, _ in lines if q.endswith("_method")
+        )
+    )
     again = run_csfcube(FIXTURE, [], tmp_path / "out", run_file=run, run_facet="method")
     assert set(again["summary"]["method-only"][OFFICIAL]) == {"method"}  # neither other facets nor all
     for convention in (OFFICIAL, TREC):
@@ -391,8 +445,9 @@ def test_a_partial_run_is_scored_as_the_official_script_and_absent_queries_score
     # 11000105 first, the other seven candidates after it in id order: grades 3, 0, 1, 1, 0, 0, 0, 0
     expected = reference([3, 0, 1, 1, 0, 0, 0, 0])
     assert expected["NDCG"] == pytest.approx((3 + 1 / math.log2(3) + 1 / 2) / (3 + 1 + 1 / math.log2(3)))
-    assert {m: appended["per_query"]["partial"][OFFICIAL][m]["1198002_method"] for m in MEASURES} == \
-        pytest.approx(expected)
+    assert {m: appended["per_query"]["partial"][OFFICIAL][m]["1198002_method"] for m in MEASURES} == pytest.approx(
+        expected
+    )
 
 
 def test_a_query_in_its_own_pool_is_not_counted_when_the_run_leaves_it_out(tmp_path):
@@ -414,8 +469,9 @@ def test_a_query_in_its_own_pool_is_not_counted_when_the_run_leaves_it_out(tmp_p
     official = run_csfcube(release, [], tmp_path / "out", run_file=run)["per_query"]["mine"][OFFICIAL]
     assert {m: official[m]["1198002_method"] for m in MEASURES} == pytest.approx(reference([grades[c] for c in ranked]))
     appended = run_csfcube(release, [], tmp_path / "out2", run_file=run, unranked="append")["per_query"]["mine"]
-    assert {m: appended[OFFICIAL][m]["1198002_method"] for m in MEASURES} == \
-        pytest.approx(reference([grades[c] for c in ranked] + [1, 0]))  # 11000106, then the query: id order
+    assert {m: appended[OFFICIAL][m]["1198002_method"] for m in MEASURES} == pytest.approx(
+        reference([grades[c] for c in ranked] + [1, 0])
+    )  # 11000106, then the query: id order
     assert appended[OFFICIAL]["NDCG"]["1198002_method"] < official["NDCG"]["1198002_method"]
 
 
@@ -446,7 +502,16 @@ def test_the_command_names_systems_by_spec(tiny_bert, tmp_path):
     from citegraph.cli import main
 
     model = f"hf:{tiny_bert}"
-    args = ["evaluate", "csfcube", "--data", str(FIXTURE), "--out", str(tmp_path / "out"), "--work", str(tmp_path / "w")]
+    args = [
+        "evaluate",
+        "csfcube",
+        "--data",
+        str(FIXTURE),
+        "--out",
+        str(tmp_path / "out"),
+        "--work",
+        str(tmp_path / "w"),
+    ]
     result = CliRunner().invoke(main, [*args, "--with", f"bm25:bm25s,{model}:maxsim", "--facet-text", model])
     assert result.exit_code == 0, result.output
     saved = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))

@@ -48,7 +48,8 @@ def graph_vocabulary() -> Vocabulary:
     labels = {node.label for node in GRAPH.nodes} | {GRAPH.stub_label}
     types = {relationship.type for relationship in GRAPH.relationships}
     keys = {node.key.name for node in GRAPH.nodes} | {
-        prop.name for element in (*GRAPH.nodes, *GRAPH.relationships) for prop in element.properties}
+        prop.name for element in (*GRAPH.nodes, *GRAPH.relationships) for prop in element.properties
+    }
     return Vocabulary(sorted(labels), sorted(types), sorted(keys))
 
 
@@ -71,8 +72,10 @@ class Finding:
     message: str
 
     def __str__(self) -> str:
-        return f"cypher/{self.name}.cypher statement {self.index + 1}, line {self.line}:{self.column}: " \
-               f"{self.severity}: {self.message}"
+        return (
+            f"cypher/{self.name}.cypher statement {self.index + 1}, line {self.line}:{self.column}: "
+            f"{self.severity}: {self.message}"
+        )
 
 
 def every_statement() -> list[Statement]:
@@ -99,8 +102,9 @@ def linter() -> None:
 
 def lint(statements: list[Statement], vocabulary: Vocabulary) -> list[Finding]:
     job = {"schema": asdict(vocabulary), "statements": [asdict(s) for s in statements]}
-    done = subprocess.run(["node", str(LINT / "lint.mjs")], input=json.dumps(job), capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run(
+        ["node", str(LINT / "lint.mjs")], input=json.dumps(job), capture_output=True, text=True, check=True
+    )
     return [Finding(**f) for f in json.loads(done.stdout)]
 
 
@@ -113,7 +117,8 @@ def allowed() -> list[dict]:
 
 def is_allowed(finding: Finding, entries: list[dict]) -> bool:
     return finding.severity == "warning" and any(
-        e["query"] == finding.name and e["message"] in finding.message for e in entries)
+        e["query"] == finding.name and e["message"] in finding.message for e in entries
+    )
 
 
 def test_every_query_passes_neo4j_front_end(linter):
@@ -129,12 +134,26 @@ def test_every_query_passes_neo4j_front_end(linter):
 
 def test_vocabulary_is_the_graphs():
     vocabulary = graph_vocabulary()
-    assert {"Paper", "External", "Author", "Field", "ArxivCategory", "AcmConcept", "Topic",
-            "IngestCheckpoint"} == set(vocabulary.labels)
-    assert {"CITES", "WROTE", "IN_FIELD", "IN_CATEGORY", "BROADER", "MAPS_TO", "BROADER_TOPIC",
-            "IN_TOPIC"} == set(vocabulary.relationshipTypes)
-    assert {"id", "title", "abstract", "year", "citation_count", "eligible", "contexts", "n_contexts",
-            "code", "alt_labels", "key", "position"} <= set(vocabulary.propertyKeys)
+    assert {"Paper", "External", "Author", "Field", "ArxivCategory", "AcmConcept", "Topic", "IngestCheckpoint"} == set(
+        vocabulary.labels
+    )
+    assert {"CITES", "WROTE", "IN_FIELD", "IN_CATEGORY", "BROADER", "MAPS_TO", "BROADER_TOPIC", "IN_TOPIC"} == set(
+        vocabulary.relationshipTypes
+    )
+    assert {
+        "id",
+        "title",
+        "abstract",
+        "year",
+        "citation_count",
+        "eligible",
+        "contexts",
+        "n_contexts",
+        "code",
+        "alt_labels",
+        "key",
+        "position",
+    } <= set(vocabulary.propertyKeys)
 
 
 SEEDED = {  # a fault Neo4j 5 rejects or warns about → what the linter must say
@@ -147,22 +166,25 @@ SEEDED = {  # a fault Neo4j 5 rejects or warns about → what the linter must sa
     "MATCH (p:Paper {id: $id}) RETURN p.title, $limit": "error: Parameter $limit is not defined.",
     "MATCH (p:Paper) RETURN levenshtein(p.title, 'x')": "error: Function levenshtein is not present",
     "MATCH (p:Paper {id: $id}) SET p.eligible = true": "error: the header declares Mode: read but Neo4j's parser "
-                                                       "finds setClause",
+    "finds setClause",
     "CREATE INDEX paper_title IF NOT EXISTS FOR (p:Paper) ON (p.title)": "error: the header declares Mode: read but "
-                                                                          "Neo4j's parser finds createCommand",
+    "Neo4j's parser finds createCommand",
     "MATCH (p:Paper) CALL (p) { DETACH DELETE p } IN TRANSACTIONS": "error: CALL { } IN TRANSACTIONS commits by itself",
 }
 #: Statements declared ``Mode: read`` that Neo4j's front-end must accept as reads.
-READS = ("MATCH (p:Paper) WHERE p.title = 'SET p.title = 1; DELETE p' RETURN p.id",
-         "MATCH (p:Paper) // MERGE (q:Paper)\nRETURN p.id AS `CREATE`")
+READS = (
+    "MATCH (p:Paper) WHERE p.title = 'SET p.title = 1; DELETE p' RETURN p.id",
+    "MATCH (p:Paper) // MERGE (q:Paper)\nRETURN p.id AS `CREATE`",
+)
 
 
 @pytest.fixture(scope="module")
 def seeded(linter) -> dict[str, list[str]]:
     """The linter's findings on each seeded fault (one node run for all)."""
     texts = list(SEEDED)
-    findings = lint([Statement("seeded", i, text, {"id": "string"}) for i, text in enumerate(texts)],
-                    graph_vocabulary())
+    findings = lint(
+        [Statement("seeded", i, text, {"id": "string"}) for i, text in enumerate(texts)], graph_vocabulary()
+    )
     return {text: [f"{f.severity}: {f.message}" for f in findings if f.index == i] for i, text in enumerate(texts)}
 
 

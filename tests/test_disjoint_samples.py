@@ -27,8 +27,10 @@ SIZES = st.integers(0, 400)
 
 def _rows(n: int) -> list[dict]:
     """Held-out candidates as the Cypher returns them: by id, each with its references."""
-    return [{"id": f"P{i:05d}", "title": "", "abstract": "", "year": 2000, "references": [f"R{i}", f"S{i}", f"T{i}"]}
-            for i in range(n)]
+    return [
+        {"id": f"P{i:05d}", "title": "", "abstract": "", "year": 2000, "references": [f"R{i}", f"S{i}", f"T{i}"]}
+        for i in range(n)
+    ]
 
 
 @settings(max_examples=300, deadline=None)
@@ -100,8 +102,9 @@ def test_the_default_held_out_split_on_acl200_no_longer_overlaps(acl):
 @pytest.mark.server
 def test_evaluate_recommend_refuses_weights_trained_on_its_test_papers(acl, server_env, tmp_path):
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "citegraph.cli", *args], capture_output=True, text=True,
-                              env=server_env, timeout=600)
+        return subprocess.run(
+            [sys.executable, "-m", "citegraph.cli", *args], capture_output=True, text=True, env=server_env, timeout=600
+        )
 
     weights = tmp_path / "weights.json"
     trained = cli("recommend-train", "--papers", "30", "--seed", "4", "--out", str(weights))

@@ -38,7 +38,7 @@ def command_lines(page: Path) -> list[tuple[int, list[str]]]:
             for part in " ".join(tokens).split(" && "):
                 words = part.split()
                 if "citegraph" in words:
-                    found.append((start, words[words.index("citegraph") + 1:]))
+                    found.append((start, words[words.index("citegraph") + 1 :]))
     return found
 
 

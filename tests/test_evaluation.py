@@ -101,7 +101,11 @@ def test_an_mdcr_fingerprint_is_each_files_size_and_sha256(tmp_path):
     (tmp_path / "mdcr_test_data.jsonl").write_bytes(b"")
     assert fingerprint(tmp_path, "test") == {
         "mdcr_test.json": {"bytes": 16, "sha256": hashlib.sha256(b'{"Physics": {}}\n').hexdigest()},
-        "mdcr_test_data.jsonl": {"bytes": 0, "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}}
+        "mdcr_test_data.jsonl": {
+            "bytes": 0,
+            "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        },
+    }
     (tmp_path / "mdcr_test_data.jsonl").write_bytes(b"\n")  # one byte changed: another fingerprint
     assert fingerprint(tmp_path, "test")["mdcr_test_data.jsonl"]["sha256"] != hashlib.sha256(b"").hexdigest()
 

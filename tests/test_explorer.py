@@ -25,8 +25,15 @@ from citegraph.library.match import PaperIndex, matched_ids
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the [dev] extra)")
 DEMO_BIB = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "demo" / "library.bib"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]  # a closed network: nothing phones home
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]  # a closed network: nothing phones home
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +43,10 @@ def browser():
         try:
             launched = playwright.chromium.launch(executable_path=system, args=FLAGS)
         except sync_api.Error as exc:
-            pytest.skip(f"no Chromium to drive: install Debian's (apt-get install chromium) or run "
-                        f"`playwright install chromium` ({str(exc).splitlines()[0]})")
+            pytest.skip(
+                f"no Chromium to drive: install Debian's (apt-get install chromium) or run "
+                f"`playwright install chromium` ({str(exc).splitlines()[0]})"
+            )
         yield launched
         launched.close()
 
@@ -60,8 +69,12 @@ def page(browser, service):
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.on("console", lambda message: errors.append(message.text) if message.type == "error"
-              and "status of 404" not in message.text else None)  # a 404 is an answer the page shows
+    opened.on(
+        "console",
+        lambda message: (
+            errors.append(message.text) if message.type == "error" and "status of 404" not in message.text else None
+        ),
+    )  # a 404 is an answer the page shows
     opened.goto(service.url)
     opened.wait_for_function("document.querySelectorAll('#query-name option').length > 0")
     yield opened
@@ -75,9 +88,12 @@ def drawn(page) -> set[str]:
 
 def shown(page) -> dict[str, dict]:
     """The papers the map shows (not filtered out): id → year, citations, roles, position."""
-    return {row["id"]: row for row in page.evaluate("""window.explorer.cy.nodes().filter(n => n.visible()).map(n => (
+    return {
+        row["id"]: row
+        for row in page.evaluate("""window.explorer.cy.nodes().filter(n => n.visible()).map(n => (
         {id: n.data('pid'), year: n.data('year'), citations: n.data('citations'), roles: n.data('roles'),
-         similarity: n.data('similarity'), x: n.renderedPosition().x, y: n.renderedPosition().y}))""")}
+         similarity: n.data('similarity'), x: n.renderedPosition().x, y: n.renderedPosition().y}))""")
+    }
 
 
 def listed(page) -> list[str]:
@@ -100,15 +116,24 @@ def click_node(page, key: str) -> None:
 
 def overlapping_labels(page) -> list[tuple[str, str]]:
     """Pairs of visible label boxes (as the browser laid them out) that overlap."""
-    boxes = page.eval_on_selector_all("#labels .label", """labels => labels.map(l => {
-        const r = l.getBoundingClientRect(); return [l.textContent, r.left, r.top, r.right, r.bottom]; })""")
-    return [(a[0], b[0]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
-            if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]]
+    boxes = page.eval_on_selector_all(
+        "#labels .label",
+        """labels => labels.map(l => {
+        const r = l.getBoundingClientRect(); return [l.textContent, r.left, r.top, r.right, r.bottom]; })""",
+    )
+    return [
+        (a[0], b[0])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]
+    ]
 
 
 def selected_in_both(page) -> tuple[list[str], list[str]]:
-    return (page.evaluate("window.explorer.cy.nodes('.selected').map(n => n.data('pid'))"),
-            page.eval_on_selector_all("#list li.selected", "items => items.map(i => i.dataset.paper)"))
+    return (
+        page.evaluate("window.explorer.cy.nodes('.selected').map(n => n.data('pid'))"),
+        page.eval_on_selector_all("#list li.selected", "items => items.map(i => i.dataset.paper)"),
+    )
 
 
 def set_years(page, low: int, high: int) -> None:
@@ -118,8 +143,9 @@ def set_years(page, low: int, high: int) -> None:
 
 
 def open_map(page, paper: str) -> None:
-    page.wait_for_function(f"window.explorer.state.seeds.join() === {paper!r} && "
-                           "document.querySelectorAll('#list li').length > 0")
+    page.wait_for_function(
+        f"window.explorer.state.seeds.join() === {paper!r} && document.querySelectorAll('#list li').length > 0"
+    )
 
 
 def test_a_paper_on_the_map_by_year_and_citations_with_its_roles(page, graph, service):
@@ -130,8 +156,11 @@ def test_a_paper_on_the_map_by_year_and_citations_with_its_roles(page, graph, se
     open_map(page, "P12-1066")
 
     papers = shown(page)
-    references = [r for r in graph.run("recommend/seed", id="P12-1066")[0]["references"]
-                  if not graph.run("paper", id=r)[0]["external"]]
+    references = [
+        r
+        for r in graph.run("recommend/seed", id="P12-1066")[0]["references"]
+        if not graph.run("paper", id=r)[0]["external"]
+    ]
     assert references and all("reference" in papers[r]["roles"] for r in references)
     recommended = httpx.post(f"{service.url}/recommend", json={"paper": "P12-1066", "k": 15}).json()
     works = httpx.post(f"{service.url}/works", json={"papers": ["P12-1066"], "k": 8}).json()
@@ -278,12 +307,16 @@ def test_an_uploaded_library_is_matched_by_the_librarys_parsers(service, graph):
     assert all(m["entry"].startswith("library.bib:") for m in body["matches"])
     pasted = httpx.post(f"{service.url}/explore/library", json={"text": "P12-1066\n\nD10-1120\nno-such-paper\n"})
     assert pasted.json()["papers"] == ["P12-1066", "D10-1120"]
-    assert pasted.json()["matches"][2] == {"entry": "pasted.txt:4", "paper": None,
-                                           "how": pasted.json()["matches"][2]["how"]}
+    assert pasted.json()["matches"][2] == {
+        "entry": "pasted.txt:4",
+        "paper": None,
+        "how": pasted.json()["matches"][2]["how"],
+    }
     blank = httpx.post(f"{service.url}/explore/library", json={"text": " \n\n"})
     assert blank.status_code == 200 and blank.json() == {"papers": [], "matches": []}  # the page says so
-    broken = httpx.post(f"{service.url}/explore/library", json={"name": "x.bib", "text": "@article{a, title={x},"
-                                                                                         " year={20x1}}"})
+    broken = httpx.post(
+        f"{service.url}/explore/library", json={"name": "x.bib", "text": "@article{a, title={x}, year={20x1}}"}
+    )
     assert broken.status_code == 422 and "x.bib:1" in broken.json()["detail"] and "year" in broken.json()["detail"]
 
 
@@ -304,8 +337,10 @@ def test_the_map_gives_roles_coordinates_and_citations_among_the_drawn(service, 
     assert all(0 < papers[p]["similarity"] <= 1 for p in references & set(papers))  # linked to the seed
     assert papers["X1"]["author"] == "Ada Lovelace"
     # As of 2012, the citing papers of 2013 on are not drawn and their citations are not counted.
-    early = {p["id"]: p for p in httpx.post(f"{service.url}/explore/map", json={"seeds": ["P12-1066"],
-                                                                               "as_of": "2012-06-30"}).json()}
+    early = {
+        p["id"]: p
+        for p in httpx.post(f"{service.url}/explore/map", json={"seeds": ["P12-1066"], "as_of": "2012-06-30"}).json()
+    }
     assert "X1" not in early and all(p["year"] <= 2012 for p in early.values() if "citing" in p["roles"])
     assert early["P12-1066"]["citations"] < papers["P12-1066"]["citations"]
 
@@ -321,4 +356,3 @@ def test_export_writes_the_list_with_the_recommend_writers(service, tmp_path):
         assert [e.id for e in read_library(file)] == body["papers"]  # read back by the library's parsers
         assert "cited by 1 of your papers" in answer.text
     assert httpx.post(f"{service.url}/explore/export", json={**body, "format": "docx"}).status_code == 422
-

@@ -42,12 +42,18 @@ def test_a_header_that_disagrees_with_the_text_is_refused():
         queries.parse("typed", "// Doc.\n// $a: number\n// Returns: x\nRETURN $a AS x\n")
 
 
-@pytest.mark.parametrize("mode_lines,error", [
-    ("", r"query 'm': the header must declare its access mode once, as '// Mode: read' or '// Mode: write' \(found 0\)"),
-    ("// Mode: read\n// Mode: write\n", r"must declare its access mode once.*\(found 2\)"),
-    ("// Mode: readonly\n", r"query 'm': unknown mode 'readonly' \(known: read, write\)"),
-    ("// Mode:\n", r"query 'm': unknown mode '' \(known: read, write\)"),
-])
+@pytest.mark.parametrize(
+    "mode_lines,error",
+    [
+        (
+            "",
+            r"query 'm': the header must declare its access mode once, as '// Mode: read' or '// Mode: write' \(found 0\)",
+        ),
+        ("// Mode: read\n// Mode: write\n", r"must declare its access mode once.*\(found 2\)"),
+        ("// Mode: readonly\n", r"query 'm': unknown mode 'readonly' \(known: read, write\)"),
+        ("// Mode:\n", r"query 'm': unknown mode '' \(known: read, write\)"),
+    ],
+)
 def test_a_header_without_one_valid_mode_is_refused(mode_lines, error):
     with pytest.raises(CitegraphError, match=error):
         queries.parse("m", f"// Doc.\n{mode_lines}// Returns: x\nRETURN 1 AS x\n")
@@ -63,8 +69,11 @@ def test_every_query_file_declares_its_access_mode():
 
 
 def test_parameters_convert_command_line_strings_to_their_declared_types():
-    query = queries.parse("p", "// Doc.\n// $n: int — n\n// $ids: list — ids\n// $id: string — an id\n"
-                               "// $on: bool — flag\n// Mode: read\n// Returns: x\nRETURN [$n, $ids, $id, $on] AS x\n")
+    query = queries.parse(
+        "p",
+        "// Doc.\n// $n: int — n\n// $ids: list — ids\n// $id: string — an id\n"
+        "// $on: bool — flag\n// Mode: read\n// Returns: x\nRETURN [$n, $ids, $id, $on] AS x\n",
+    )
     assert query.parameters["n"].parse("10") == 10
     assert query.parameters["ids"].parse('["a", "b"]') == ["a", "b"]
     assert query.parameters["id"].parse("77490025") == "77490025"  # numeric-looking ids stay strings
@@ -102,7 +111,10 @@ def test_a_write_batch_is_one_transaction(store):
     """If any statement of a batch fails, nothing of the batch is written."""
     apply_schema(store)
     good = Write("ingest/papers", {"ingested": "2024-01-01", "rows": [{"id": "A", "props": {"title": "A"}}]})
-    bad = Write("ingest/papers", {"ingested": "2024-01-01", "rows": [{"id": "B", "props": {"nested": {"maps": "are not properties"}}}]})
+    bad = Write(
+        "ingest/papers",
+        {"ingested": "2024-01-01", "rows": [{"id": "B", "props": {"nested": {"maps": "are not properties"}}}]},
+    )
     with pytest.raises(neo4j.exceptions.Neo4jError):
         store.write(good, bad)
     assert store.run("paper", id="A") == []
@@ -112,7 +124,12 @@ def test_a_write_batch_is_one_transaction(store):
 
 def test_rows_are_streamed_lazily_and_a_stream_can_be_abandoned(store):
     apply_schema(store)
-    store.write(Write("ingest/papers", {"ingested": "2024-01-01", "rows": [{"id": f"P{i:04}", "props": {"year": 2000}} for i in range(3000)]}))
+    store.write(
+        Write(
+            "ingest/papers",
+            {"ingested": "2024-01-01", "rows": [{"id": f"P{i:04}", "props": {"year": 2000}} for i in range(3000)]},
+        )
+    )
     store.fetch_size = 100
     rows = store.rows("most_cited", limit=3000)
     assert isinstance(rows, types.GeneratorType)
@@ -123,15 +140,20 @@ def test_rows_are_streamed_lazily_and_a_stream_can_be_abandoned(store):
 
 
 #: A read whose string literal holds every update keyword.
-LITERAL_SET = queries.parse("literal_set", "// A read.\n// $id: string — a paper\n// Mode: read\n// Returns: text\n"
-                                           "RETURN 'SET p.x = 1; CREATE (q) MERGE (r) DELETE q REMOVE r.x' + $id AS text\n")
+LITERAL_SET = queries.parse(
+    "literal_set",
+    "// A read.\n// $id: string — a paper\n// Mode: read\n// Returns: text\n"
+    "RETURN 'SET p.x = 1; CREATE (q) MERGE (r) DELETE q REMOVE r.x' + $id AS text\n",
+)
 
 
 def test_each_query_runs_in_a_transaction_of_its_declared_mode(store, monkeypatch, caplog):
     """Routing follows the header, not keywords: a ``SET`` in a string literal is still a
     read. Whole reads and writes are the driver's managed transactions, a stream an
     explicit one, each begun with the mode (what a Neo4j cluster routes on)."""
-    monkeypatch.setattr(store_module, "load", lambda name: LITERAL_SET if name == LITERAL_SET.name else queries.load(name))
+    monkeypatch.setattr(
+        store_module, "load", lambda name: LITERAL_SET if name == LITERAL_SET.name else queries.load(name)
+    )
     caplog.set_level(logging.DEBUG, logger="neo4j.io")
     assert store.run("literal_set", id="!") == [{"text": "SET p.x = 1; CREATE (q) MERGE (r) DELETE q REMOVE r.x!"}]
     assert [begin.get("mode") for begin in begins(caplog)] == ["r"]
@@ -140,7 +162,10 @@ def test_each_query_runs_in_a_transaction_of_its_declared_mode(store, monkeypatc
     store.write(Write("ingest/stubs", {"rows": [{"id": "S1", "count": 0}]}))
     assert store.value("admin/delete_some", limit=5) == 1  # a write that returns a row
     assert [(begin.get("mode"), begin["tx_metadata"]) for begin in begins(caplog)] == [
-        ("r", {"query": "literal_set"}), (None, {"query": "ingest/stubs"}), (None, {"query": "admin/delete_some"})]
+        ("r", {"query": "literal_set"}),
+        (None, {"query": "ingest/stubs"}),
+        (None, {"query": "admin/delete_some"}),
+    ]
 
 
 def test_missing_parameter_fails_before_the_server(store):
@@ -224,8 +249,14 @@ def test_user_server_with_a_wrong_password_is_refused(server_config):
 def test_backends_empty_the_graph(arcade_server, store):
     """What `citegraph clear` asks of the backend: ArcadeDB drops the database, a user's server
     deletes in batches of Cypher (here too on ArcadeDB, which speaks the same Cypher)."""
+
     def fill():
-        store.write(Write("ingest/papers", {"ingested": "2024-01-01", "rows": [{"id": f"P{i}", "props": {"title": "t"}} for i in range(25)]}))
+        store.write(
+            Write(
+                "ingest/papers",
+                {"ingested": "2024-01-01", "rows": [{"id": f"P{i}", "props": {"title": "t"}} for i in range(25)]},
+            )
+        )
 
     fill()
     assert Neo4jBackend().clear(store) == "deleted 25 nodes"

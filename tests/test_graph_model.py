@@ -20,12 +20,15 @@ def cypher(name: str) -> str:
 
 def ingest_statements() -> dict[str, str]:
     folder = resources.files("citegraph") / "cypher" / "ingest"
-    return {f"ingest/{f.name[:-7]}": cypher(f"ingest/{f.name[:-7]}") for f in folder.iterdir()
-            if f.name.endswith(".cypher")}
+    return {
+        f"ingest/{f.name[:-7]}": cypher(f"ingest/{f.name[:-7]}") for f in folder.iterdir() if f.name.endswith(".cypher")
+    }
 
 
-SCHEMA_LINE = re.compile(r"CREATE (CONSTRAINT|INDEX) (\w+) IF NOT EXISTS FOR \((\w+):(\w+)\) "
-                         r"(?:REQUIRE (\w+)\.(\w+) IS UNIQUE|ON \((\w+)\.(\w+)\));")
+SCHEMA_LINE = re.compile(
+    r"CREATE (CONSTRAINT|INDEX) (\w+) IF NOT EXISTS FOR \((\w+):(\w+)\) "
+    r"(?:REQUIRE (\w+)\.(\w+) IS UNIQUE|ON \((\w+)\.(\w+)\));"
+)
 
 
 def schema_file_items() -> list[tuple[str, str, str, str]]:
@@ -63,9 +66,15 @@ def _writers(pattern: str) -> list[tuple[str, str, str]]:
 def _unwritten(writers: list[tuple[str, str, str]], props: tuple[Property, ...]) -> set[str]:
     """The properties none of the writers sets, either by name or, a record's, as a whole map
     (``v += map``: :meth:`Element.values` holds only those)."""
-    return {p.name for p in props if p.set_by != "prefilter"
-            and not any(var and ((p.set_by == "record" and f"{var} += " in text) or f"{var}.{p.name} =" in text)
-                        for _, var, text in writers)}
+    return {
+        p.name
+        for p in props
+        if p.set_by != "prefilter"
+        and not any(
+            var and ((p.set_by == "record" and f"{var} += " in text) or f"{var}.{p.name} =" in text)
+            for _, var, text in writers
+        )
+    }
 
 
 @pytest.mark.parametrize("node", [n for n in GRAPH.nodes], ids=lambda n: n.label)

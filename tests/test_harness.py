@@ -43,8 +43,9 @@ def test_every_benchmark_is_registered_and_is_a_command():
 def test_declared_option_types_are_enforced():
     bad = CliRunner().invoke(main, ["evaluate", "local", "--out", "unused", "--test-share", "1.5"])
     assert bad.exit_code == 2 and "--test-share" in bad.output
-    bad = CliRunner().invoke(main, ["evaluate", "csfcube", "--data", str(FIXTURE), "--out", "unused",
-                                    "--run-facet", "methods"])
+    bad = CliRunner().invoke(
+        main, ["evaluate", "csfcube", "--data", str(FIXTURE), "--out", "unused", "--run-facet", "methods"]
+    )
     assert bad.exit_code == 2 and "'methods' is not one of" in bad.output
     with pytest.raises(CitegraphError, match="unknown benchmark 'nope'; choose from large-scale"):
         registry.get("nope")
@@ -54,8 +55,9 @@ def test_declared_option_types_are_enforced():
 
 def test_csfcube_end_to_end_through_the_registry_and_the_cli(tmp_path):
     out = tmp_path / "cli"
-    result = CliRunner().invoke(main, ["evaluate", "csfcube", "--data", str(FIXTURE), "--with", "bm25:bm25s",
-                                       "--out", str(out)])
+    result = CliRunner().invoke(
+        main, ["evaluate", "csfcube", "--data", str(FIXTURE), "--with", "bm25:bm25s", "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     assert "CSFCube all, official measures" in result.output and f"results in {out}" in result.output
     for name in ("results.json", "results.csv", "results.md", "runs/bm25_bm25s.run", "indexes"):
@@ -98,8 +100,7 @@ def test_topics_rank_within_pools_and_leave_the_query_out(tmp_path):
     from citegraph.retrieval.base import Document
 
     path = tmp_path / "r.run"
-    path.write_text("q1 Q0 q1 1 9 t\nq1 Q0 a 2 8 t\nq1 Q0 b 3 7 t\nq1 Q0 c 4 6 t\n"
-                    "q2 Q0 c 1 9 t\nq2 Q0 a 2 8 t\n")
+    path.write_text("q1 Q0 q1 1 9 t\nq1 Q0 a 2 8 t\nq1 Q0 b 3 7 t\nq1 Q0 c 4 6 t\nq2 Q0 c 1 9 t\nq2 Q0 a 2 8 t\n")
     retriever = RunFile(path, "r")
     queries = {"q1": Document("q1", ""), "q2": Document("q2", "")}
     qrels = {"q1": {"b": 1}, "q2": {"a": 1}}
@@ -121,14 +122,19 @@ def test_every_listed_benchmark_builds_by_name_in_a_fresh_interpreter(tmp_path):
     (tmp_path / "topics.tsv").write_text("q1\tcitation graphs\n")
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
     (tmp_path / "scisumm").mkdir()
-    required = {"large-scale": {"pools_dir": tmp_path}, "mdcr": {"directory": tmp_path},
-                "csfcube": {"data_dir": FIXTURE},
-                "trec": {"topics": tmp_path / "topics.tsv", "qrels": tmp_path / "qrels.txt"},
-                "contextualise": {"data_dir": tmp_path / "scisumm"}}
+    required = {
+        "large-scale": {"pools_dir": tmp_path},
+        "mdcr": {"directory": tmp_path},
+        "csfcube": {"data_dir": FIXTURE},
+        "trec": {"topics": tmp_path / "topics.tsv", "qrels": tmp_path / "qrels.txt"},
+        "contextualise": {"data_dir": tmp_path / "scisumm"},
+    }
     for name in names:
-        code = (f"import citegraph.evaluation.registry as r\n"
-                f"b = r.build({name!r}, store=object(), **{ {k: str(v) for k, v in required.get(name, {}).items()}!r})\n"
-                f"print(type(b).__name__, b.name)")
+        code = (
+            f"import citegraph.evaluation.registry as r\n"
+            f"b = r.build({name!r}, store=object(), **{ {k: str(v) for k, v in required.get(name, {}).items()}!r})\n"
+            f"print(type(b).__name__, b.name)"
+        )
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert done.returncode == 0, f"{name}: {done.stderr}"
         assert done.stdout.split()[1] == name, done.stdout
@@ -161,9 +167,20 @@ def test_local_options_make_the_configuration_the_command_ran_with():
     from citegraph.local.config import LocalConfig
 
     values = {o.name: registry.default(o) for o in registry.get("local").options}
-    config = from_options(LocalConfig, values | {"device": "cpu", "seed": 5, "encoder": ["scibert", "minilm"],
-                                                 "bi_checkpoints": ["10", "20"], "bi_steps": 30, "depth": 7,
-                                                 "first_stages": None, "lm_mode": None})
+    config = from_options(
+        LocalConfig,
+        values
+        | {
+            "device": "cpu",
+            "seed": 5,
+            "encoder": ["scibert", "minilm"],
+            "bi_checkpoints": ["10", "20"],
+            "bi_steps": 30,
+            "depth": 7,
+            "first_stages": None,
+            "lm_mode": None,
+        },
+    )
     assert (config.reranker.device, config.biencoder.device, config.seed, config.biencoder.seed) == ("cpu", "cpu", 5, 5)
     assert config.lms == ("scibert", "minilm") and config.biencoder.lm == "scibert"
     assert config.biencoder.checkpoints == (10, 20) and config.biencoder.max_steps == 30
@@ -172,7 +189,6 @@ def test_local_options_make_the_configuration_the_command_ran_with():
     assert from_options(LocalConfig, values) == LocalConfig(lm_mode=config.lm_mode)  # defaults are the fields' own
     with pytest.raises(CitegraphError, match="--bi-checkpoints: 'x' is not a comma-separated list of steps"):
         from_options(LocalConfig, values | {"bi_checkpoints": ["x"]})
-
 
 
 @dataclass(frozen=True)

@@ -51,9 +51,11 @@ def _jsonl(good: dict, bad: str) -> dict[str, str]:
     return {"in.jsonl": json.dumps(good) + "\n" + bad + "\n" + json.dumps(good | {"title": "after"}) + "\n"}
 
 
-GOOD = {"jsonl": {"id": "P1", "title": "t", "year": 2001},
-        "s2orc": {"paper_id": "P1", "title": "t", "year": 2001},
-        "unarxive": {"paper_id": "2101.00001", "metadata": {"title": "t"}}}
+GOOD = {
+    "jsonl": {"id": "P1", "title": "t", "year": 2001},
+    "s2orc": {"paper_id": "P1", "title": "t", "year": 2001},
+    "unarxive": {"paper_id": "2101.00001", "metadata": {"title": "t"}},
+}
 ID_FIELD = {"jsonl": "id", "s2orc": "paper_id", "unarxive": "paper_id"}
 JSON_LINES = [  # (case, bad line for an id field and format, line, field, reason)
     ("deep", lambda f, i: '{"%s": "P2", "title": %s}' % (i, DEEP), 2, None, "nested too deeply"),
@@ -64,38 +66,129 @@ JSON_LINES = [  # (case, bad line for an id field and format, line, field, reaso
     ("huge-year", lambda f, i: '{"%s": "P2", "year": %d}' % (i, HUGE), 2, "year", "out of range"),
     ("digits", lambda f, i: '{"%s": "P2", "year": %s}' % (i, "9" * 5000), 2, None, "malformed JSON"),
 ]
-HOSTILE = [(f"{fmt}-{case}", fmt, _jsonl(GOOD[fmt], bad(fmt, ID_FIELD[fmt])), "in.jsonl", line,
-            ID_FIELD[fmt] if field == "ID" else field, reason)
-           for fmt in ("jsonl", "s2orc", "unarxive") for case, bad, line, field, reason in JSON_LINES
-           if fmt != "unarxive" or case != "huge-year"]
-HOSTILE += [(f"{fmt}-{case}", fmt, _jsonl(good, bad(fmt, "id")), "in.jsonl", line, field, reason)
-            for fmt, good in (("openalex", {"id": "https://openalex.org/W1", "title": "t"}),
-                              ("s2ag", {"corpusid": 1, "title": "t"}))
-            for case, bad, line, field, reason in JSON_LINES if field is None]
+HOSTILE = [
+    (
+        f"{fmt}-{case}",
+        fmt,
+        _jsonl(GOOD[fmt], bad(fmt, ID_FIELD[fmt])),
+        "in.jsonl",
+        line,
+        ID_FIELD[fmt] if field == "ID" else field,
+        reason,
+    )
+    for fmt in ("jsonl", "s2orc", "unarxive")
+    for case, bad, line, field, reason in JSON_LINES
+    if fmt != "unarxive" or case != "huge-year"
+]
 HOSTILE += [
-    ("bibtex-year", "bibtex", {"in.bib": "@article{k1,\n  title = {t},\n  year = {2001}\n}\n\n@article{k2,\n"
-                                         "  title = {u},\n  year = {%d}\n}\n" % HUGE}, "in.bib", 8, "year", ""),
-    ("bibtex-huge-field", "bibtex", {"in.bib": "@article{k1,\n  title = {t}\n}\n\n@article{k2,\n  title = {u},\n"
-                                               "  abstract = {%s}\n}\n" % (r"M{\"u}ller " * 95_326)},
-     "in.bib", 7, "abstract", "1,048,586 characters; citegraph reads at most 100,000 of a field"),  # issue 23 §4.5
-    ("s2ag-huge-corpusid", "s2ag", _jsonl({"corpusid": 1}, '{"corpusid": %d}' % HUGE), "in.jsonl", 2, "corpusid",
-     "out of range"),
-    ("unarxive-metadata", "unarxive", _jsonl(GOOD["unarxive"], '{"paper_id": "2101.00002", "metadata": 7}'),
-     "in.jsonl", 2, "metadata", "expected an object"),
-    ("unarxive-huge-year", "unarxive",
-     _jsonl(GOOD["unarxive"], '{"paper_id": "2101.00002", "metadata": {"update_date": "%d-01-01"}}' % HUGE),
-     "in.jsonl", 2, "metadata.update_date", ""),
-    ("acl200-huge-n_contexts", "acl200", {"edges.tsv": f"citing\tcited\tn_contexts\nA\tB\t1\nA\tC\t{HUGE}\n"},
-     "edges.tsv", 3, "n_contexts", "out of range"),
-    ("acl200-deep", "acl200", {"papers.jsonl": '{"paper_id": "A"}\n{"paper_id": "B", "x": %s}\n' % DEEP},
-     "papers.jsonl", 2, None, "nested too deeply"),
-    ("acl200-huge-year", "acl200", {"papers.jsonl": '{"paper_id": "A"}\n{"paper_id": "B", "year": "%d"}\n' % HUGE},
-     "papers.jsonl", 2, "year", "out of range"),
-    ("taxonomy-columns", "taxonomy", {"arxiv_categories.tsv": "category\tname\tarchive\tgroup\tgroup_name\tis_active\n"
-                                      "cs.CL\tComputation and Language\tcs\n"},
-     "arxiv_categories.tsv", 2, None, "expected 6 columns"),
-    ("taxonomy-xml", "taxonomy", {"acm_ccs2012.xml": "<rdf:RDF>\n<skos:Concept>\n"}, "acm_ccs2012.xml", 1, None,
-     "malformed XML: unbound prefix"),
+    (f"{fmt}-{case}", fmt, _jsonl(good, bad(fmt, "id")), "in.jsonl", line, field, reason)
+    for fmt, good in (
+        ("openalex", {"id": "https://openalex.org/W1", "title": "t"}),
+        ("s2ag", {"corpusid": 1, "title": "t"}),
+    )
+    for case, bad, line, field, reason in JSON_LINES
+    if field is None
+]
+HOSTILE += [
+    (
+        "bibtex-year",
+        "bibtex",
+        {
+            "in.bib": "@article{k1,\n  title = {t},\n  year = {2001}\n}\n\n@article{k2,\n"
+            "  title = {u},\n  year = {%d}\n}\n" % HUGE
+        },
+        "in.bib",
+        8,
+        "year",
+        "",
+    ),
+    (
+        "bibtex-huge-field",
+        "bibtex",
+        {
+            "in.bib": "@article{k1,\n  title = {t}\n}\n\n@article{k2,\n  title = {u},\n"
+            "  abstract = {%s}\n}\n" % (r"M{\"u}ller " * 95_326)
+        },
+        "in.bib",
+        7,
+        "abstract",
+        "1,048,586 characters; citegraph reads at most 100,000 of a field",
+    ),  # issue 23 §4.5
+    (
+        "s2ag-huge-corpusid",
+        "s2ag",
+        _jsonl({"corpusid": 1}, '{"corpusid": %d}' % HUGE),
+        "in.jsonl",
+        2,
+        "corpusid",
+        "out of range",
+    ),
+    (
+        "unarxive-metadata",
+        "unarxive",
+        _jsonl(GOOD["unarxive"], '{"paper_id": "2101.00002", "metadata": 7}'),
+        "in.jsonl",
+        2,
+        "metadata",
+        "expected an object",
+    ),
+    (
+        "unarxive-huge-year",
+        "unarxive",
+        _jsonl(GOOD["unarxive"], '{"paper_id": "2101.00002", "metadata": {"update_date": "%d-01-01"}}' % HUGE),
+        "in.jsonl",
+        2,
+        "metadata.update_date",
+        "",
+    ),
+    (
+        "acl200-huge-n_contexts",
+        "acl200",
+        {"edges.tsv": f"citing\tcited\tn_contexts\nA\tB\t1\nA\tC\t{HUGE}\n"},
+        "edges.tsv",
+        3,
+        "n_contexts",
+        "out of range",
+    ),
+    (
+        "acl200-deep",
+        "acl200",
+        {"papers.jsonl": '{"paper_id": "A"}\n{"paper_id": "B", "x": %s}\n' % DEEP},
+        "papers.jsonl",
+        2,
+        None,
+        "nested too deeply",
+    ),
+    (
+        "acl200-huge-year",
+        "acl200",
+        {"papers.jsonl": '{"paper_id": "A"}\n{"paper_id": "B", "year": "%d"}\n' % HUGE},
+        "papers.jsonl",
+        2,
+        "year",
+        "out of range",
+    ),
+    (
+        "taxonomy-columns",
+        "taxonomy",
+        {
+            "arxiv_categories.tsv": "category\tname\tarchive\tgroup\tgroup_name\tis_active\n"
+            "cs.CL\tComputation and Language\tcs\n"
+        },
+        "arxiv_categories.tsv",
+        2,
+        None,
+        "expected 6 columns",
+    ),
+    (
+        "taxonomy-xml",
+        "taxonomy",
+        {"acm_ccs2012.xml": "<rdf:RDF>\n<skos:Concept>\n"},
+        "acm_ccs2012.xml",
+        1,
+        None,
+        "malformed XML: unbound prefix",
+    ),
 ]
 
 
@@ -124,32 +217,69 @@ def _folder(fmt: str, files: dict[str, str], tmp_path: Path) -> Path:
     return tmp_path / name
 
 
-_TOPIC = {"id": "https://openalex.org/T10181", "display_name": "NLP", "score": 0.99,
-          "subfield": {"id": "https://openalex.org/subfields/1702", "display_name": "Artificial Intelligence"},
-          "field": {"id": "https://openalex.org/fields/17", "display_name": "Computer Science"},
-          "domain": {"id": "https://openalex.org/domains/3", "display_name": "Physical Sciences"}}
+_TOPIC = {
+    "id": "https://openalex.org/T10181",
+    "display_name": "NLP",
+    "score": 0.99,
+    "subfield": {"id": "https://openalex.org/subfields/1702", "display_name": "Artificial Intelligence"},
+    "field": {"id": "https://openalex.org/fields/17", "display_name": "Computer Science"},
+    "domain": {"id": "https://openalex.org/domains/3", "display_name": "Physical Sciences"},
+}
 _WORK = {"id": "https://openalex.org/W1", "title": "t", "topics": [_TOPIC], "primary_topic": _TOPIC}
 HOSTILE += [  # OpenAlex topics: the good works carry a topic tree, the bad one a broken topic
-    (f"openalex-topic-{case}", "openalex", _jsonl(_WORK, json.dumps(_WORK | {"id": "https://openalex.org/W2"} | bad)),
-     "in.jsonl", 2, field, reason)
+    (
+        f"openalex-topic-{case}",
+        "openalex",
+        _jsonl(_WORK, json.dumps(_WORK | {"id": "https://openalex.org/W2"} | bad)),
+        "in.jsonl",
+        2,
+        field,
+        reason,
+    )
     for case, bad, field, reason in [
         ("score", {"topics": [_TOPIC | {"score": "high"}]}, "topics[0].score", "expected a number"),
         ("not-an-object", {"topics": [_TOPIC, "T10028"]}, "topics[1]", "expected an object"),
-        ("level-id", {"primary_topic": _TOPIC | {"field": {"id": "https://openalex.org/domains/3"}}},
-         "primary_topic.field.id", "expected a field id"),
+        (
+            "level-id",
+            {"primary_topic": _TOPIC | {"field": {"id": "https://openalex.org/domains/3"}}},
+            "primary_topic.field.id",
+            "expected a field id",
+        ),
         ("topic-id", {"primary_topic": _TOPIC | {"id": None}}, "primary_topic.id", "expected a topic id"),
         ("huge-score", {"topics": [_TOPIC | {"score": HUGE * 1e300}]}, "topics[0].score", "expected a number"),
-    ]]
-_CITANCE = '{"citance_No": %s, "citing_paper_id": "W00-1102", "raw_text": "x (Gonzalo et al., 1998) y.", ' \
-           '"clean_text": %s}'
+    ]
+]
+_CITANCE = (
+    '{"citance_No": %s, "citing_paper_id": "W00-1102", "raw_text": "x (Gonzalo et al., 1998) y.", "clean_text": %s}'
+)
 HOSTILE += [  # a ScisummNet folder: the real W98-0705 with one file replaced
-    ("scisummnet-deep", "scisummnet", {"W98-0705/citing_sentences.json": "[\n" + _CITANCE % (1, DEEP) + "\n]\n"},
-     "citing_sentences.json", 2, None, "nested too deeply"),
-    ("scisummnet-huge-citance", "scisummnet",
-     {"W98-0705/citing_sentences.json": "[\n" + _CITANCE % (HUGE, '"x"') + "\n]\n"},
-     "citing_sentences.json", 2, "citance_No", "out of range"),
-    ("scisummnet-xml", "scisummnet", {"W98-0705/Reference_XML/W98-0705.xml": "<PAPER>\n<S sid=\"0\">t</S>\n"},
-     "W98-0705.xml", 3, None, "malformed XML"),
+    (
+        "scisummnet-deep",
+        "scisummnet",
+        {"W98-0705/citing_sentences.json": "[\n" + _CITANCE % (1, DEEP) + "\n]\n"},
+        "citing_sentences.json",
+        2,
+        None,
+        "nested too deeply",
+    ),
+    (
+        "scisummnet-huge-citance",
+        "scisummnet",
+        {"W98-0705/citing_sentences.json": "[\n" + _CITANCE % (HUGE, '"x"') + "\n]\n"},
+        "citing_sentences.json",
+        2,
+        "citance_No",
+        "out of range",
+    ),
+    (
+        "scisummnet-xml",
+        "scisummnet",
+        {"W98-0705/Reference_XML/W98-0705.xml": '<PAPER>\n<S sid="0">t</S>\n'},
+        "W98-0705.xml",
+        3,
+        None,
+        "malformed XML",
+    ),
 ]
 NOT_YET: set[str] = set()
 
@@ -159,8 +289,9 @@ def test_the_corpus_covers_every_reader():
 
 
 @pytest.mark.parametrize("name,fmt,files,bad_file,line,field,reason", HOSTILE, ids=[c[0] for c in HOSTILE])
-def test_every_reader_locates_hostile_input_and_writes_nothing(store, tmp_path, name, fmt, files, bad_file, line,
-                                                                field, reason):
+def test_every_reader_locates_hostile_input_and_writes_nothing(
+    store, tmp_path, name, fmt, files, bad_file, line, field, reason
+):
     path = _folder(fmt, files, tmp_path)
     with pytest.raises(InputError) as raised:
         ingest(store, formats.get(fmt), [path], IngestOptions(batch_size=1))
@@ -208,12 +339,15 @@ def test_a_data_directory_made_by_any_first_command_is_private(store, server_env
     assert citegraph("ingest", "jsonl", str(tmp_path / "c.jsonl"), "--no-progress", env=server_env).returncode == 0
     old = os.umask(0o022)
     try:
-        for config in (Config(data_dir=tmp_path / "embedded"),
-                       Config(uri="bolt://127.0.0.1:1", data_dir=tmp_path / "uri")):
+        for config in (
+            Config(data_dir=tmp_path / "embedded"),
+            Config(uri="bolt://127.0.0.1:1", data_dir=tmp_path / "uri"),
+        ):
             with ingest_lock(config):
                 assert stat.S_IMODE(config.data_dir.stat().st_mode) == 0o700, config
-        indexed = citegraph("index", "bm25", "--backend", "bm25s",
-                            env={**server_env, "CITEGRAPH_DATA_DIR": str(tmp_path / "index")})
+        indexed = citegraph(
+            "index", "bm25", "--backend", "bm25s", env={**server_env, "CITEGRAPH_DATA_DIR": str(tmp_path / "index")}
+        )
         assert indexed.returncode == 0, indexed.stderr
         assert stat.S_IMODE((tmp_path / "index").stat().st_mode) == 0o700
     finally:
@@ -224,8 +358,12 @@ def test_a_data_directory_made_by_any_first_command_is_private(store, server_env
 def test_a_batch_over_the_bolt_message_limit_is_split_not_hung(store, server_env, tmp_path):
     """2,000 lines with 10 KB abstracts: 20 MB in one default batch, over ArcadeDB's 16 MiB."""
     path = tmp_path / "big.jsonl"
-    path.write_text("".join(json.dumps({"id": f"P{i}", "abstract": "word " * 2000, "references": [f"P{i - 1}"]})
-                            + "\n" for i in range(1, 2001)))
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"P{i}", "abstract": "word " * 2000, "references": [f"P{i - 1}"]}) + "\n"
+            for i in range(1, 2001)
+        )
+    )
     done = citegraph("ingest", "jsonl", str(path), "--no-progress", env=server_env, timeout=240)
     assert done.returncode == 0, done.stderr
     assert counts(store) == ({"Paper": 2001, "External": 1}, {"CITES": 2000})
@@ -234,7 +372,12 @@ def test_a_batch_over_the_bolt_message_limit_is_split_not_hung(store, server_env
 def test_one_record_over_the_limit_is_refused_before_it_is_sent(store):
     started = time.monotonic()
     with pytest.raises(CitegraphError, match="over the graph server's message limit"):
-        store.write(Write("ingest/papers", {"ingested": "2024-01-01", "rows": [{"id": "P1", "props": {"abstract": "x" * (20 << 20)}}]}))
+        store.write(
+            Write(
+                "ingest/papers",
+                {"ingested": "2024-01-01", "rows": [{"id": "P1", "props": {"abstract": "x" * (20 << 20)}}]},
+            )
+        )
     assert time.monotonic() - started < 30
     assert store.run("stats/labels") == []  # nothing was sent, and the connection still works
 
@@ -242,7 +385,9 @@ def test_one_record_over_the_limit_is_refused_before_it_is_sent(store):
 def test_statements_are_measured_for_every_server_but_neo4j_itself(store):
     from citegraph.graph.store import MAX_MESSAGE, message_limit
 
-    assert message_limit(store.server_info()["agent"]) == MAX_MESSAGE  # the embedded ArcadeDB says it is Neo4j-compatible
+    assert (
+        message_limit(store.server_info()["agent"]) == MAX_MESSAGE
+    )  # the embedded ArcadeDB says it is Neo4j-compatible
     assert message_limit("Neo4j/5.26.0") is None
 
 
@@ -295,8 +440,12 @@ def test_the_ingest_lock_is_the_databases_whatever_the_way_to_it(tmp_path):
     port = server.start().bolt_port
     path = write_jsonl(tmp_path / "c.jsonl", [{"id": "P1"}])
     env = {key: value for key, value in os.environ.items() if not key.startswith("CITEGRAPH_")}
-    by_uri = {**env, "CITEGRAPH_USER": "root", "CITEGRAPH_PASSWORD": server.password(),
-              "CITEGRAPH_DATA_DIR": str(tmp_path / "elsewhere")}
+    by_uri = {
+        **env,
+        "CITEGRAPH_USER": "root",
+        "CITEGRAPH_PASSWORD": server.password(),
+        "CITEGRAPH_DATA_DIR": str(tmp_path / "elsewhere"),
+    }
     refused = f"another ingest into this graph is running (pid {os.getpid()})"
     try:
         with ingest_lock(Config(data_dir=tmp_path / "data")):
@@ -304,8 +453,9 @@ def test_the_ingest_lock_is_the_databases_whatever_the_way_to_it(tmp_path):
                 done = citegraph("--uri", uri, "ingest", "jsonl", str(path), "--no-progress", env=by_uri)
                 assert done.returncode != 0 and refused in done.stderr, (uri, done.stderr)
         with ingest_lock(Config(uri=f"bolt://localhost:{port}", data_dir=tmp_path / "third")):
-            done = citegraph("ingest", "jsonl", str(path), "--no-progress",
-                             env={**env, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")})
+            done = citegraph(
+                "ingest", "jsonl", str(path), "--no-progress", env={**env, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")}
+            )
             assert done.returncode != 0 and refused in done.stderr, done.stderr
         with open_store(Config(data_dir=tmp_path / "data")) as store:
             assert counts(store) == ({}, {})
@@ -354,8 +504,9 @@ def test_a_full_disk_is_one_line_and_the_ingest_resumes_once_space_is_freed(tmp_
         full = citegraph("ingest", "s2orc", str(corpus), "--no-progress", env=env, timeout=600)
         assert full.returncode == 1 and "Traceback" not in full.stderr, full.stderr[-2000:]
         last = full.stderr.strip().splitlines()[-1]
-        assert last.startswith(f"Error: the disk holding {disk / 'data'} is full") and "run the same command again" \
-            in last, last
+        assert (
+            last.startswith(f"Error: the disk holding {disk / 'data'} is full") and "run the same command again" in last
+        ), last
         subprocess.run(["mount", "-o", "remount,size=600m", str(disk)], check=True)
         again = citegraph("ingest", "s2orc", str(corpus), "--no-progress", env=env, timeout=600)
         assert again.returncode == 0, again.stderr[-2000:]
@@ -375,8 +526,9 @@ def test_a_stale_server_state_with_reused_pid_and_port_is_not_trusted(tmp_path):
         server = ArcadeServer(tmp_path / "arcadedb")
         server.home.mkdir(parents=True)
         port = listener.getsockname()[1]
-        server.state_file.write_text(json.dumps({"pid": stranger.pid, "bolt_port": port, "http_port": port,
-                                                 "detached": True}))
+        server.state_file.write_text(
+            json.dumps({"pid": stranger.pid, "bolt_port": port, "http_port": port, "detached": True})
+        )
         assert server.status() is None
         assert server.stop() is False
         assert stranger.poll() is None, "server stop signalled a process that is not our server"
@@ -391,8 +543,12 @@ def test_ids_are_normalised_the_same_way_at_ingest_and_lookup(store, tmp_path):
     from citegraph.recommend import Recommender
 
     path = tmp_path / "c.jsonl"
-    path.write_text(json.dumps({"id": "e\u0301", "title": "decomposed"}) + "\n"
-                    + json.dumps({"id": "Q", "references": ["e\u0301"]}) + "\n")
+    path.write_text(
+        json.dumps({"id": "e\u0301", "title": "decomposed"})
+        + "\n"
+        + json.dumps({"id": "Q", "references": ["e\u0301"]})
+        + "\n"
+    )
     ingest(store, formats.get("jsonl"), [path])
     assert counts(store) == ({"Paper": 2}, {"CITES": 1})
     seed = Recommender(store).seed("e\u0301")
@@ -403,9 +559,14 @@ def test_ids_are_normalised_the_same_way_at_ingest_and_lookup(store, tmp_path):
 @pytest.fixture
 def decomposed(store, tmp_path):
     """A graph whose paper 'é' (ingested as e + combining accent, stored NFC) cites and is cited."""
-    path = write_jsonl(tmp_path / "c.jsonl", [{"id": "e\u0301", "title": "decomposed", "references": ["R"]},
-                                              {"id": "R", "title": "cited", "year": 2020},
-                                              {"id": "Q", "title": "citing", "references": ["e\u0301", "R"]}])
+    path = write_jsonl(
+        tmp_path / "c.jsonl",
+        [
+            {"id": "e\u0301", "title": "decomposed", "references": ["R"]},
+            {"id": "R", "title": "cited", "year": 2020},
+            {"id": "Q", "title": "citing", "references": ["e\u0301", "R"]},
+        ],
+    )
     ingest(store, formats.get("jsonl"), [path])
     return store
 
@@ -442,8 +603,10 @@ def test_every_id_boundary_looks_up_the_stored_form(decomposed, server_env, tmp_
 
 
 # -- 12. duplicate ids ------------------------------------------------------------------
-DUPLICATES = [('{"id": "P1", "title": "one"}', '{"id": "P2"}', '{"id": "P1", "title": "two"}'),
-              ('{"id": "P2", "title": "three"}',)]
+DUPLICATES = [
+    ('{"id": "P1", "title": "one"}', '{"id": "P2"}', '{"id": "P1", "title": "two"}'),
+    ('{"id": "P2", "title": "three"}',),
+]
 
 
 def _duplicates(tmp_path) -> list[Path]:
@@ -454,9 +617,14 @@ def _duplicates(tmp_path) -> list[Path]:
     return paths
 
 
-@pytest.mark.parametrize("policy,titles", [("merge", {"P1": "two", "P2": "three"}),
-                                           ("first", {"P1": "one", "P2": None}),
-                                           ("last", {"P1": "two", "P2": "three"})])
+@pytest.mark.parametrize(
+    "policy,titles",
+    [
+        ("merge", {"P1": "two", "P2": "three"}),
+        ("first", {"P1": "one", "P2": None}),
+        ("last", {"P1": "two", "P2": "three"}),
+    ],
+)
 def test_duplicate_ids_are_counted_and_resolved_by_policy(store, tmp_path, policy, titles):
     summary = ingest(store, formats.get("jsonl"), _duplicates(tmp_path), IngestOptions(on_duplicate=policy))
     assert summary.duplicates == 2
@@ -474,19 +642,32 @@ def test_duplicate_ids_can_be_an_error(store, tmp_path):
 def test_first_and_error_see_the_papers_an_earlier_ingest_wrote(store, tmp_path, policy):
     earlier, later = tmp_path / "earlier.jsonl", tmp_path / "later.jsonl"
     write_jsonl(earlier, [{"id": "P1", "title": "graph's"}, {"id": "P2", "references": ["P3"]}])
-    write_jsonl(later, [{"id": "P4"}, {"id": "P3", "title": "a stub before"}, {"id": "P1", "title": "new"},
-                        {"id": "P1", "title": "newer"}])
+    write_jsonl(
+        later,
+        [
+            {"id": "P4"},
+            {"id": "P3", "title": "a stub before"},
+            {"id": "P1", "title": "new"},
+            {"id": "P1", "title": "newer"},
+        ],
+    )
     ingest(store, formats.get("jsonl"), [earlier])
     if policy == "error":
-        with pytest.raises(InputError, match=r"later.jsonl:3: duplicate paper id 'P1' \(already in the graph from "
-                                             r"an earlier ingest\)"):
+        with pytest.raises(
+            InputError,
+            match=r"later.jsonl:3: duplicate paper id 'P1' \(already in the graph from "
+            r"an earlier ingest\)",
+        ):
             ingest(store, formats.get("jsonl"), [later], IngestOptions(on_duplicate=policy))
         assert counts(store) == ({"Paper": 3, "External": 1}, {"CITES": 1})
         return
     summary = ingest(store, formats.get("jsonl"), [later], IngestOptions(on_duplicate=policy, batch_size=1))
     assert summary.duplicates == 2  # both records of P1; P3 was only a cited stub
     assert {p: store.run("paper", id=p)[0]["title"] for p in ("P1", "P3", "P4")} == {
-        "P1": "graph's", "P3": "a stub before", "P4": None}
+        "P1": "graph's",
+        "P3": "a stub before",
+        "P4": None,
+    }
 
 
 class _StopWhileWriting:
@@ -510,19 +691,27 @@ class _StopWhileWriting:
 def test_a_resumed_ingest_does_not_take_its_own_committed_papers_for_duplicates(store, tmp_path):
     path = write_jsonl(tmp_path / "c.jsonl", [{"id": f"P{i}"} for i in range(10)])
     with pytest.raises(KeyboardInterrupt):
-        ingest(store, formats.get("jsonl"), [path], IngestOptions(batch_size=2, on_duplicate="error"),
-               _StopWhileWriting(5))
+        ingest(
+            store, formats.get("jsonl"), [path], IngestOptions(batch_size=2, on_duplicate="error"), _StopWhileWriting(5)
+        )
     summary = ingest(store, formats.get("jsonl"), [path], IngestOptions(batch_size=2, on_duplicate="error"))
     assert summary.resumed == {str(path): 4} and summary.duplicates == 0
     assert counts(store) == ({"Paper": 10}, {})
 
 
 # -- 13. URIs ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("uri,reason", [("http://localhost:7687", "scheme"), ("bolt://", "host"),
-                                        ("bolt://localhost:99999", "port"), ("bolt://localhost:x", "port"),
-                                        ("bolt://neo4j:s3cret-pw@localhost:7687", "credentials"),
-                                        ("bolt://localhost:7687?x=s3cret-pw", "query"),
-                                        ("neo4j://localhost:7687#s3cret-pw", "fragment")])
+@pytest.mark.parametrize(
+    "uri,reason",
+    [
+        ("http://localhost:7687", "scheme"),
+        ("bolt://", "host"),
+        ("bolt://localhost:99999", "port"),
+        ("bolt://localhost:x", "port"),
+        ("bolt://neo4j:s3cret-pw@localhost:7687", "credentials"),
+        ("bolt://localhost:7687?x=s3cret-pw", "query"),
+        ("neo4j://localhost:7687#s3cret-pw", "fragment"),
+    ],
+)
 def test_bad_uris_are_refused_without_echoing_credentials(uri, reason):
     with pytest.raises(ConfigError, match=reason) as raised:
         Config.load(None, uri=uri)
@@ -656,8 +845,12 @@ def test_services_keep_their_embedded_graph_running_and_share_it(tmp_path):
 
     def serve(port: int) -> subprocess.Popen:
         with open(tmp_path / f"serve-{port}.log", "ab") as log:
-            process = subprocess.Popen([sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)],
-                                       env=env, stdout=log, stderr=subprocess.STDOUT)
+            process = subprocess.Popen(
+                [sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         wait_serving(f"http://127.0.0.1:{port}", process, log=tmp_path / f"serve-{port}.log")
         return process
 
@@ -705,12 +898,17 @@ def test_a_killed_bulk_ingest_is_shown_by_stats_cleaned_up_and_repaired_by_strea
     corpus = tmp_path / "corpus.jsonl"
     assert citegraph("synth", "--papers", "3000", "--out", str(corpus), env=env).returncode == 0
     home = tmp_path / "data" / "arcadedb"
-    bulk = subprocess.Popen([sys.executable, "-m", "citegraph.cli", "ingest", "s2orc", str(corpus), "--bulk",
-                             "--no-progress"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    bulk = subprocess.Popen(
+        [sys.executable, "-m", "citegraph.cli", "ingest", "s2orc", str(corpus), "--bulk", "--no-progress"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 180
-    while not (loader := [p for p in psutil.Process(bulk.pid).children()
-                          if "citegraph.ingest.arcadedb_loader" in p.cmdline()]):
+    while not (
+        loader := [p for p in psutil.Process(bulk.pid).children() if "citegraph.ingest.arcadedb_loader" in p.cmdline()]
+    ):
         assert bulk.poll() is None and time.monotonic() < deadline, "the bulk ingest ended before loading"
         time.sleep(0.02)
     os.kill(bulk.pid, signal.SIGKILL)  # the CLI alone: its loader and its server must follow it
@@ -778,10 +976,14 @@ def test_a_library_of_2000_papers_is_recommended_for_on_lucene(store, tmp_path):
     """2,000 papers, 2,000 distinct words: the query keeps its heaviest terms, among them the
     word ten of the papers share, which finds the one other paper using it."""
     words = _words(2100)
-    path = write_jsonl(tmp_path / "c.jsonl", [{"id": f"P{i:04d}", "title": f"on {word}",
-                                               "abstract": "we study " + ("graphs" if i < 10 else word)}
-                                              for i, word in enumerate(words)]
-                       + [{"id": "Q", "title": "graphs"}])
+    path = write_jsonl(
+        tmp_path / "c.jsonl",
+        [
+            {"id": f"P{i:04d}", "title": f"on {word}", "abstract": "we study " + ("graphs" if i < 10 else word)}
+            for i, word in enumerate(words)
+        ]
+        + [{"id": "Q", "title": "graphs"}],
+    )
     ingest(store, formats.get("jsonl"), [path])
     bm25 = build_bm25(list(documents(store)), tmp_path / "bm25", backend="lucene", threads=1)
     library = [f"P{i:04d}" for i in range(2000)]
@@ -790,16 +992,20 @@ def test_a_library_of_2000_papers_is_recommended_for_on_lucene(store, tmp_path):
 
 
 # -- 15. exports of hostile titles and notes (issue 23 §4.2) ----------------------------------------
-HOSTILE_TEXTS = ["Harmless}}, url = {http://evil.example/}, note = {", "Two\nlines\nER  - \nTY  - JOUR\nTI  - evil",
-                 "}\n}\n@article{evil,\n  url = {x}", "50% {of} $x$ & _y_ #1 \\relax ~ x^2 é 中 \"q\"", "tail\\",
-                 "line\u2028sep\rand\x0bvt"]
+HOSTILE_TEXTS = [
+    "Harmless}}, url = {http://evil.example/}, note = {",
+    "Two\nlines\nER  - \nTY  - JOUR\nTI  - evil",
+    "}\n}\n@article{evil,\n  url = {x}",
+    '50% {of} $x$ & _y_ #1 \\relax ~ x^2 é 中 "q"',
+    "tail\\",
+    "line\u2028sep\rand\x0bvt",
+]
 
 
 def _hostile_papers(text: str, authors: tuple[str, ...] = ("Ada Lovelace",)):
     from citegraph.library.export import Exported
 
-    return [Exported(f"ID{text}", text, 2020, text, "10.1000/a_b", "", authors, text),
-            Exported("P2", "plain", 2021)]
+    return [Exported(f"ID{text}", text, 2020, text, "10.1000/a_b", "", authors, text), Exported("P2", "plain", 2021)]
 
 
 @pytest.mark.parametrize("text", HOSTILE_TEXTS, ids=range(len(HOSTILE_TEXTS)))
@@ -813,13 +1019,19 @@ def test_a_bibtex_export_of_hostile_text_reads_back_as_written(text):
     written = to_bibtex(_hostile_papers(text))
     entries = bibtexparser.parse_string(written).entries
     assert [sorted(e.fields_dict) for e in entries] == [
-        ["author", "booktitle", "citegraph-id", "doi", "note", "title", "year"], ["citegraph-id", "title", "year"]]
+        ["author", "booktitle", "citegraph-id", "doi", "note", "title", "year"],
+        ["citegraph-id", "title", "year"],
+    ]
     assert decode(entries[0].fields_dict["note"].value)[0] == text  # a field citegraph does not read, decoded alike
     first, second = parse_text(written, Path("export.bib"))  # as `library` and `ingest bibtex` read it
     assert first.problem is None and second.problem is None
     read = CONTROL_CHARACTERS.sub("", text)  # the reader drops control characters, with a warning
     assert {k: first.fields[k] for k in ("title", "booktitle", "citegraph-id", "doi")} == {
-        "title": read, "booktitle": read, "citegraph-id": f"ID{read}", "doi": "10.1000/a_b"}
+        "title": read,
+        "booktitle": read,
+        "citegraph-id": f"ID{read}",
+        "doi": "10.1000/a_b",
+    }
     assert second.fields["citegraph-id"] == "P2"
 
 
@@ -832,7 +1044,12 @@ def test_a_ris_export_of_hostile_text_reads_back_as_one_line_each(text):
     first, second = rispy.loads(to_ris(_hostile_papers(text, (text, "Ada Lovelace"))))
     line = " ".join(text.split())
     assert (first["title"], first["notes"], first["secondary_title"], first["id"], first["authors"]) == (
-        line, [line], line, " ".join(f"ID{text}".split()), [line, "Ada Lovelace"])
+        line,
+        [line],
+        line,
+        " ".join(f"ID{text}".split()),
+        [line, "Ada Lovelace"],
+    )
     assert (second["id"], second["title"]) == ("P2", "plain")
 
 
@@ -846,8 +1063,12 @@ def test_a_row_count_is_checked_against_the_largest_the_graph_runs(store, server
     assert "$limit counts rows: it must be between 0 and 2,147,483,646, got 2147483647" in over.stderr
 
 
-NOT_DATES = [("0000-00-00", "there is no year 0"), ("2013-13-01", "there is no month 13"),
-             ("2013-02-30", "February 2013 has no day 30"), ("2013-00", "there is no month 00")]
+NOT_DATES = [
+    ("0000-00-00", "there is no year 0"),
+    ("2013-13-01", "there is no month 13"),
+    ("2013-02-30", "February 2013 has no day 30"),
+    ("2013-00", "there is no month 00"),
+]
 
 
 @pytest.mark.parametrize("date,reason", NOT_DATES, ids=[d for d, _ in NOT_DATES])
@@ -860,8 +1081,11 @@ def test_a_date_that_is_not_in_the_calendar_is_refused(store, tmp_path, date, re
     done = citegraph("recommend", "P1", "--as-of", date, env={**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path)})
     assert done.returncode == 2 and reason in done.stderr and "Traceback" not in done.stderr, done.stderr
     service = TestClient(create_app(Recommender(store)), base_url="http://127.0.0.1")
-    for route, body in (("/recommend", {"paper": "P1"}), ("/works", {"papers": ["P1"]}),
-                        ("/explore/map", {"seeds": ["P1"]})):
+    for route, body in (
+        ("/recommend", {"paper": "P1"}),
+        ("/works", {"papers": ["P1"]}),
+        ("/explore/map", {"seeds": ["P1"]}),
+    ):
         answer = service.post(route, json={**body, "as_of": date})
         assert answer.status_code == 422 and reason in answer.text, (route, answer.text)
 
@@ -890,8 +1114,11 @@ def test_the_date_pattern_of_the_schemas_admits_exactly_the_calendar_s_days():
             return False
 
     years = ["0000", "0001", "0004", "0100", "0400", "1900", "1999", "2000", "2012", "2013", "2100", "9999"]
-    spelled = [*years, *(f"{y}-{m:02d}" for y in years for m in range(14)),
-               *(f"{y}-{m:02d}-{d:02d}" for y in years for m in range(14) for d in range(33))]
+    spelled = [
+        *years,
+        *(f"{y}-{m:02d}" for y in years for m in range(14)),
+        *(f"{y}-{m:02d}-{d:02d}" for y in years for m in range(14) for d in range(33)),
+    ]
     for text in spelled:
         assert (re.fullmatch(DATE, text) is not None) == real(text), text
         try:
@@ -928,13 +1155,16 @@ def test_serve_on_a_busy_port_says_so_without_announcing_itself(tmp_path):
     busy = socket.create_server(("127.0.0.1", 0))
     try:
         port = busy.getsockname()[1]
-        done = citegraph("serve", "--port", str(port), env={**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")},
-                         timeout=120)
+        done = citegraph(
+            "serve", "--port", str(port), env={**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")}, timeout=120
+        )
     finally:
         busy.close()
     assert done.returncode != 0 and "http://" not in done.stdout, done.stdout
-    assert done.stderr == f"Error: cannot serve on 127.0.0.1:{port}: Address already in use — is another service " \
-                          "using the port? Choose another with --port\n"
+    assert (
+        done.stderr == f"Error: cannot serve on 127.0.0.1:{port}: Address already in use — is another service "
+        "using the port? Choose another with --port\n"
+    )
     assert not (tmp_path / "data").exists(), "the graph is not opened for a service that cannot listen"
 
 
@@ -945,8 +1175,13 @@ def test_every_transaction_carries_the_timeout_of_its_mode(arcade_server, server
     arcade_server.recreate_database()
     monkeypatch.setenv("CITEGRAPH_READ_TIMEOUT", "2.5")
     monkeypatch.setenv("CITEGRAPH_WRITE_TIMEOUT", "40")
-    config = Config.load(None, uri=server_config.uri, user=server_config.user, password=server_config.password,
-                         database=server_config.database)
+    config = Config.load(
+        None,
+        uri=server_config.uri,
+        user=server_config.user,
+        password=server_config.password,
+        database=server_config.database,
+    )
     caplog.set_level(logging.DEBUG, logger="neo4j.io")
     with open_store(config) as store:
         store.run("stats/labels")
@@ -961,15 +1196,21 @@ def test_every_transaction_carries_the_timeout_of_its_mode(arcade_server, server
 @pytest.mark.parametrize("value", ["soon", "-1", "nan", "inf"])
 def test_a_timeout_that_is_not_seconds_is_refused_in_one_line(monkeypatch, value):
     monkeypatch.setenv("CITEGRAPH_WRITE_TIMEOUT", value)
-    with pytest.raises(ConfigError, match=r"^CITEGRAPH_WRITE_TIMEOUT \(or 'write_timeout' in the config file\) must be "
-                                          r"seconds, a number of 0 \(no limit\) or more, got '"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^CITEGRAPH_WRITE_TIMEOUT \(or 'write_timeout' in the config file\) must be "
+        r"seconds, a number of 0 \(no limit\) or more, got '",
+    ):
         Config.load(None)
 
 
 #: About a second of work for ArcadeDB on an empty graph (2.25 million pairs).
-SLOW = queries.parse("slow", "// Counts pairs.\n// $n: int — range\n// Mode: read\n// Returns: pairs\n"
-                             "UNWIND range(1, $n) AS a UNWIND range(1, $n) AS b WITH a, b WHERE (a * b) % 7 = 0 "
-                             "RETURN count(*) AS pairs\n")
+SLOW = queries.parse(
+    "slow",
+    "// Counts pairs.\n// $n: int — range\n// Mode: read\n// Returns: pairs\n"
+    "UNWIND range(1, $n) AS a UNWIND range(1, $n) AS b WITH a, b WHERE (a * b) % 7 = 0 "
+    "RETURN count(*) AS pairs\n",
+)
 
 
 def test_arcadedb_runs_a_transaction_past_its_timeout(server_config, monkeypatch):
@@ -978,8 +1219,13 @@ def test_arcadedb_runs_a_transaction_past_its_timeout(server_config, monkeypatch
     ``Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration``). When this test
     fails, ArcadeDB honours the timeout: assert the error instead."""
     monkeypatch.setattr(store_module, "load", lambda name: SLOW if name == SLOW.name else queries.load(name))
-    config = Config(uri=server_config.uri, user=server_config.user, password=server_config.password,
-                    database=server_config.database, read_timeout=0.05)
+    config = Config(
+        uri=server_config.uri,
+        user=server_config.user,
+        password=server_config.password,
+        database=server_config.database,
+        read_timeout=0.05,
+    )
     with open_store(config) as store:
         started = time.monotonic()
         assert store.value("slow", n=1500) == 596_204  # pairs whose product is a multiple of 7
@@ -1002,8 +1248,10 @@ def test_a_statement_stopped_at_the_servers_time_limit_is_one_clear_error(tmp_pa
     info = server.start()
     try:
         config = Config(uri=info.uri, user="root", password=server.password(), database="citegraph", read_timeout=0.3)
-        stopped = (r"^the graph server stopped 'slow' at its time limit: the command exceeded the "
-                   r"arcadedb.command.timeout of 300ms \(citegraph's read timeout: 0.3 s, CITEGRAPH_READ_TIMEOUT\)$")
+        stopped = (
+            r"^the graph server stopped 'slow' at its time limit: the command exceeded the "
+            r"arcadedb.command.timeout of 300ms \(citegraph's read timeout: 0.3 s, CITEGRAPH_READ_TIMEOUT\)$"
+        )
         with open_store(config) as store:
             with pytest.raises(ServerError, match=stopped):
                 store.value("slow", n=3000)
@@ -1018,7 +1266,7 @@ def test_a_statement_stopped_at_the_servers_time_limit_is_one_clear_error(tmp_pa
 LIBRARIES = [  # (case, file, content, line, field, reason)
     ("csl-deep", "refs.json", DEEP.encode(), 1, None, "malformed JSON: nested too deeply"),
     ("csl-syntax", "refs.json", b'[{"id": "a"},\n {"id": }]', 2, None, "malformed JSON: Expecting value at column 9"),
-    ("csl-issued", "refs.json", b'[{"id": "a", "issued": "2001"}]', 1, "issued", "expected {\"date-parts\""),
+    ("csl-issued", "refs.json", b'[{"id": "a", "issued": "2001"}]', 1, "issued", 'expected {"date-parts"'),
     ("csl-date-parts", "refs.json", b'[{"id": "a", "issued": {"date-parts": 2001}}]', 1, "issued", "date-parts"),
     ("csl-title", "refs.json", b'[{"id": "a", "title": ["A"]}]', 1, "title", "expected a string, got list"),
     ("ris-latin-1", "refs.ris", b"TY  - JOUR\nTI  - Caf\xe9\nER  - \n", 2, None, "not valid UTF-8 (byte 0xe9)"),

@@ -16,8 +16,10 @@ HEAVY = ("torch", "transformers", "faiss", "pyserini")
 
 def loaded_after(*modules: str) -> set[str]:
     """The heavy libraries and the neo4j driver a fresh interpreter holds after importing ``modules``."""
-    code = (f"import sys\nfor m in {modules!r}: __import__(m)\n"
-            f"print(' '.join(m for m in {(*HEAVY, 'neo4j')!r} if m in sys.modules))")
+    code = (
+        f"import sys\nfor m in {modules!r}: __import__(m)\n"
+        f"print(' '.join(m for m in {(*HEAVY, 'neo4j')!r} if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(done.stdout.split())
 
@@ -28,13 +30,28 @@ def test_the_command_line_starts_without_the_graph_driver_or_models():
 
 
 def test_bm25_needs_no_graph_driver():
-    assert loaded_after("citegraph.retrieval.bm25", "citegraph.retrieval.bm25.kernel", "citegraph.retrieval.corpus",
-                        "citegraph.contextualise.bm25") == set()
+    assert (
+        loaded_after(
+            "citegraph.retrieval.bm25",
+            "citegraph.retrieval.bm25.kernel",
+            "citegraph.retrieval.corpus",
+            "citegraph.contextualise.bm25",
+        )
+        == set()
+    )
 
 
 def test_models_import_their_libraries_on_first_use():
-    assert loaded_after("citegraph.retrieval.encoders", "citegraph.retrieval.ann", "citegraph.local.rerank",
-                        "citegraph.local.taxonomy", "citegraph.local.geometry") == set()
+    assert (
+        loaded_after(
+            "citegraph.retrieval.encoders",
+            "citegraph.retrieval.ann",
+            "citegraph.local.rerank",
+            "citegraph.local.taxonomy",
+            "citegraph.local.geometry",
+        )
+        == set()
+    )
     assert "torch" in loaded_after("citegraph.local.nets")  # the modules behind the seam
 
 
@@ -55,8 +72,16 @@ def test_the_seam_hands_out_the_library_itself():
 
 #: Libraries citegraph imports that come with one it declares (checked below): the API
 #: they are used through is that declared library's.
-COMES_WITH = {"pydantic": "fastapi", "starlette": "fastapi", "pylatexenc": "bibtexparser", "jnius": "pyserini", "jnius_config": "pyserini",
-              "jpype": "arcadedb-embedded", "anyio": "mcp", "mcp_types": "mcp"}
+COMES_WITH = {
+    "pydantic": "fastapi",
+    "starlette": "fastapi",
+    "pylatexenc": "bibtexparser",
+    "jnius": "pyserini",
+    "jnius_config": "pyserini",
+    "jpype": "arcadedb-embedded",
+    "anyio": "mcp",
+    "mcp_types": "mcp",
+}
 
 
 def _name(distribution: str) -> str:
@@ -75,9 +100,10 @@ def test_every_library_citegraph_imports_is_declared_in_pyproject():
 
     root = Path(__file__).resolve().parents[1]
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
-    declared = {_name(Requirement(r).name)
-                for r in [*project["dependencies"], *(r for extra in project["optional-dependencies"].values()
-                                                       for r in extra)]}
+    declared = {
+        _name(Requirement(r).name)
+        for r in [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+    }
     imported = set()
     for source in (root / "citegraph").rglob("*.py"):
         for node in ast.walk(ast.parse(source.read_text())):
@@ -85,15 +111,22 @@ def test_every_library_citegraph_imports_is_declared_in_pyproject():
                 imported.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 imported.add(node.module.split(".")[0])
-            elif isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("lazy", "import_module") \
-                    and node.args and isinstance(node.args[0], ast.Constant):
+            elif (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", "") in ("lazy", "import_module")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 imported.add(str(node.args[0].value).split(".")[0])
     distributions = packages_distributions()
     for module, carrier in COMES_WITH.items():
         assert carrier in declared
         assert {_name(d) for d in distributions[module]} & {_name(Requirement(r).name) for r in requires(carrier)}
-    undeclared = {m: distributions[m] for m in imported - set(COMES_WITH) - set(sys.stdlib_module_names)
-                  if m in distributions and not {_name(d) for d in distributions[m]} & declared}
+    undeclared = {
+        m: distributions[m]
+        for m in imported - set(COMES_WITH) - set(sys.stdlib_module_names)
+        if m in distributions and not {_name(d) for d in distributions[m]} & declared
+    }
     assert undeclared == {}
 
 
@@ -108,13 +141,19 @@ def test_no_test_skips_for_want_of_a_core_dependency():
     from packaging.requirements import Requirement
 
     root = Path(__file__).resolve().parents[1]
-    core = {_name(Requirement(r).name) for r in tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]}
+    core = {
+        _name(Requirement(r).name)
+        for r in tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    }
     distributions = packages_distributions()
     skipping = []
     for test in sorted((root / "tests").glob("*.py")):
         for node in ast.walk(ast.parse(test.read_text())):
-            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "importorskip" \
-                    and isinstance(node.args[0], ast.Constant):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", "") == "importorskip"
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 module = node.args[0].value.split(".")[0]
                 if {_name(d) for d in distributions.get(module, [])} & core:
                     skipping.append(f"{test.name}:{node.lineno} {module}")

@@ -59,17 +59,34 @@ def test_acl200_reader_on_the_bundled_graph():
 
 
 def test_generic_reader_merges_repeated_references(tmp_path):
-    path = write_jsonl(tmp_path / "c.jsonl", [{
-        "id": "P1", "title": " A  title ", "year": 2020, "fields": ["Physics", "Physics"],
-        "authors": ["Ada Lovelace", {"id": "A7", "name": "Alan Turing"}],
-        "references": ["P0", {"id": "P2", "contexts": ["x [CIT] y"], "sections": ["Intro"]},
-                       {"id": "P2", "contexts": ["z [CIT]"], "sections": ["Method"]}]}])
+    path = write_jsonl(
+        tmp_path / "c.jsonl",
+        [
+            {
+                "id": "P1",
+                "title": " A  title ",
+                "year": 2020,
+                "fields": ["Physics", "Physics"],
+                "authors": ["Ada Lovelace", {"id": "A7", "name": "Alan Turing"}],
+                "references": [
+                    "P0",
+                    {"id": "P2", "contexts": ["x [CIT] y"], "sections": ["Intro"]},
+                    {"id": "P2", "contexts": ["z [CIT]"], "sections": ["Method"]},
+                ],
+            }
+        ],
+    )
     [item] = read_all("jsonl", path)
     paper = item.record
     assert paper.title == "A  title" and paper.fields == ("Physics",)
     assert [(a.id, a.name) for a in paper.authors] == [("name:ada lovelace", "Ada Lovelace"), ("A7", "Alan Turing")]
     p2 = paper.references[1]
-    assert (p2.cited_id, p2.contexts, p2.sections, p2.n_contexts) == ("P2", ("x [CIT] y", "z [CIT]"), ("Intro", "Method"), 2)
+    assert (p2.cited_id, p2.contexts, p2.sections, p2.n_contexts) == (
+        "P2",
+        ("x [CIT] y", "z [CIT]"),
+        ("Intro", "Method"),
+        2,
+    )
 
 
 # -- broken inputs --------------------------------------------------------------------
@@ -78,8 +95,13 @@ BROKEN = [
     ('{"title": "no id"}\n', 1, "id", "is missing"),
     ('{"id": "P1", "year": "twenty"}\n', 1, "year", "expected an integer"),
     ('{"id": "P1", "fields": "Physics"}\n', 1, "fields", "expected a list of strings"),
-    ('{"id": "P1", "references": [{"id": "P2", "contexts": [3]}]}\n', 1, "references[0].contexts[0]", "expected a string"),
-    ('[1, 2]\n', 1, None, "expected a JSON object"),
+    (
+        '{"id": "P1", "references": [{"id": "P2", "contexts": [3]}]}\n',
+        1,
+        "references[0].contexts[0]",
+        "expected a string",
+    ),
+    ("[1, 2]\n", 1, None, "expected a JSON object"),
     ('{"id": "P1"}\n{"id": "P2", "title": "cut', 2, None, "may be truncated"),
 ]
 
@@ -149,12 +171,17 @@ def test_s2orc_sample_graph(store):
     assert labels["Paper"] == 1000 + 6049 and labels["External"] == 6049
     assert rels["CITES"] == 6058  # 6,062 distinct citations in both directions, 4 of them self-citations
     assert summary.write.self_citations == 8  # each self-citation is listed both ways
-    assert rels["IN_FIELD"] == sum(len(json.loads(line)["mag_field_of_study"] or [])
-                                   for line in shared("samples/s2orc/metadata_sample.jsonl").open())
+    assert rels["IN_FIELD"] == sum(
+        len(json.loads(line)["mag_field_of_study"] or [])
+        for line in shared("samples/s2orc/metadata_sample.jsonl").open()
+    )
     paper = store.run("paper", id="2871678")[0]
     assert paper["citation_count"] == 297 and set(paper["fields"]) == {"Biology", "Medicine"}
     assert summary.eligibility["with_abstract"] == 488
-    assert summary.eligibility["eligible"] == store.run("prefilter/counts", min_abstract=30, min_citations=3)[0]["eligible"]
+    assert (
+        summary.eligibility["eligible"]
+        == store.run("prefilter/counts", min_abstract=30, min_citations=3)[0]["eligible"]
+    )
 
 
 @pytest.mark.slow
@@ -200,7 +227,9 @@ def test_ingest_is_idempotent(store):
 
 
 def test_external_stub_becomes_a_paper_and_drop_policy(store, tmp_path):
-    citing = write_jsonl(tmp_path / "a.jsonl", [{"id": "A", "references": ["B", "C"]}, {"id": "D", "references": ["B"]}])
+    citing = write_jsonl(
+        tmp_path / "a.jsonl", [{"id": "A", "references": ["B", "C"]}, {"id": "D", "references": ["B"]}]
+    )
     summary = ingest(store, formats.get("jsonl"), [citing])
     assert summary.write.external_created == 2
     assert store.run("paper", id="B")[0]["external"] is True
@@ -220,6 +249,7 @@ def ingested(store) -> dict[str, str | None]:
 def test_a_paper_keeps_the_date_of_the_run_that_made_it(store, tmp_path):
     """``ingested`` is the run's date (its clock), set when a paper is created or its stub
     upgraded; later runs, updates and a forced re-run keep it."""
+
     def on(day: int, **options) -> IngestOptions:
         return IngestOptions(clock=lambda: date(2024, 5, day), **options)
 
@@ -241,7 +271,9 @@ def test_dropping_stubs_recounts_what_they_cited(store, tmp_path):
     folder = tmp_path / "acl"
     folder.mkdir()
     write_jsonl(folder / "papers.jsonl", [])
-    (folder / "edges.tsv").write_text("citing\tcited\tn_contexts\n" + "".join(f"{c['citing']}\tP\t1\n" for c in citations))
+    (folder / "edges.tsv").write_text(
+        "citing\tcited\tn_contexts\n" + "".join(f"{c['citing']}\tP\t1\n" for c in citations)
+    )
     ingest(store, formats.get("acl200"), [folder])
     assert store.run("paper", id="P")[0]["citation_count"] == 3
     ingest(store, formats.get("acl200"), [folder], IngestOptions(external="drop", restart=True))
@@ -257,23 +289,52 @@ def test_prefilter_follows_the_mdcr_criteria(store, tmp_path):
         {"id": "NOTITLE", "abstract": long_abstract, "year": 2019},
         {"id": "FEW", "title": "T", "abstract": long_abstract, "year": 2019},
     ]
-    rows += [{"id": f"C{i}", "references": ["OK", "NOYEAR", "SHORT", "NOTITLE"] + (["FEW"] if i < 2 else [])}
-             for i in range(3)]
+    rows += [
+        {"id": f"C{i}", "references": ["OK", "NOYEAR", "SHORT", "NOTITLE"] + (["FEW"] if i < 2 else [])}
+        for i in range(3)
+    ]
     summary = ingest(store, formats.get("jsonl"), [write_jsonl(tmp_path / "p.jsonl", rows)])
-    assert summary.eligibility == {"papers": 8, "with_year": 4, "with_title": 4, "with_abstract": 4,
-                                   "with_citations": 4, "eligible": 1}
+    assert summary.eligibility == {
+        "papers": 8,
+        "with_year": 4,
+        "with_title": 4,
+        "with_abstract": 4,
+        "with_citations": 4,
+        "eligible": 1,
+    }
     assert [store.run("paper", id=i)[0]["eligible"] for i in ("OK", "FEW", "C0")] == [True, False, False]
-    summary = ingest(store, formats.get("jsonl"), [tmp_path / "p.jsonl"],
-                     IngestOptions(restart=True, prefilter=Prefilter(min_abstract=5, min_citations=2)))
+    summary = ingest(
+        store,
+        formats.get("jsonl"),
+        [tmp_path / "p.jsonl"],
+        IngestOptions(restart=True, prefilter=Prefilter(min_abstract=5, min_citations=2)),
+    )
     assert summary.eligibility["eligible"] == 3  # OK, SHORT, FEW
 
 
 @pytest.mark.slow
 def test_a_killed_ingest_resumes_to_the_same_graph(store, server_env, tmp_path):
-    rows = [{"id": f"P{i:05}", "title": f"Paper {i}", "year": 1990 + i % 30,
-             "references": [f"P{j:05}" for j in range(max(0, i - 5), i)] + [f"X{i % 97}"]} for i in range(6000)]
+    rows = [
+        {
+            "id": f"P{i:05}",
+            "title": f"Paper {i}",
+            "year": 1990 + i % 30,
+            "references": [f"P{j:05}" for j in range(max(0, i - 5), i)] + [f"X{i % 97}"],
+        }
+        for i in range(6000)
+    ]
     path = write_jsonl(tmp_path / "big.jsonl", rows)
-    command = [sys.executable, "-m", "citegraph.cli", "ingest", "jsonl", str(path), "--batch-size", "200", "--no-progress"]
+    command = [
+        sys.executable,
+        "-m",
+        "citegraph.cli",
+        "ingest",
+        "jsonl",
+        str(path),
+        "--batch-size",
+        "200",
+        "--no-progress",
+    ]
     process = subprocess.Popen(command, env=server_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     key = checkpoint_key(formats.get("jsonl"), path)
     deadline = time.monotonic() + 120

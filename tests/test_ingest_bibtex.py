@@ -66,13 +66,25 @@ def test_entry_types_and_ids_from_keys():
         formats.get("jsonl").configured(entry_types=("article",))
 
 
-@pytest.mark.parametrize("text, line, field, reason", [
-    ("@article{a, title = {A}, doi = {not-a-doi}}", 1, "doi", "'not-a-doi' is not a DOI"),
-    ("@article{a,\n  title = {A},\n  year = {19x9}\n}", 3, "year", "'19x9' is not a year"),
-    ("@article{a, title = {A}, title = {B}}", 1, None, "not a BibTeX entry: Duplicate field keys on entry: 'title'"),
-    ("@article{ok, title = {Fine}}\n\n@article{a,\n  title = {A}\n@misc{b, title = {B}}", 3, None,
-     "not a BibTeX entry: Unexpected block start: `@misc`"),
-])
+@pytest.mark.parametrize(
+    "text, line, field, reason",
+    [
+        ("@article{a, title = {A}, doi = {not-a-doi}}", 1, "doi", "'not-a-doi' is not a DOI"),
+        ("@article{a,\n  title = {A},\n  year = {19x9}\n}", 3, "year", "'19x9' is not a year"),
+        (
+            "@article{a, title = {A}, title = {B}}",
+            1,
+            None,
+            "not a BibTeX entry: Duplicate field keys on entry: 'title'",
+        ),
+        (
+            "@article{ok, title = {Fine}}\n\n@article{a,\n  title = {A}\n@misc{b, title = {B}}",
+            3,
+            None,
+            "not a BibTeX entry: Unexpected block start: `@misc`",
+        ),
+    ],
+)
 def test_bad_entries_are_located_and_nothing_is_written(store, tmp_path, text, line, field, reason):
     path = tmp_path / "bad.bib"
     path.write_text(text + "\n", encoding="utf-8")
@@ -102,25 +114,58 @@ def test_bibtex_in_the_graph_idempotent_keywords_indexed(store):
 
 
 def test_cli_ingest_bibtex_prints_the_survey(store, server_env):
-    result = subprocess.run([sys.executable, "-m", "citegraph.cli", "ingest", "bibtex", str(BIB), "--no-progress",
-                             "--entry-types", "article,inproceedings,misc"], capture_output=True, text=True,
-                            env=server_env, timeout=300, check=False)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "citegraph.cli",
+            "ingest",
+            "bibtex",
+            str(BIB),
+            "--no-progress",
+            "--entry-types",
+            "article,inproceedings,misc",
+        ],
+        capture_output=True,
+        text=True,
+        env=server_env,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert f"duplicate id {COHEN}: {ACM}:21, {IEEE}:1" in result.stdout
     assert {r["label"]: r["count"] for r in store.run("stats/labels")}["Paper"] == 3
-    wrong = subprocess.run([sys.executable, "-m", "citegraph.cli", "ingest", "jsonl", str(BIB), "--entry-types",
-                            "article"], capture_output=True, text=True, env=server_env, timeout=300, check=False)
+    wrong = subprocess.run(
+        [sys.executable, "-m", "citegraph.cli", "ingest", "jsonl", str(BIB), "--entry-types", "article"],
+        capture_output=True,
+        text=True,
+        env=server_env,
+        timeout=300,
+        check=False,
+    )
     assert wrong.returncode != 0 and "format 'jsonl' has no setting entry_types" in wrong.stderr
 
 
 # -- LaTeX decoded where there is some, as bibtexparser's middleware decodes it (issue 23 §3) -------
 LATEX_VALUES = [
-    r"Sch{\"u}tze", r"{\'E}mile and {\v{C}}apek", r"\c{c}a and \c c", r"{BERT}: Pre-training of {Deep} Transformers",
-    r"An $O(n \log n)$ algorithm for $k$-means", r"{\em Emphasis across words} and \emph {spaced} text",
-    r"\textbf{Bold} start, then plain words, then Fig.~3 and pp.~1--2", r"Caf\' e and na\"{\i}ve", r"``Quoted'' --- dash",
-    r"Unclosed {group runs to the end", r"Sch{\"o}lkopf, {\'E}mile{\"e}s and Pion{\"u}es-{\c c}a",
-    r"{\em x}y and a{\bf b}c{d}e", r"{GPU}-accelerated $k$-means for {SIMD}", r"${x}_i$ and {$y$} then {\"o}", r"\bf declared words follow", r"Escaped \{braces\} and 5\% and \$",
-    r"\url{https://example.org/a_b}", r"Nested {{Case}} and {a {b} c} groups",
+    r"Sch{\"u}tze",
+    r"{\'E}mile and {\v{C}}apek",
+    r"\c{c}a and \c c",
+    r"{BERT}: Pre-training of {Deep} Transformers",
+    r"An $O(n \log n)$ algorithm for $k$-means",
+    r"{\em Emphasis across words} and \emph {spaced} text",
+    r"\textbf{Bold} start, then plain words, then Fig.~3 and pp.~1--2",
+    r"Caf\' e and na\"{\i}ve",
+    r"``Quoted'' --- dash",
+    r"Unclosed {group runs to the end",
+    r"Sch{\"o}lkopf, {\'E}mile{\"e}s and Pion{\"u}es-{\c c}a",
+    r"{\em x}y and a{\bf b}c{d}e",
+    r"{GPU}-accelerated $k$-means for {SIMD}",
+    r"${x}_i$ and {$y$} then {\"o}",
+    r"\bf declared words follow",
+    r"Escaped \{braces\} and 5\% and \$",
+    r"\url{https://example.org/a_b}",
+    r"Nested {{Case}} and {a {b} c} groups",
     "Long " + " ".join(f"w{i}" for i in range(400)) + r" with {\"o} at the end",
 ]
 
@@ -148,8 +193,14 @@ def test_fixtures_read_as_the_decoding_middleware_read_them():
     from citegraph.ingest import bibtex
 
     for path in (ACM, IEEE, BIB.parent / "trec" / "collection" / "corpus.bib", DEMO_LIBRARY):
-        before = bibtexparser.parse_string(path.read_text(encoding="utf-8"), append_middleware=[
-            middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()])
+        before = bibtexparser.parse_string(
+            path.read_text(encoding="utf-8"),
+            append_middleware=[
+                middlewares.LatexDecodingMiddleware(),
+                middlewares.SeparateCoAuthors(),
+                middlewares.SplitNameParts(),
+            ],
+        )
         for old, new in zip(before.entries, bibtex.parse(path), strict=True):
             assert (new.key, new.where.line) == (old.key, old.start_line + 1)
             for f in old.fields:
@@ -206,17 +257,21 @@ def test_concatenation_macros_and_crossref_resolved_the_rest_warned(tmp_path):
     assert odd.fields["title"] == "Caf" and odd.fields["journal"] == " Letters" and odd.fields["abstract"] == "x"
     assert odd.fields["author"] == ("A. Null",)
     warned = sorted(str(w) for w in odd.warnings)
-    assert warned == sorted([
-        f"{path}:17: field 'title' a LaTeX accent with no letter after it (dropped)",
-        f"{path}:18: field 'journal' undefined @string macro 'nosuchmacro'; BibTeX's empty text used",
-        f"{path}:19: field 'abstract' @string macro 'loop' is defined by itself (loop → loop); BibTeX's empty "
-        "text used",
-        f"{path}:20: field 'author' control characters (a NUL, …) dropped",
-        f"{path}:21: field 'crossref' no entry 'missing' in this file to take fields from"]), warned
+    assert warned == sorted(
+        [
+            f"{path}:17: field 'title' a LaTeX accent with no letter after it (dropped)",
+            f"{path}:18: field 'journal' undefined @string macro 'nosuchmacro'; BibTeX's empty text used",
+            f"{path}:19: field 'abstract' @string macro 'loop' is defined by itself (loop → loop); BibTeX's empty "
+            "text used",
+            f"{path}:20: field 'author' control characters (a NUL, …) dropped",
+            f"{path}:21: field 'crossref' no entry 'missing' in this file to take fields from",
+        ]
+    ), warned
     fmt, survey = formats.get("bibtex").surveyed([path])
     assert [n for n in survey.notes() if n.startswith("warning: ")] == [f"warning: {w}" for w in odd.warnings]
-    assert {i.record.id: i.record.venue for i in fmt.read(path)}["10.1000/child"] == \
-        "Proceedings of the Conference on Retrieval"
+    assert {i.record.id: i.record.venue for i in fmt.read(path)}[
+        "10.1000/child"
+    ] == "Proceedings of the Conference on Retrieval"
 
 
 def test_a_field_past_the_limit_is_refused_at_its_line_at_once(tmp_path):
@@ -225,14 +280,16 @@ def test_a_field_past_the_limit_is_refused_at_its_line_at_once(tmp_path):
     from citegraph.ingest import bibtex
 
     path = tmp_path / "big.bib"
-    path.write_text("@article{a,\n  title = {T},\n  abstract = {" + r"M{\"u}ller " * 95_326 + "}\n}\n",
-                    encoding="utf-8")  # 1 MiB of LaTeX: half a minute to decode whole
+    path.write_text(
+        "@article{a,\n  title = {T},\n  abstract = {" + r"M{\"u}ller " * 95_326 + "}\n}\n", encoding="utf-8"
+    )  # 1 MiB of LaTeX: half a minute to decode whole
     started = time.perf_counter()
     [entry] = bibtex.parse(path)
-    assert str(entry.problem) == (f"{path}:3: field 'abstract' 1,048,586 characters; citegraph reads at most "
-                                  "100,000 of a field")
+    assert str(entry.problem) == (
+        f"{path}:3: field 'abstract' 1,048,586 characters; citegraph reads at most 100,000 of a field"
+    )
     assert time.perf_counter() - started < 5
-    lots = "{\\\"u}ber " * 11_000  # under the limit, LaTeX throughout: decoded by the word, cached
+    lots = '{\\"u}ber ' * 11_000  # under the limit, LaTeX throughout: decoded by the word, cached
     started = time.perf_counter()
     assert bibtex.parse_text("@misc{b, abstract = {" + lots + "}}", path)[0].fields["abstract"] == "über " * 11_000
     assert time.perf_counter() - started < 5
@@ -247,8 +304,11 @@ def test_each_file_is_parsed_once_the_survey_read_is_kept(tmp_path):
     stat = path.stat()
     path.write_text("@article{k, title = {Gone}, doi = {10.1000/gone}}\n", encoding="utf-8")  # same size
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    assert [i.record.title for i in fmt.read(path)] * 2 == [i.record.title for _ in "ab" for i in fmt.read(path)] \
-        == ["Kept", "Kept"]  # not parsed again: the survey's items
+    assert (
+        [i.record.title for i in fmt.read(path)] * 2
+        == [i.record.title for _ in "ab" for i in fmt.read(path)]
+        == ["Kept", "Kept"]
+    )  # not parsed again: the survey's items
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
     assert [i.record.title for i in fmt.read(path)] == ["Gone"]  # changed since the survey: parsed again
 
@@ -259,6 +319,10 @@ def test_the_survey_in_worker_processes_finds_what_it_finds_alone(monkeypatch):
     alone_fmt, alone = _surveyed()
     monkeypatch.setattr(bibtex, "PARALLEL_FROM_BYTES", 0)  # two small files: parsed by two workers
     workers_fmt, workers = _surveyed()
-    assert (workers.spellings, workers.duplicates, workers.entries, workers.without_doi) == \
-        (alone.spellings, alone.duplicates, alone.entries, alone.without_doi)
+    assert (workers.spellings, workers.duplicates, workers.entries, workers.without_doi) == (
+        alone.spellings,
+        alone.duplicates,
+        alone.entries,
+        alone.without_doi,
+    )
     assert _papers(workers_fmt) == _papers(alone_fmt)

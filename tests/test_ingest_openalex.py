@@ -34,8 +34,12 @@ def snapshot(root: Path, partitions: dict[str, list[dict]]) -> Path:
         part.parent.mkdir(parents=True, exist_ok=True)
         with gzip.open(part, "wt", encoding="utf-8") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
-        entries.append({"url": f"s3://openalex/data/works/updated_date={date}/part_000.gz",
-                        "meta": {"content_length": part.stat().st_size, "record_count": len(rows)}})
+        entries.append(
+            {
+                "url": f"s3://openalex/data/works/updated_date={date}/part_000.gz",
+                "meta": {"content_length": part.stat().st_size, "record_count": len(rows)},
+            }
+        )
     (works_dir / "manifest").write_text(json.dumps({"entries": entries}), encoding="utf-8")
     return works_dir
 
@@ -51,7 +55,10 @@ def test_a_full_work():
     assert paper.venue == "arXiv (Cornell University)"
     assert paper.fields == ("Computer Science",)  # level-0 only, in MAG's casing
     assert [(a.id, a.name) for a in paper.authors] == [
-        ("A5017004478", "Ashish Vaswani"), ("A5032779934", "Noam Shazeer"), ("A5063224311", "Illia Polosukhin")]
+        ("A5017004478", "Ashish Vaswani"),
+        ("A5032779934", "Noam Shazeer"),
+        ("A5063224311", "Illia Polosukhin"),
+    ]
     assert [r.cited_id for r in paper.references] == ["W1902237438", "W2130942839", "W9999999991"]
     # "The" stands at positions 0 and 8
     assert paper.abstract == "The dominant sequence transduction models are based on The attention."
@@ -72,12 +79,16 @@ def test_topics_as_their_own_tree():
     papers = by_id()
     links = papers["W2963403868"].topics
     assert [(t.topic_id, t.score, t.primary) for t in links] == [
-        ("T10181", 0.9987, True), ("T10028", 0.9712, False), ("T11714", 0.9523, False)]
+        ("T10181", 0.9987, True),
+        ("T10028", 0.9712, False),
+        ("T11714", 0.9523, False),
+    ]
     assert [(n.id, n.name, n.level, n.broader) for n in links[0].lineage] == [
         ("domains/3", "Physical Sciences", "domain", None),
         ("fields/17", "Computer Science", "field", "domains/3"),
         ("subfields/1702", "Artificial Intelligence", "subfield", "fields/17"),
-        ("T10181", "Natural Language Processing Techniques", "topic", "subfields/1702")]
+        ("T10181", "Natural Language Processing Techniques", "topic", "subfields/1702"),
+    ]
     # the Topic object's numeric ids read as a work's URLs do; a topic listed twice counts once
     [lstm] = papers["W2130942839"].topics
     assert [n.id for n in lstm.lineage] == ["domains/3", "fields/17", "subfields/1702", "T10320"]
@@ -105,19 +116,28 @@ def test_topic_selection_by_id_or_name_at_any_level():
     assert kept("17") == [] and kept("Medicine (miscellaneous)") == ["W3000000001"]  # ids keep their level
 
 
-@pytest.mark.parametrize("change,field,reason", [
-    ({"topics": {"id": "T1"}}, "topics", "expected a list"),
-    ({"topics": ["T10181"]}, "topics[0]", "expected an object"),
-    ({"topics": [{"display_name": "No id"}]}, "topics[0].id", "expected a topic id"),
-    ({"primary_topic": {"id": "https://openalex.org/W1"}}, "primary_topic.id", "expected a topic id"),
-    ({"topics": [{"id": "T1", "score": "0.9"}]}, "topics[0].score", "expected a number"),
-    ({"topics": [{"id": "T1", "score": True}]}, "topics[0].score", "expected a number"),
-    ({"topics": [{"id": "T1", "field": "Computer Science"}]}, "topics[0].field", "expected an object"),
-    ({"topics": [{"id": "T1", "field": {"id": "https://openalex.org/subfields/17"}}]}, "topics[0].field.id",
-     "expected a field id"),
-    ({"primary_topic": {"id": "T1", "domain": {"id": 3, "display_name": {"en": "x"}}}},
-     "primary_topic.domain.display_name", "expected a string"),
-])
+@pytest.mark.parametrize(
+    "change,field,reason",
+    [
+        ({"topics": {"id": "T1"}}, "topics", "expected a list"),
+        ({"topics": ["T10181"]}, "topics[0]", "expected an object"),
+        ({"topics": [{"display_name": "No id"}]}, "topics[0].id", "expected a topic id"),
+        ({"primary_topic": {"id": "https://openalex.org/W1"}}, "primary_topic.id", "expected a topic id"),
+        ({"topics": [{"id": "T1", "score": "0.9"}]}, "topics[0].score", "expected a number"),
+        ({"topics": [{"id": "T1", "score": True}]}, "topics[0].score", "expected a number"),
+        ({"topics": [{"id": "T1", "field": "Computer Science"}]}, "topics[0].field", "expected an object"),
+        (
+            {"topics": [{"id": "T1", "field": {"id": "https://openalex.org/subfields/17"}}]},
+            "topics[0].field.id",
+            "expected a field id",
+        ),
+        (
+            {"primary_topic": {"id": "T1", "domain": {"id": 3, "display_name": {"en": "x"}}}},
+            "primary_topic.domain.display_name",
+            "expected a string",
+        ),
+    ],
+)
 def test_bad_topics_are_located(change, field, reason):
     with pytest.raises(BadField, match=reason) as raised:
         parse(works()[0] | change)
@@ -137,7 +157,11 @@ def test_selection():
     assert kept(Selection(fields=frozenset({"Medicine"}))) == ["W2130942839", "W3000000001"]
     assert kept(Selection(since=2017, until=2020)) == ["W2963403868", "W3000000001"]  # no year: out
     assert kept(Selection(languages=frozenset({"en"}), retracted=False)) == [
-        "W1902237438", "W2130942839", "W2963403868", "W3000000002"]
+        "W1902237438",
+        "W2130942839",
+        "W2963403868",
+        "W3000000002",
+    ]
     assert kept(Selection(types=frozenset({"preprint"}))) == ["W3000000002"]
     assert kept(Selection(min_citations=50_000)) == ["W2130942839", "W2963403868"]
 
@@ -174,7 +198,11 @@ def test_snapshot_into_the_graph(store, tmp_path):
     assert summary.write.records["Paper"] == 5 and summary.write.external_created == 1
     [paper] = store.run("paper", id="W2963403868")
     assert (paper["title"], paper["year"], paper["references"], paper["fields"]) == (
-        "Attention Is All You Need", 2017, 3, ["Computer Science"])
+        "Attention Is All You Need",
+        2017,
+        3,
+        ["Computer Science"],
+    )
     assert sorted(paper["authors"]) == ["Ashish Vaswani", "Illia Polosukhin", "Noam Shazeer"]
     [outside] = store.run("paper", id="W9999999991")  # referenced, not in the snapshot
     assert outside["external"] and outside["title"] is None
@@ -190,8 +218,12 @@ def test_snapshot_into_the_graph(store, tmp_path):
     # the MAG field and OpenAlex's topic field of one name are two nodes of two labels
     labels = {r["label"]: r["count"] for r in store.run("stats/labels")}
     assert (labels["Field"], labels["Topic"]) == (2, len(tree))
-    assert store.run("stats/topics") == [{"level": "domain", "count": 2}, {"level": "field", "count": 2},
-                                         {"level": "subfield", "count": 3}, {"level": "topic", "count": 6}]
+    assert store.run("stats/topics") == [
+        {"level": "domain", "count": 2},
+        {"level": "field", "count": 2},
+        {"level": "subfield", "count": 3},
+        {"level": "topic", "count": 6},
+    ]
 
 
 def topics(store) -> tuple[dict, dict]:
@@ -199,20 +231,37 @@ def topics(store) -> tuple[dict, dict]:
     from test_bulk import dump
 
     nodes, rels = dump(store)
-    tree = {p["id"]: (p.get("name"), p["level"]) for labels, p in ((n[0], json.loads(n[1])) for n in nodes)
-            if labels == ("Topic",)}
+    tree = {
+        p["id"]: (p.get("name"), p["level"])
+        for labels, p in ((n[0], json.loads(n[1])) for n in nodes)
+        if labels == ("Topic",)
+    }
     edges = [(s, t) for kind, s, t, _ in rels if kind == "BROADER_TOPIC"]
     above = dict(edges)
     assert len(above) == len(edges), "a node of the tree has two parents"
-    return ({i: (*node, above.get(i)) for i, node in tree.items()},
-            {(s, t): json.loads(p) for kind, s, t, p in rels if kind == "IN_TOPIC"})
+    return (
+        {i: (*node, above.get(i)) for i, node in tree.items()},
+        {(s, t): json.loads(p) for kind, s, t, p in rels if kind == "IN_TOPIC"},
+    )
 
 
 @pytest.mark.slow
 def test_cli_selection(store, server_env, tmp_path):
     works_dir = snapshot(tmp_path, {"2024-01-15": works()})
-    result = CliRunner().invoke(main, ["ingest", "openalex", str(works_dir), "--no-progress", "--field",
-                                       "computer science", "--since", "2014", "--no-retracted"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "ingest",
+            "openalex",
+            str(works_dir),
+            "--no-progress",
+            "--field",
+            "computer science",
+            "--since",
+            "2014",
+            "--no-retracted",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert store.run("paper", id="W2963403868")[0]["external"] is False
     assert store.run("paper", id="W3000000001") == []  # retracted and medical: never read
@@ -222,8 +271,19 @@ def test_cli_selection(store, server_env, tmp_path):
 @pytest.mark.slow
 def test_cli_topic_selection(store, server_env, tmp_path):
     works_dir = snapshot(tmp_path, {"2024-01-15": works()})
-    result = CliRunner().invoke(main, ["ingest", "openalex", str(works_dir), "--no-progress",
-                                       "--topic", "https://openalex.org/fields/27", "--topic", "T10320"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "ingest",
+            "openalex",
+            str(works_dir),
+            "--no-progress",
+            "--topic",
+            "https://openalex.org/fields/27",
+            "--topic",
+            "T10320",
+        ],
+    )
     assert result.exit_code == 0, result.output
     full = [i for i in sorted(by_id()) if store.run("paper", id=i) and not store.run("paper", id=i)[0]["external"]]
     assert full == ["W2130942839", "W3000000001"]  # the medical work and LSTM's topic; what they cite is stubs
@@ -234,8 +294,9 @@ def test_bulk_builds_the_streamed_graph(arcade_server, store, tmp_path):
     from test_bulk import assert_same, stream_then_bulk
 
     works_dir = snapshot(tmp_path, {"2023-12-31": works()[:3], "2024-02-01": works()[3:]})
-    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "openalex", [works_dir],
-                                                     papers=("W2963403868", "W2130942839", "W9999999991"))
+    streamed, bulk, expected, got = stream_then_bulk(
+        arcade_server, store, "openalex", [works_dir], papers=("W2963403868", "W2130942839", "W9999999991")
+    )
     assert_same(streamed, bulk, expected, got)
     tree, links = topics(store)
     assert len(tree) == 13 and len(links) == 6 and sum(link["primary"] for link in links.values()) == 3
@@ -261,8 +322,13 @@ def test_a_topic_moved_to_another_subfield_keeps_one_parent(arcade_server, store
     from test_bulk import assert_same, stream_then_bulk
 
     rows = works()
-    moved = dict(rows[0]["topics"][1], subfield={"id": "https://openalex.org/subfields/1707",
-                                                  "display_name": "Computer Vision and Pattern Recognition"})
+    moved = dict(
+        rows[0]["topics"][1],
+        subfield={
+            "id": "https://openalex.org/subfields/1707",
+            "display_name": "Computer Vision and Pattern Recognition",
+        },
+    )
     rows[2] = dict(rows[2], topics=[*rows[2]["topics"], moved])  # LSTM, a later line than Attention
     works_dir = snapshot(tmp_path, {"2024-01-15": rows})
     assert_same(*stream_then_bulk(arcade_server, store, "openalex", [works_dir], IngestOptions(batch_size=1)))
@@ -298,14 +364,22 @@ def update_partition() -> tuple[list[dict], list[dict], list[dict]]:
     initial = works()
     initial[1]["referenced_works"].append("https://openalex.org/W3000000002")  # to be merged
     attention = json.loads(json.dumps(initial[0]))
-    attention.update(title="Attention Is All You Need (revised)", abstract_inverted_index=None,
-                     authorships=attention["authorships"][:2],
-                     referenced_works=["https://openalex.org/W1902237438", "https://openalex.org/W3000000003"],
-                     topics=[dict(attention["topics"][1], score=0.99), dict(attention["topics"][0], score=0.98)])
+    attention.update(
+        title="Attention Is All You Need (revised)",
+        abstract_inverted_index=None,
+        authorships=attention["authorships"][:2],
+        referenced_works=["https://openalex.org/W1902237438", "https://openalex.org/W3000000003"],
+        topics=[dict(attention["topics"][1], score=0.99), dict(attention["topics"][0], score=0.98)],
+    )
     attention["primary_topic"] = attention["topics"][0]  # T10028 now; T11714 and its subfield only it had go
     retracted = dict(initial[3], is_retracted=True)
-    new = dict(initial[4], id="https://openalex.org/W3000000003", title="A new work",
-               referenced_works=["https://openalex.org/W2130942839"], primary_topic=initial[0]["topics"][0])
+    new = dict(
+        initial[4],
+        id="https://openalex.org/W3000000003",
+        title="A new work",
+        referenced_works=["https://openalex.org/W2130942839"],
+        primary_topic=initial[0]["topics"][0],
+    )
     changed = [attention, retracted, new]
     final = [attention, initial[1], initial[2], retracted, new]  # W3000000002 merged away
     return initial, changed, final
@@ -331,8 +405,10 @@ def test_an_update_partition_leaves_the_graph_a_fresh_ingest_builds(arcade_serve
     merges(tmp_path / "new")
     ingest(store, fmt, [tmp_path / "new" / "data"], IngestOptions())
     updated = dump(store)
-    assert store.run("stats/partitions") == [{"partition": "2024-01-15", "files": 1},
-                                             {"partition": "2024-02-01", "files": 1}]
+    assert store.run("stats/partitions") == [
+        {"partition": "2024-01-15", "files": 1},
+        {"partition": "2024-02-01", "files": 1},
+    ]
 
     arcade_server.recreate_database()
     snapshot(tmp_path / "final", {"2024-02-01": final})
@@ -341,7 +417,10 @@ def test_an_update_partition_leaves_the_graph_a_fresh_ingest_builds(arcade_serve
     assert dump(store) == updated
     [attention] = store.run("paper", id="W2963403868")
     assert (attention["title"], attention["abstract"], attention["references"]) == (
-        "Attention Is All You Need (revised)", None, 2)
+        "Attention Is All You Need (revised)",
+        None,
+        2,
+    )
     assert store.run("paper", id="W3000000002") == [] and store.run("paper", id="W9999999991") == []
     assert store.run("paper", id="W2130942839")[0]["citation_count"] == 2  # W1902237438 and the new work
     tree, links = topics(store)
@@ -387,8 +466,10 @@ def test_a_part_holding_fewer_works_than_its_manifest_lists_is_bad_input(store, 
     for path in (works_dir, works_dir / "manifest", emptied):
         with pytest.raises(InputError) as raised:
             ingest(store, get("openalex"), [path])
-        assert str(raised.value) == (f"{emptied}:1: 0 works in the file, but {works_dir / 'manifest'} lists "
-                                     f"{len(rows) - 3} (download incomplete?)")
+        assert str(raised.value) == (
+            f"{emptied}:1: 0 works in the file, but {works_dir / 'manifest'} lists "
+            f"{len(rows) - 3} (download incomplete?)"
+        )
         assert store.run("stats/labels") == []
     summary = ingest(store, get("openalex"), [works_dir], IngestOptions(skip_bad=True, rejects=tmp_path / "r.jsonl"))
     assert summary.rejected == 1  # a counted repair: what the parts hold is ingested, the short part listed
@@ -407,10 +488,14 @@ def test_manifest_urls_are_confined_to_the_snapshot(tmp_path):
             files(manifest)
 
 
-@pytest.mark.parametrize("text,reason", [("[" * 100_000 + "]" * 100_000, "malformed JSON: nested too deeply"),
-                                         ('{"entries": [{"url": 7}]}', "an entry 7 with record_count None"),
-                                         ('{"entries": [{"url": "a/b.gz", "meta": {"record_count": -1}}]}',
-                                          "record_count -1")])
+@pytest.mark.parametrize(
+    "text,reason",
+    [
+        ("[" * 100_000 + "]" * 100_000, "malformed JSON: nested too deeply"),
+        ('{"entries": [{"url": 7}]}', "an entry 7 with record_count None"),
+        ('{"entries": [{"url": "a/b.gz", "meta": {"record_count": -1}}]}', "record_count -1"),
+    ],
+)
 def test_a_bad_manifest_is_one_clear_error(tmp_path, text, reason):
     manifest = tmp_path / "manifest"
     manifest.write_text(text)

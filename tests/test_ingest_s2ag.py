@@ -34,16 +34,26 @@ def test_papers_abstracts_and_citations():
     papers = [r for r in found if isinstance(r, Paper)]
     attention = papers[0]
     assert (attention.id, attention.year, attention.arxiv_id, attention.fields) == (
-        "13756489", 2017, "1706.03762", ("Computer Science",))
+        "13756489",
+        2017,
+        "1706.03762",
+        ("Computer Science",),
+    )
     assert [a.id for a in attention.authors] == ["s2:40348417", "s2:1846258"]
     assert papers[1].venue == "Advances in neural information processing systems"  # empty venue: the journal
     assert papers[2].authors[0].id == "name:j. doe" and papers[2].year is None
     abstracts = {p.id: p.abstract for p in papers[3:]}
-    assert abstracts == {"13756489": "The dominant sequence transduction models are based on complex recurrent "
-                                     "or convolutional neural networks.", "52": "A note on a case."}
+    assert abstracts == {
+        "13756489": "The dominant sequence transduction models are based on complex recurrent "
+        "or convolutional neural networks.",
+        "52": "A note on a case.",
+    }
     citations = [r for r in found if isinstance(r, Citation)]
     assert [(c.citing_id, c.reference.cited_id) for c in citations] == [
-        ("13756489", "7961699"), ("52", "13756489"), ("7961699", "777")]  # the unresolved one skipped
+        ("13756489", "7961699"),
+        ("52", "13756489"),
+        ("7961699", "777"),
+    ]  # the unresolved one skipped
     first = citations[0].reference
     assert first.contexts == ("Recurrent models [35] dominate sequence modeling.", "as in [35]")
     assert (first.intents, first.influential, first.n_contexts) == (("background", "methodology"), True, 2)
@@ -55,7 +65,9 @@ def test_selection_decides_by_the_papers_dataset():
     assert sorted(r.id for r in found if isinstance(r, Paper) and r.title) == ["13756489", "7961699"]
     assert [r.id for r in found if isinstance(r, Paper) and r.abstract] == ["13756489"]  # 52 is out
     assert [(c.citing_id, c.reference.cited_id) for c in found if isinstance(c, Citation)] == [
-        ("13756489", "7961699"), ("7961699", "777")]  # 52 cites no more; 777 stays as a stub
+        ("13756489", "7961699"),
+        ("7961699", "777"),
+    ]  # 52 cites no more; 777 stays as a stub
     with pytest.raises(CitegraphError, match="no language"):
         records(Selection(languages=frozenset({"en"})))
     with pytest.raises(CitegraphError, match="no OpenAlex topics: --topic applies to openalex"):
@@ -71,10 +83,13 @@ def test_selection_needs_the_papers(tmp_path):
 def test_bad_lines_are_located(tmp_path):
     shutil.copytree(RELEASE, tmp_path / "r")
     with open(tmp_path / "r" / "citations" / "part0.jsonl", "a") as f:
-        f.write('{"citingcorpusid": "x12", "citedcorpusid": 1}\n{"citingcorpusid": 5, "citedcorpusid": 1, "intents": [[1]]}\n')
+        f.write(
+            '{"citingcorpusid": "x12", "citedcorpusid": 1}\n{"citingcorpusid": 5, "citedcorpusid": 1, "intents": [[1]]}\n'
+        )
     fmt = get("s2ag")
-    problems = [(i.problem.where.line, i.problem.field) for f in fmt.files(tmp_path / "r") for i in fmt.read(f)
-                if i.problem]
+    problems = [
+        (i.problem.where.line, i.problem.field) for f in fmt.files(tmp_path / "r") for i in fmt.read(f) if i.problem
+    ]
     assert problems == [(5, "citingcorpusid"), (6, "intents[0]")]
 
 
@@ -88,8 +103,12 @@ def test_release_into_the_graph(store):
     assert attention["references"] == 1 and sorted(attention["authors"]) == ["Ashish Vaswani", "Noam M. Shazeer"]
     assert store.run("paper", id="777")[0]["external"] is True
     [edge] = [r for r in dump(store)[1] if r[:3] == ("CITES", "13756489", "7961699")]
-    assert json.loads(edge[3]) == {"contexts": ["Recurrent models [35] dominate sequence modeling.", "as in [35]"],
-                                   "intents": ["background", "methodology"], "influential": True, "n_contexts": 2}
+    assert json.loads(edge[3]) == {
+        "contexts": ["Recurrent models [35] dominate sequence modeling.", "as in [35]"],
+        "intents": ["background", "methodology"],
+        "influential": True,
+        "n_contexts": 2,
+    }
 
 
 @pytest.mark.slow

@@ -29,17 +29,29 @@ def read_all(path: Path = FIXTURES):
 
 
 def citations(items) -> dict[tuple[str, str], tuple[str, ...]]:
-    return {(i.record.citing_id, i.record.reference.cited_id): i.record.reference.contexts
-            for i in items if isinstance(i.record, Citation)}
+    return {
+        (i.record.citing_id, i.record.reference.cited_id): i.record.reference.contexts
+        for i in items
+        if isinstance(i.record, Citation)
+    }
 
 
 def edge(store, citing: str, cited: str):
     return store.run("contextualise/edge_contexts", citing=citing, cited=cited)
 
 
-@pytest.mark.parametrize("paper_id, year", [("P14-2043", 2014), ("A00-1031", 2000), ("W99-0613", 1999),
-                                            ("J90-1003", 1990), ("C65-1001", 1965), ("N07-4013", 2007),
-                                            ("2020.acl-main.1", 2020)])
+@pytest.mark.parametrize(
+    "paper_id, year",
+    [
+        ("P14-2043", 2014),
+        ("A00-1031", 2000),
+        ("W99-0613", 1999),
+        ("J90-1003", 1990),
+        ("C65-1001", 1965),
+        ("N07-4013", 2007),
+        ("2020.acl-main.1", 2020),
+    ],
+)
 def test_the_year_is_read_from_the_acl_id(paper_id, year):
     assert acl_year(paper_id) == year
 
@@ -62,30 +74,39 @@ def test_the_cited_authors_name_is_voted_from_the_citing_sentences():
 
 def test_markers_on_real_sentences():
     contexts = citations(read_all())
-    assert contexts["S10-1057", "N07-4013"] == ("We turned to TextRunner ([CIT]) as a large source of background "
-                                                "knowledge about pre-existing relations between nominals.",)
+    assert contexts["S10-1057", "N07-4013"] == (
+        "We turned to TextRunner ([CIT]) as a large source of background "
+        "knowledge about pre-existing relations between nominals.",
+    )
     # narrative citations, several in one citing paper, one of two same-year citations
     assert contexts["W02-1019", "P00-1056"][1].startswith("The Alignment Error Rate (AER) introduced by [CIT] measures")
-    assert contexts["W02-1019", "P00-1056"][3] == "The GIZA++ toolkit ([CIT]) was used for training the IBM-3 " \
-                                                  "models (as in ([CIT]))."
+    assert (
+        contexts["W02-1019", "P00-1056"][3] == "The GIZA++ toolkit ([CIT]) was used for training the IBM-3 "
+        "models (as in ([CIT]))."
+    )
     assert contexts["H05-1051", "W98-0705"][0].startswith("[CIT] cite this failure to model related senses")
     # "(Gonzaloet al, 1998)": the PDF extraction glued the name to "et al": not found, left as it is
-    assert contexts["P14-1115", "W98-0705"] == ("Then, following previous studies (e.g., (Gonzaloet al, 1998)), "
-                                                "we use the synsets relations in Word Net for query expansion.",)
+    assert contexts["P14-1115", "W98-0705"] == (
+        "Then, following previous studies (e.g., (Gonzaloet al, 1998)), "
+        "we use the synsets relations in Word Net for query expansion.",
+    )
     unmarked = [c for cs in contexts.values() for c in cs if "[CIT]" not in c]
     assert len(unmarked) == 1
 
 
-@pytest.mark.parametrize("sentence, surname, year, expected", [
-    ("TnT (Brants, 2000; Collins, 2000) is fast.", "brants", 2000, "TnT ([CIT]; Collins, 2000) is fast."),
-    ("As Brants (2000) and Collins (2000) show", "collins", 2000, "As Brants (2000) and [CIT] show"),
-    ("Och and Ney (2003, pp. 5-10) define AER.", "och", 2003, "[CIT] define AER."),
-    ("Brants et al. 2000a is cited here", None, 2000, "[CIT] is cited here"),
-    ("We follow the tagger of [12] here.", "brants", 2000, "We follow the tagger of [CIT] here."),
-    ("Both [3] and [4] do it.", "brants", 2000, None),  # which one: unknown
-    ("Collins (2000) and Charniak (2000) do it.", "brants", 2000, None),  # two of that year, neither named
-    ("The corpus of 2000 sentences is used.", None, 2000, None),  # a lowercase word before a year is no citation
-])
+@pytest.mark.parametrize(
+    "sentence, surname, year, expected",
+    [
+        ("TnT (Brants, 2000; Collins, 2000) is fast.", "brants", 2000, "TnT ([CIT]; Collins, 2000) is fast."),
+        ("As Brants (2000) and Collins (2000) show", "collins", 2000, "As Brants (2000) and [CIT] show"),
+        ("Och and Ney (2003, pp. 5-10) define AER.", "och", 2003, "[CIT] define AER."),
+        ("Brants et al. 2000a is cited here", None, 2000, "[CIT] is cited here"),
+        ("We follow the tagger of [12] here.", "brants", 2000, "We follow the tagger of [CIT] here."),
+        ("Both [3] and [4] do it.", "brants", 2000, None),  # which one: unknown
+        ("Collins (2000) and Charniak (2000) do it.", "brants", 2000, None),  # two of that year, neither named
+        ("The corpus of 2000 sentences is used.", None, 2000, None),  # a lowercase word before a year is no citation
+    ],
+)
 def test_mark(sentence, surname, year, expected):
     assert mark(sentence, surname, year) == expected
 
@@ -177,7 +198,9 @@ def test_malformed_json_and_xml_are_located(tmp_path):
     problems = [str(i.problem) for i in read_all(folder) if i.problem]
     assert len(problems) == 2
     assert "N07-4013.xml:" in problems[0] and "malformed XML" in problems[0]
-    assert "citing_sentences.json:13:" in problems[1] and "malformed JSON" in problems[1]  # at the end of the truncated file
+    assert (
+        "citing_sentences.json:13:" in problems[1] and "malformed JSON" in problems[1]
+    )  # at the end of the truncated file
 
 
 def test_the_local_query_set_leaves_out_contexts_whose_citation_is_not_masked(store, tmp_path):

@@ -16,8 +16,21 @@ from citegraph.ingest.taxonomy import BUNDLED, files, read
 from citegraph.vocabulary import MAG_FIELDS
 
 FIELDS, CATEGORIES, CCS2012, MAP = files(BUNDLED)
-CCS_TOP = {"10002944", "10002950", "10002951", "10002978", "10003033", "10003120", "10003456",
-           "10003752", "10010147", "10010405", "10010520", "10010583", "10011007"}
+CCS_TOP = {
+    "10002944",
+    "10002950",
+    "10002951",
+    "10002978",
+    "10003033",
+    "10003120",
+    "10003456",
+    "10003752",
+    "10010147",
+    "10010405",
+    "10010520",
+    "10010583",
+    "10011007",
+}
 
 
 def records(file: Path, kind: type | None = None) -> list:
@@ -47,20 +60,26 @@ def copy(tmp_path: Path) -> Path:
 
 def replace_line(file: Path, number: int, new: str | None) -> None:
     lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
-    lines[number - 1:number] = [] if new is None else [new + "\n"]
+    lines[number - 1 : number] = [] if new is None else [new + "\n"]
     file.write_text("".join(lines), encoding="utf-8")
 
 
 # -- files -------------------------------------------------------------------------------
 def test_files_are_bundled_in_reading_order():
     assert [f.name for f in files(BUNDLED)] == [
-        "mag_fields.txt", "arxiv_categories.tsv", "acm_ccs2012.xml.gz", "arxiv_cs_to_acm1998.csv"]
+        "mag_fields.txt",
+        "arxiv_categories.tsv",
+        "acm_ccs2012.xml.gz",
+        "arxiv_cs_to_acm1998.csv",
+    ]
     assert formats.get("taxonomy").files(BUNDLED) == files(BUNDLED)
 
 
 def test_a_missing_file_is_named(copy: Path):
     (copy / "arxiv_cs_to_acm1998.csv").unlink()
-    with pytest.raises(CitegraphError, match=r"arxiv_cs_to_acm1998\.csv \(or arxiv_cs_to_acm1998\.csv\.gz\) is missing"):
+    with pytest.raises(
+        CitegraphError, match=r"arxiv_cs_to_acm1998\.csv \(or arxiv_cs_to_acm1998\.csv\.gz\) is missing"
+    ):
         files(copy)
 
 
@@ -107,8 +126,9 @@ def test_ccs2012_concepts():
     assert items[0].where.line == 18 and items[0].record.label == "General and reference"
     nlp = next(i for i in items if i.record.code == "10010147.10010178.10010179")
     assert nlp.where.line == 2931
-    assert nlp.record == AcmConcept("10010147.10010178.10010179", "Natural language processing", "ccs2012",
-                                    broader=("10010147.10010178",))
+    assert nlp.record == AcmConcept(
+        "10010147.10010178.10010179", "Natural language processing", "ccs2012", broader=("10010147.10010178",)
+    )
     assert concepts["10010147.10010178"].label == "Artificial intelligence"
     assert concepts["10010147.10010178"].broader == ("10010147",)
 
@@ -131,8 +151,9 @@ def test_acm1998_tree_is_spelled_by_its_codes():
     assert {c.scheme for c in concepts.values()} == {"acm1998"}
     assert concepts["I"] == AcmConcept("I", "Computing Methodologies", "acm1998")
     assert concepts["I.2"] == AcmConcept("I.2", "Artificial Intelligence", "acm1998", broader=("I",))
-    assert concepts["I.2.11"] == AcmConcept("I.2.11", "Distributed Artificial Intelligence", "acm1998",
-                                            broader=("I.2",))
+    assert concepts["I.2.11"] == AcmConcept(
+        "I.2.11", "Distributed Artificial Intelligence", "acm1998", broader=("I.2",)
+    )
     assert concepts["I.2.10"].broader == ("I.2",)
     assert all(parent in concepts for c in concepts.values() for parent in c.broader)
     tops = {code for code, c in concepts.items() if not c.broader}
@@ -217,7 +238,7 @@ def test_concept_without_preflabel(copy: Path):
 def test_truncated_gzip_xml(copy: Path):
     file = copy / "acm_ccs2012.xml.gz"
     data = file.read_bytes()
-    file.write_bytes(data[:len(data) // 2])
+    file.write_bytes(data[: len(data) // 2])
     items = list(read(file))
     assert items[-1].problem is not None and "truncated or corrupt" in items[-1].problem.reason
     assert 0 < sum(1 for i in items if i.record) < 2113

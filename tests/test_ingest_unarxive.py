@@ -56,14 +56,17 @@ def test_metadata_of_a_known_paper(papers: dict[str, Paper]):
     assert paper.arxiv_id == "2212.11867"
     assert paper.title == "Zeros of a growing number of derivatives of random polynomials with independent roots"
     assert paper.abstract.startswith(
-        "Let $X_1,X_2,\\ldots$ be independent and identically distributed random variables in")
+        "Let $X_1,X_2,\\ldots$ be independent and identically distributed random variables in"
+    )
     assert "\n" not in paper.abstract and "  " not in paper.abstract
     assert paper.year == 2022
     assert paper.doi is None
     assert paper.categories == ("math.PR", "math.CA", "math.CV")
     assert paper.fields == ("Mathematics",)
-    assert paper.authors == (Author("name:marcus michelen", "Marcus Michelen"),
-                             Author("name:xuan-truong vu", "Xuan-Truong Vu"))
+    assert paper.authors == (
+        Author("name:marcus michelen", "Marcus Michelen"),
+        Author("name:xuan-truong vu", "Xuan-Truong Vu"),
+    )
 
 
 def test_fields_are_only_mag_names(papers: dict[str, Paper]):
@@ -100,7 +103,8 @@ def test_a_known_context_has_its_neighbouring_sentences(papers: dict[str, Paper]
         "[REF], and O'Rourke and Steinerberger's conjecture was proven in the special case when [MATH] "
         "has real support [REF] (see also [REF], [REF]). In the [MATH] case, the prediction of O'Rourke "
         "and Steinerberger suggests that the limiting measure should be the same as the underlying "
-        "measure [MATH] .",)
+        "measure [MATH] .",
+    )
 
 
 def test_every_context_has_exactly_one_cit_and_no_placeholder(papers: dict[str, Paper]):
@@ -114,8 +118,10 @@ def test_every_context_has_exactly_one_cit_and_no_placeholder(papers: dict[str, 
 
 # -- the sentence splitter ------------------------------------------------------------------
 def test_splitter_keeps_abbreviations_and_initials():
-    assert sentences("As shown by Smith et al. [1], e.g. in Fig. 2 and Eq. 3, it holds. "
-                     "J.-P. Serre and A. Weil (cf. Sec. 4, i.e. below) agree! Does it? Yes, etc. and so on.") == [
+    assert sentences(
+        "As shown by Smith et al. [1], e.g. in Fig. 2 and Eq. 3, it holds. "
+        "J.-P. Serre and A. Weil (cf. Sec. 4, i.e. below) agree! Does it? Yes, etc. and so on."
+    ) == [
         "As shown by Smith et al. [1], e.g. in Fig. 2 and Eq. 3, it holds.",
         "J.-P. Serre and A. Weil (cf. Sec. 4, i.e. below) agree!",
         "Does it?",
@@ -124,8 +130,10 @@ def test_splitter_keeps_abbreviations_and_initials():
 
 
 def test_splitter_treats_placeholders_as_words_and_keeps_trailing_citations():
-    body = ("We use {{formula:0a1b-2c}}. {{formula:3d4e-5f}} is positive. "
-            "This is known. {{cite:abc}} {{cite:def}} But 3.5 is no end. (Next sentence.) Last")
+    body = (
+        "We use {{formula:0a1b-2c}}. {{formula:3d4e-5f}} is positive. "
+        "This is known. {{cite:abc}} {{cite:def}} But 3.5 is no end. (Next sentence.) Last"
+    )
     assert sentences(body) == [
         "We use {{formula:0a1b-2c}}.",
         "{{formula:3d4e-5f}} is positive.",
@@ -146,18 +154,25 @@ def _line(**overrides) -> dict:
     record = {
         "paper_id": "2101.00001v2",
         "discipline": "Geology",
-        "metadata": {"title": "A\n  title", "categories": "physics.geo-ph",
-                     "versions": [], "update_date": "2021-01-05",
-                     "authors_parsed": [["Curie", "Marie", ""], ["King", "Martin Luther", "Jr"]]},
-        "body_text": [{
-            "section": "Intro",
-            "text": "First one. See {{cite:a}} and {{cite:a}} for {{formula:x-1}}. Also {{cite:b}}. "
-                    "Then {{cite:c}} in {{table:t-1}}. Unknown {{cite:d}}. End.",
-            "cite_spans": [],
-        }],
+        "metadata": {
+            "title": "A\n  title",
+            "categories": "physics.geo-ph",
+            "versions": [],
+            "update_date": "2021-01-05",
+            "authors_parsed": [["Curie", "Marie", ""], ["King", "Martin Luther", "Jr"]],
+        },
+        "body_text": [
+            {
+                "section": "Intro",
+                "text": "First one. See {{cite:a}} and {{cite:a}} for {{formula:x-1}}. Also {{cite:b}}. "
+                "Then {{cite:c}} in {{table:t-1}}. Unknown {{cite:d}}. End.",
+                "cite_spans": [],
+            }
+        ],
         "bib_entries": {
-            "a": {"ids": {"arxiv_id": "arXiv:2104.06921v3", "open_alex_id": "https://openalex.org/W1",
-                          "doi": "10.1/x"}},
+            "a": {
+                "ids": {"arxiv_id": "arXiv:2104.06921v3", "open_alex_id": "https://openalex.org/W1", "doi": "10.1/x"}
+            },
             "b": {"ids": {"arxiv_id": "", "open_alex_id": "https://openalex.org/W42", "doi": "10.1/y"}},
             "c": {"ids": {"arxiv_id": "", "open_alex_id": "", "doi": "10.1103/PhysRevD.1"}},
             "d": {"bib_entry_raw": "an entry nobody matched"},
@@ -215,9 +230,19 @@ def test_broken_lines_are_located_problems(tmp_path: Path):
     bad_ids["bib_entries"]["b"]["ids"] = ["W42"]
     bad_date = _line()
     bad_date["metadata"]["versions"] = [{"created": "yesterday"}]
-    path = _write(tmp_path / "broken.jsonl", _line(), '{"paper_id": "2101.00002", "metadata": {',
-                  missing_id, bad_categories, bad_span, bad_ids, bad_date,
-                  _line(paper_id="not-an-id"), b'{"paper_id": "2101.00003", "title": "caf\xe9"}', _line())
+    path = _write(
+        tmp_path / "broken.jsonl",
+        _line(),
+        '{"paper_id": "2101.00002", "metadata": {',
+        missing_id,
+        bad_categories,
+        bad_span,
+        bad_ids,
+        bad_date,
+        _line(paper_id="not-an-id"),
+        b'{"paper_id": "2101.00003", "title": "caf\xe9"}',
+        _line(),
+    )
     items = list(unarxive.read(path))
     assert [i.where.line for i in items if i.record] == [1, 10]
     problems = _problems(path)

@@ -39,19 +39,27 @@ FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
 # (importing file, imported unit) → why it may cross the floors.
 ALLOWED = {
     ("__init__.py", "recommend"): "`from citegraph import Recommender` for notebooks: a lazy re-export, run on "
-                                  "first use, never while a lower floor imports `citegraph`",
-    **{("evaluation/registry.py", unit): "the catalogue names every benchmark's entry as a 'module:attribute' "
-       "target, imported when the benchmark is asked for by name; the entries import evaluation.options, never "
-       "the registry" for unit in ("local", "contextualise", "recommend")},
+    "first use, never while a lower floor imports `citegraph`",
+    **{
+        ("evaluation/registry.py", unit): "the catalogue names every benchmark's entry as a 'module:attribute' "
+        "target, imported when the benchmark is asked for by name; the entries import evaluation.options, never "
+        "the registry"
+        for unit in ("local", "contextualise", "recommend")
+    },
 }
 
 # Import loops still there (modules, sorted) → why, until they are gone. Shrinks; never grows.
 LOOPS_ALLOWED = {
-    ("local/nets.py", "local/rerank.py", "local/taxonomy.py"):
-        "the torch seam: taxonomy and rerank reach nets through heavy.lazy (torch loads on first use) and nets "
-        "builds on taxonomy's functions and rerank's config (the latter under TYPE_CHECKING)",
-    ("retrieval/encoders.py", "retrieval/model_location.py"):
-        "type-only: model_location names encoders.EncoderSpec under TYPE_CHECKING",
+    (
+        "local/nets.py",
+        "local/rerank.py",
+        "local/taxonomy.py",
+    ): "the torch seam: taxonomy and rerank reach nets through heavy.lazy (torch loads on first use) and nets "
+    "builds on taxonomy's functions and rerank's config (the latter under TYPE_CHECKING)",
+    (
+        "retrieval/encoders.py",
+        "retrieval/model_location.py",
+    ): "type-only: model_location names encoders.EncoderSpec under TYPE_CHECKING",
 }
 TARGET = re.compile(r"([A-Za-z_][\w.]*):[A-Za-z_]\w*")  # "package.module:attribute"
 
@@ -74,10 +82,12 @@ def imported(package: Path, path: Path) -> list[list[str]]:
             modules = [a.name.split(".") for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = here[:len(here) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+                base = here[: len(here) - (node.level - 1)] + (node.module.split(".") if node.module else [])
             else:
                 base = node.module.split(".")
-            modules = [base, *(base + [a.name] for a in node.names)] if node.module else [base + [a.name] for a in node.names]
+            modules = (
+                [base, *(base + [a.name] for a in node.names)] if node.module else [base + [a.name] for a in node.names]
+            )
             if node.level:
                 base = [package.name]
                 modules = [base + m for m in modules]
@@ -139,8 +149,12 @@ def loops(package: Path) -> list[tuple[str, ...]]:
 
 
 def _lazy_import(node: ast.AST) -> bool:
-    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)):
+    if not (
+        isinstance(node, ast.Call)
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
         return False
     name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
     return name in {"lazy", "import_module"}
@@ -170,8 +184,9 @@ def test_the_architecture_page_shows_these_floors():
     page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
     shown = {}
     for floor, units in re.findall(r"^\| (\d+) \| (.*?) \|", page, re.M):
-        shown[int(floor)] = {u.removeprefix("citegraph/").removesuffix("/").removesuffix(".py")
-                             for u in re.findall(r"`([^`]+)`", units)}
+        shown[int(floor)] = {
+            u.removeprefix("citegraph/").removesuffix("/").removesuffix(".py") for u in re.findall(r"`([^`]+)`", units)
+        }
     assert shown == dict(enumerate(FLOORS))
 
 
@@ -208,9 +223,11 @@ def test_the_walk_sees_relative_absolute_and_local_imports(tmp_path):
     (package / "high" / "c.py").write_text("from pkg.low import a\n")
     (package / "low" / "d.py").write_text("from importlib import import_module\nh = import_module('pkg.high.z')\n")
     floor = {"__init__": 0, "low": 1, "high": 2}
-    assert violations(package, floor, {}) == ["low/a.py (floor 1, low) imports high (floor 2)",
-                                              "low/b.py (floor 1, low) imports high (floor 2)",
-                                              "low/d.py (floor 1, low) imports high (floor 2)"]
+    assert violations(package, floor, {}) == [
+        "low/a.py (floor 1, low) imports high (floor 2)",
+        "low/b.py (floor 1, low) imports high (floor 2)",
+        "low/d.py (floor 1, low) imports high (floor 2)",
+    ]
     assert violations(package, floor, {(f"low/{name}.py", "high"): "why" for name in "abd"}) == []
     with pytest.raises(KeyError):  # a unit without a floor is an error, not a pass
         violations(package, {"__init__": 0, "low": 1}, {})

@@ -39,20 +39,40 @@ def test_the_demo_library_matches_by_doi_and_title_and_names_what_did_not(acl):
 
 def test_entries_from_ris_csl_json_and_id_lists(tmp_path):
     ris = tmp_path / "refs.ris"
-    ris.write_text("TY  - CPAPER\nTI  - Selective Sharing for Multilingual Dependency Parsing\nPY  - 2012\n"
-                   "DO  - 10.18653/v1/D15-1039\nER  - \n", encoding="utf-8")
+    ris.write_text(
+        "TY  - CPAPER\nTI  - Selective Sharing for Multilingual Dependency Parsing\nPY  - 2012\n"
+        "DO  - 10.18653/v1/D15-1039\nER  - \n",
+        encoding="utf-8",
+    )
     [entry] = read_library(ris)
-    assert (entry.title, entry.year, entry.doi) == ("Selective Sharing for Multilingual Dependency Parsing", 2012,
-                                                    "10.18653/v1/D15-1039")
+    assert (entry.title, entry.year, entry.doi) == (
+        "Selective Sharing for Multilingual Dependency Parsing",
+        2012,
+        "10.18653/v1/D15-1039",
+    )
     csl = tmp_path / "refs.json"
-    csl.write_text(json.dumps([{"id": "x", "title": "A", "issued": {"date-parts": [[2011, 3]]},
-                                "URL": "https://arxiv.org/abs/1706.03762v2"}]), encoding="utf-8")
+    csl.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "x",
+                    "title": "A",
+                    "issued": {"date-parts": [[2011, 3]]},
+                    "URL": "https://arxiv.org/abs/1706.03762v2",
+                }
+            ]
+        ),
+        encoding="utf-8",
+    )
     [entry] = read_library(csl)
     assert (entry.title, entry.year, entry.arxiv) == ("A", 2011, "1706.03762")
     ids = tmp_path / "ids.txt"
     ids.write_text("# mine\nP12-1066\n10.18653/v1/D15-1039\narXiv:1706.03762\n", encoding="utf-8")
     assert [(e.id, e.doi, e.arxiv) for e in read_library(ids)] == [
-        ("P12-1066", "", ""), ("", "10.18653/v1/D15-1039", ""), ("", "", "1706.03762")]
+        ("P12-1066", "", ""),
+        ("", "10.18653/v1/D15-1039", ""),
+        ("", "", "1706.03762"),
+    ]
     assert entry_from_id("https://doi.org/10.3115/v1/P15-1033").doi == "10.3115/v1/P15-1033"
 
 
@@ -75,23 +95,33 @@ def test_a_bibtex_library_reads_as_bibtex_does_and_warns_of_the_rest(tmp_path):
     import time
 
     bib = tmp_path / "refs.bib"
-    bib.write_text("@string{sel = {Selective Sharing}}\n"
-                   "@proceedings{naacl12, title = {Proceedings of NAACL}, year = 2012}\n"
-                   "@inproceedings{naseem,\n  title = sel # { for Multilingual Dependency Parsing},\n"
-                   "  crossref = {naacl12},\n  note = undefinedmacro\n}\n", encoding="utf-8")
+    bib.write_text(
+        "@string{sel = {Selective Sharing}}\n"
+        "@proceedings{naacl12, title = {Proceedings of NAACL}, year = 2012}\n"
+        "@inproceedings{naseem,\n  title = sel # { for Multilingual Dependency Parsing},\n"
+        "  crossref = {naacl12},\n  note = undefinedmacro\n}\n",
+        encoding="utf-8",
+    )
     entries = read_library(bib)
-    assert [(e.title, e.year) for e in entries] == [("Proceedings of NAACL", 2012), (
-        "Selective Sharing for Multilingual Dependency Parsing", 2012)]
+    assert [(e.title, e.year) for e in entries] == [
+        ("Proceedings of NAACL", 2012),
+        ("Selective Sharing for Multilingual Dependency Parsing", 2012),
+    ]
     assert entries[1].warnings == (  # as BibTeX warns, in a field citegraph does not read too
-        f"{bib}:6: field 'note' undefined @string macro 'undefinedmacro'; BibTeX's empty text used",)
+        f"{bib}:6: field 'note' undefined @string macro 'undefinedmacro'; BibTeX's empty text used",
+    )
     bib.write_text("@article{a,\n  title = {A} # nosuch,\n  year = 2001\n}\n", encoding="utf-8")
     [entry] = read_library(bib)
     assert entry.title == "A" and entry.warnings == (
-        f"{bib}:2: field 'title' undefined @string macro 'nosuch'; BibTeX's empty text used",)
+        f"{bib}:2: field 'title' undefined @string macro 'nosuch'; BibTeX's empty text used",
+    )
     bib.write_text("@article{a,\n  title = {A},\n  abstract = {" + "x" * 2**20 + "}\n}\n", encoding="utf-8")
     started = time.perf_counter()
-    with pytest.raises(InputError, match=r"refs\.bib:3: field 'abstract' 1,048,576 characters; citegraph reads "
-                                         r"at most 100,000"):
+    with pytest.raises(
+        InputError,
+        match=r"refs\.bib:3: field 'abstract' 1,048,576 characters; citegraph reads "
+        r"at most 100,000",
+    ):
         read_library(bib)
     assert time.perf_counter() - started < 5
 
@@ -142,15 +172,18 @@ def test_as_of_a_date_hides_later_papers_and_later_citations(acl):
     assert any("P13-2017" in s.via for r in later for s in r.signals if s.name == "cited_by_references")
     assert not any("P13-2017" in s.via for r in earlier for s in r.signals)
     assert [r.id for r in earlier] != [r.id for r in later]
-    counts = {when: {c.id: c.facts.citations for c in acl.candidates(seed).values()}
-              for when, seed in (("now", now), ("then", then))}
+    counts = {
+        when: {c.id: c.facts.citations for c in acl.candidates(seed).values()}
+        for when, seed in (("now", now), ("then", then))
+    }
     both = counts["now"].keys() & counts["then"].keys()
     assert all(counts["then"][c] <= counts["now"][c] for c in both)
     assert any(counts["then"][c] < counts["now"][c] for c in both)
 
 
-@pytest.mark.parametrize("format_, suffix", [("bibtex", ".bib"), ("ris", ".ris"), ("csl-json", ".json"),
-                                             ("jsonl", ".jsonl")])
+@pytest.mark.parametrize(
+    "format_, suffix", [("bibtex", ".bib"), ("ris", ".ris"), ("csl-json", ".json"), ("jsonl", ".jsonl")]
+)
 def test_exports_read_back_as_the_same_papers_with_their_reasons(acl, tmp_path, format_, suffix):
     found = acl.for_library(LIBRARY, k=8, view=View(as_of=2012))
     notes = {r.id: "; ".join(r.explanation()) for r in found}
@@ -165,14 +198,35 @@ def test_exports_read_back_as_the_same_papers_with_their_reasons(acl, tmp_path, 
         assert text.startswith("TY  - ") and "\n1.\n" not in text  # records only, as RIS has them
     entries = read_library(path)
     assert [m.paper for m in acl.match(entries)] == [r.id for r in found]
-    assert [e.title for e in entries] == [r.title for r in found] and [e.year for e in entries] == [r.year for r in found]
+    assert [e.title for e in entries] == [r.title for r in found] and [e.year for e in entries] == [
+        r.year for r in found
+    ]
     assert all(notes[r.id] in text for r in found)
 
 
 def test_the_cli_recommends_for_a_library_and_exports_one_paper(acl, server_env, tmp_path):
-    run = subprocess.run([sys.executable, "-m", "citegraph.cli", "recommend", "--library", str(DEMO), "--as-of",
-                          "2012-06-30", "-k", "5", "--format", "ris", "--negative", "D10-1120"],
-                         capture_output=True, text=True, env=server_env, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "citegraph.cli",
+            "recommend",
+            "--library",
+            str(DEMO),
+            "--as-of",
+            "2012-06-30",
+            "-k",
+            "5",
+            "--format",
+            "ris",
+            "--negative",
+            "D10-1120",
+        ],
+        capture_output=True,
+        text=True,
+        env=server_env,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     assert f"{DEMO}: 6 of 7 entries matched" in run.stderr and "NOT matched" in run.stderr
     assert "→ D15-1039 by ACL Anthology DOI" in run.stderr
@@ -180,19 +234,47 @@ def test_the_cli_recommends_for_a_library_and_exports_one_paper(acl, server_env,
     ids = [m.paper for m in acl.match(read_library(tmp_path / "out.ris"))]
     mine = [m.paper for m in acl.match(read_library(DEMO)) if m.paper]
     assert ids == [r.id for r in acl.for_library(mine, k=5, view=View(as_of=2012), negatives=["D10-1120"])]
-    one = subprocess.run([sys.executable, "-m", "citegraph.cli", "paper", "P12-1066", "--format", "bibtex"],
-                         capture_output=True, text=True, env=server_env, timeout=300)
+    one = subprocess.run(
+        [sys.executable, "-m", "citegraph.cli", "paper", "P12-1066", "--format", "bibtex"],
+        capture_output=True,
+        text=True,
+        env=server_env,
+        timeout=300,
+    )
     assert one.returncode == 0, one.stderr
     assert "citegraph-id = {P12-1066}" in one.stdout and "Selective Sharing" in one.stdout
-    bad = subprocess.run([sys.executable, "-m", "citegraph.cli", "recommend", "--library", str(DEMO), "--as-of",
-                          "June 2012"], capture_output=True, text=True, env=server_env, timeout=300)
+    bad = subprocess.run(
+        [sys.executable, "-m", "citegraph.cli", "recommend", "--library", str(DEMO), "--as-of", "June 2012"],
+        capture_output=True,
+        text=True,
+        env=server_env,
+        timeout=300,
+    )
     assert bad.returncode == 2 and "YYYY-MM-DD" in bad.stderr
 
 
 def test_prior_and_derivative_works_from_the_cli(acl, server_env):
-    run = subprocess.run([sys.executable, "-m", "citegraph.cli", "works", "--library", str(DEMO), "--library",
-                          "D10-1120", "--as-of", "2012", "-k", "5", "--json"],
-                         capture_output=True, text=True, env=server_env, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "citegraph.cli",
+            "works",
+            "--library",
+            str(DEMO),
+            "--library",
+            "D10-1120",
+            "--as-of",
+            "2012",
+            "-k",
+            "5",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=server_env,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     found = json.loads(run.stdout)
     assert "library: 7 of 8 entries matched" in run.stderr
@@ -206,9 +288,26 @@ def test_prior_and_derivative_works_from_the_cli(acl, server_env):
 
 def test_watch_lists_what_is_new_for_a_library(acl, server_env):
     """Alerts rank only papers of the --since year or later, the library's graph links as reasons."""
-    run = subprocess.run([sys.executable, "-m", "citegraph.cli", "watch", "--library", str(DEMO), "--since",
-                          "2014-01-01", "-k", "5", "--format", "jsonl"],
-                         capture_output=True, text=True, env=server_env, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "citegraph.cli",
+            "watch",
+            "--library",
+            str(DEMO),
+            "--since",
+            "2014-01-01",
+            "-k",
+            "5",
+            "--format",
+            "jsonl",
+        ],
+        capture_output=True,
+        text=True,
+        env=server_env,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     rows = [json.loads(line) for line in run.stdout.splitlines()]
     mine = [m.paper for m in acl.match(read_library(DEMO)) if m.paper]
@@ -220,8 +319,9 @@ def test_watch_lists_what_is_new_for_a_library(acl, server_env):
 
 
 def watch(server_env, since: str) -> list[dict]:
-    run = citegraph_ok("watch", "--library", str(DEMO), "--since", since, "-k", "100", "--format", "jsonl",
-                       env=server_env)
+    run = citegraph_ok(
+        "watch", "--library", str(DEMO), "--since", since, "-k", "100", "--format", "jsonl", env=server_env
+    )
     return [json.loads(line) for line in run.stdout.splitlines()]
 
 
@@ -233,20 +333,27 @@ def test_watch_lists_papers_ingested_since_the_date_whatever_their_year(acl, ser
     from citegraph.ingest import IngestOptions, formats, ingest
 
     mine = [m.paper for m in acl.match(read_library(DEMO)) if m.paper]
-    late = write_jsonl(tmp_path / "late.jsonl", [
-        {"id": "LATE-1", "title": "Dependency parsing across languages", "year": 2005, "references": mine},
-        {"id": "LATE-2", "title": "Sharing parsers", "year": 1999, "references": mine[:3]}])
+    late = write_jsonl(
+        tmp_path / "late.jsonl",
+        [
+            {"id": "LATE-1", "title": "Dependency parsing across languages", "year": 2005, "references": mine},
+            {"id": "LATE-2", "title": "Sharing parsers", "year": 1999, "references": mine[:3]},
+        ],
+    )
     ingest(acl.store, formats.get("jsonl"), [late], IngestOptions(clock=lambda: date(2014, 6, 1)))
-    stamped = {r["props"]["id"]: r["props"].get("ingested") for r in acl.store.rows("bulk/nodes")
-               if "Paper" in r["labels"]}
-    assert {i: stamped[i] for i in ("LATE-1", mine[0])} == {
-        "LATE-1": "2014-06-01", mine[0]: ACL_INGESTED.isoformat()}
+    stamped = {
+        r["props"]["id"]: r["props"].get("ingested") for r in acl.store.rows("bulk/nodes") if "Paper" in r["labels"]
+    }
+    assert {i: stamped[i] for i in ("LATE-1", mine[0])} == {"LATE-1": "2014-06-01", mine[0]: ACL_INGESTED.isoformat()}
 
     rows = watch(server_env, "2014-03-01")
     new = {r["id"]: r["explanation"] for r in rows if r["id"].startswith("LATE-")}
     assert set(new) == {"LATE-1", "LATE-2"}
     assert "ingested on 2014-06-01 (since 2014-03-01)" in new["LATE-1"]
     assert not any(reason.startswith("published") for reason in new["LATE-1"])
-    assert all(r["year"] >= 2014 and f"published in {r['year']} (since 2014)" in r["explanation"]
-               for r in rows if r["id"] not in new)
+    assert all(
+        r["year"] >= 2014 and f"published in {r['year']} (since 2014)" in r["explanation"]
+        for r in rows
+        if r["id"] not in new
+    )
     assert not any(r["id"].startswith("LATE-") for r in watch(server_env, "2014-07-01"))

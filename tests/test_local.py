@@ -48,11 +48,21 @@ def write_corpus(path: Path) -> Path:
     with open(path, "w", encoding="utf-8") as f:
         for pid, (year, categories, refs) in PAPERS.items():
             words = TOPIC[categories[0]]
-            f.write(json.dumps({
-                "id": pid, "year": year, "categories": categories, "title": f"paper {pid.lower()} on {words}",
-                "abstract": f"we study {words} with neural network models for paper {pid.lower()}.",
-                "references": [{"id": r, "contexts": [f"as in [CIT] we use {words} for {r.lower()}."]}
-                               for r in refs]}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "id": pid,
+                        "year": year,
+                        "categories": categories,
+                        "title": f"paper {pid.lower()} on {words}",
+                        "abstract": f"we study {words} with neural network models for paper {pid.lower()}.",
+                        "references": [
+                            {"id": r, "contexts": [f"as in [CIT] we use {words} for {r.lower()}."]} for r in refs
+                        ],
+                    }
+                )
+                + "\n"
+            )
     return path
 
 
@@ -107,12 +117,20 @@ def test_enrichment_on_and_off(tiny_graph, tmp_path):
 
 
 def test_time_split_orders_by_arxiv_number_and_reads_markers(tmp_path):
-    lines = [{"citing_id": f"p{i}", "cited_ids": ["x"], "context": "see TARGETCIT and OTHERCIT.", "year": 2022,
-              "arxiv_id": f"22{month:02d}.{number:05d}"} for i, (month, number) in
-             enumerate([(12, 3), (1, 7), (12, 1), (6, 2), (3, 9)])]
+    lines = [
+        {
+            "citing_id": f"p{i}",
+            "cited_ids": ["x"],
+            "context": "see TARGETCIT and OTHERCIT.",
+            "year": 2022,
+            "arxiv_id": f"22{month:02d}.{number:05d}",
+        }
+        for i, (month, number) in enumerate([(12, 3), (1, 7), (12, 1), (6, 2), (3, 9)])
+    ]
     path = tmp_path / "q.jsonl"
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines) + '{"citing_id": "undated", "cited_id": "x", '
-                    '"context": "[CIT]"}\n')
+    path.write_text(
+        "".join(json.dumps(x) + "\n" for x in lines) + '{"citing_id": "undated", "cited_id": "x", "context": "[CIT]"}\n'
+    )
     contexts = read_contexts(path)
     assert contexts[0].text == "see [CIT] and [REF]." and contexts[-1].cited == ("x",)
     split = time_split(contexts, test=0.4)
@@ -123,8 +141,10 @@ def test_time_split_orders_by_arxiv_number_and_reads_markers(tmp_path):
 
 def test_bad_query_sets_name_file_line_and_field(tmp_path):
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"citing_id": "a", "cited_ids": ["b"], "context": "x [CIT]"}\n'
-                    '{"citing_id": "a", "cited_ids": [], "context": "x [CIT]"}\n')
+    path.write_text(
+        '{"citing_id": "a", "cited_ids": ["b"], "context": "x [CIT]"}\n'
+        '{"citing_id": "a", "cited_ids": [], "context": "x [CIT]"}\n'
+    )
     with pytest.raises(CitegraphError, match=r"bad.jsonl:2: 'cited_ids' must be a non-empty list"):
         read_contexts(path)
     path.write_text('{"citing_id": "a", "cited_ids": ["b"], "context": "x", "year": "2020"}\n')
@@ -141,15 +161,19 @@ def test_configuration_checks_and_the_one_reranker_config():
     with pytest.raises(CitegraphError, match="textless must be skip or keep"):
         SplitConfig(textless="drop")
     assert LocalConfig(enrich=False).ablations == ("-taxonomy", "euclidean", "spherical", "graph-appnp")
-    base = LocalConfig(lms=("a", "b"), lm_mode="frozen", max_steps=7, seed=3,
-                       reranker=RerankerConfig(proj_dim=8, max_steps=99)).base
+    base = LocalConfig(
+        lms=("a", "b"), lm_mode="frozen", max_steps=7, seed=3, reranker=RerankerConfig(proj_dim=8, max_steps=99)
+    ).base
     assert (base.lm, base.max_steps, base.finetune, base.seed, base.proj_dim) == ("a", 7, False, 3, 8)
 
 
 def test_query_set_corpus_split_prefetch_and_enrich_alone(tiny_graph, tmp_path):
     corpus = load_corpus(tiny_graph)
-    assert len(corpus.documents) == 8 and corpus.years["G"] == 2021 and corpus.candidates["F"].categories == (
-        "cs.CL", "cs.LG")
+    assert (
+        len(corpus.documents) == 8
+        and corpus.years["G"] == 2021
+        and corpus.candidates["F"].categories == ("cs.CL", "cs.LG")
+    )
     data = query_set(tiny_graph, None, tmp_path)
     assert data == tmp_path / "contexts.jsonl" and len(read_contexts(data)) == 13
     assert query_set(tiny_graph, data, tmp_path / "elsewhere") == data and not (tmp_path / "elsewhere").exists()
@@ -158,10 +182,19 @@ def test_query_set_corpus_split_prefetch_and_enrich_alone(tiny_graph, tmp_path):
     assert {c.citing for c in queries.test} == {"G", "H"} and len(queries.test) == 4 and len(queries.train) == 4
     assert queries.info["train"] == 9 and queries.info["train_used"] == 4 and queries.view.held_out == ("G", "H")
     for max_train in (2, 9):  # the test sample does not depend on how much is trained on
-        other = split(tiny_graph, corpus, read_contexts(data), SplitConfig(test_share=0.25, max_train=max_train,
-                                                                           max_test=2), seed=12)
-        assert [c.id for c in other.test] == [c.id for c in split(
-            tiny_graph, corpus, read_contexts(data), SplitConfig(test_share=0.25, max_test=2), seed=12).test]
+        other = split(
+            tiny_graph,
+            corpus,
+            read_contexts(data),
+            SplitConfig(test_share=0.25, max_train=max_train, max_test=2),
+            seed=12,
+        )
+        assert [c.id for c in other.test] == [
+            c.id
+            for c in split(
+                tiny_graph, corpus, read_contexts(data), SplitConfig(test_share=0.25, max_test=2), seed=12
+            ).test
+        ]
 
     lists = prefetch(corpus, queries.test, PrefetchConfig("bm25:bm25s", depth=3), tmp_path / "index")
     for context, ids in zip(queries.test, lists):
@@ -169,15 +202,19 @@ def test_query_set_corpus_split_prefetch_and_enrich_alone(tiny_graph, tmp_path):
         assert all(corpus.years[i] <= context.year for i in ids)
     enriched = enrich(queries.view, queries.test, lists, LocalConfig(size=5))
     for ids, before in zip(enriched, lists):
-        assert ids[:len(before)] == before and len(ids) <= 5
-        assert set(ids[len(before):]) <= {cited for _, cited in queries.view.edges(before)}  # the view's edges only
+        assert ids[: len(before)] == before and len(ids) <= 5
+        assert set(ids[len(before) :]) <= {cited for _, cited in queries.view.edges(before)}  # the view's edges only
     assert enrich(queries.view, queries.test, lists, LocalConfig(enrich=False)) == lists
 
 
 def test_tables_score_runs_alone(tmp_path):
     path = tmp_path / "q.jsonl"
-    path.write_text("".join(json.dumps({"citing_id": f"p{i}", "cited_ids": [cited], "context": "x [CIT]",
-                                        "year": 2020}) + "\n" for i, cited in enumerate(["a", "f"])))
+    path.write_text(
+        "".join(
+            json.dumps({"citing_id": f"p{i}", "cited_ids": [cited], "context": "x [CIT]", "year": 2020}) + "\n"
+            for i, cited in enumerate(["a", "f"])
+        )
+    )
     test = read_contexts(path)
     ranked = {c.id: [Hit(d, 10.0 - r) for r, d in enumerate("abcdef")] for c in test}  # a first, f sixth
     [table], per_query = tables(LocalConfig(max_steps=5), test, {"mine": ranked}, ["mine"], ["mine"])
@@ -240,8 +277,10 @@ def test_one_training_step_lowers_the_loss(tiny_graph, tiny_bert, tmp_path, taxo
     ingest(tiny_graph, formats.get("taxonomy"), [BUNDLED])
     export_contexts(tiny_graph, tmp_path / "contexts.jsonl")
     contexts = {c.id: c for c in read_contexts(tmp_path / "contexts.jsonl")}
-    corpus = {r["id"]: Candidate(f"{r['title']} {r['abstract']}", tuple(r["categories"]))
-              for r in tiny_graph.run("local/papers")}
+    corpus = {
+        r["id"]: Candidate(f"{r['title']} {r['abstract']}", tuple(r["categories"]))
+        for r in tiny_graph.run("local/papers")
+    }
     graph = load_taxonomy(tiny_graph)
     assert set(graph.maps["cs.CL"]) == {"I.2.7"} and graph.edges  # cs.CL → Natural Language Processing
     encoder = PairEncoder(f"hf:{tiny_bert}", 64)
@@ -250,8 +289,11 @@ def test_one_training_step_lowers_the_loss(tiny_graph, tiny_bert, tmp_path, taxo
     for module in (*reranker.model.modules(), *reranker.encoder.model.modules()):
         if isinstance(module, torch.nn.Dropout):
             module.p = 0.0  # the same loss before and after the step
-    triplets = [(contexts["F|D|0"], "D", ["A", "E", "H"]), (contexts["E|C|0"], "C", ["B", "D"]),
-                (contexts["H|E|0"], "E", ["A", "F"])]
+    triplets = [
+        (contexts["F|D|0"], "D", ["A", "E", "H"]),
+        (contexts["E|C|0"], "C", ["B", "D"]),
+        (contexts["H|E|0"], "E", ["A", "F"]),
+    ]
     with torch.no_grad():
         before = float(reranker.loss(triplets))
     lm_before = next(reranker.encoder.model.parameters()).clone()
@@ -282,18 +324,39 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
     generate(SynthSpec(150, seed=3, contexts=True), corpus)  # `citegraph synth --papers 150 --contexts`
     ingest(store, formats.get("jsonl"), [corpus])
     ingest(store, formats.get("taxonomy"), [BUNDLED])
-    result = citegraph_ok("evaluate", "local", "--out", str(out), "--encoder", str(tiny_bert),
-                       "--max-steps", "2", "--max-train", "12", "--max-test", "6", "--prefetch", "bm25:bm25s",
-                       "--ablations", "-enrichment,-taxonomy,euclidean,spherical,graph-appnp,graph-gat",
-                       env=server_env)
+    result = citegraph_ok(
+        "evaluate",
+        "local",
+        "--out",
+        str(out),
+        "--encoder",
+        str(tiny_bert),
+        "--max-steps",
+        "2",
+        "--max-train",
+        "12",
+        "--max-test",
+        "6",
+        "--prefetch",
+        "bm25:bm25s",
+        "--ablations",
+        "-enrichment,-taxonomy,euclidean,spherical,graph-appnp,graph-gat",
+        env=server_env,
+    )
     assert "ablations (SymTax Table 3)" in result.stdout
     assert "LM fine-tuned once, shared" in result.stdout  # the CPU default
     ablation, fusion, t_test, randomisation = _tables(out)
     assert t_test["title"].startswith("Paired t-test p against prefetch (bm25:bm25s)")
     assert list(randomisation["rows"]) == [*list(ablation["rows"])[1:], *fusion["rows"]]
     assert list(ablation["rows"]) == [
-        "prefetch (bm25:bm25s)", "prefetch (bm25:bm25s) + enrichment", "SymTax (tiny-bert, vector, hyperbolic)",
-        "− enrichment", "− taxonomy", "hyperbolic → Euclidean", "hyperbolic → spherical (SymTax release)"]
+        "prefetch (bm25:bm25s)",
+        "prefetch (bm25:bm25s) + enrichment",
+        "SymTax (tiny-bert, vector, hyperbolic)",
+        "− enrichment",
+        "− taxonomy",
+        "hyperbolic → Euclidean",
+        "hyperbolic → spherical (SymTax release)",
+    ]
     assert list(fusion["rows"]) == ["tiny-bert_vector", "tiny-bert_graph (APPNP)", "tiny-bert_graph (GAT)"]
     _check_metrics(ablation)
     _check_metrics(fusion)
@@ -307,9 +370,16 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
     assert config["pairs_encoded"][f"{lm} (fine-tuned)"] > 0  # the ablations read the full model's LM
 
     # the same query set without the Enricher: no enrichment row, candidates are the prefetched lists
-    config = LocalConfig(data=out / "contexts.jsonl", lms=(lm,), enrich=False, ablations=("-enrichment", "-taxonomy"),
-                         lm_mode="frozen", max_steps=1, split=SplitConfig(max_train=12, max_test=6),
-                         prefetch=PrefetchConfig("bm25:bm25s"))
+    config = LocalConfig(
+        data=out / "contexts.jsonl",
+        lms=(lm,),
+        enrich=False,
+        ablations=("-enrichment", "-taxonomy"),
+        lm_mode="frozen",
+        max_steps=1,
+        split=SplitConfig(max_train=12, max_test=6),
+        prefetch=PrefetchConfig("bm25:bm25s"),
+    )
     table, *tests = evaluate_local(store, tmp_path / "plain", config).tables
     assert len(tests) == 2
     assert list(table.rows) == ["prefetch (bm25:bm25s)", "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
@@ -326,17 +396,53 @@ def test_contexts_export_and_evaluate_local_on_the_unarxive_sample(store, server
     lines = [json.loads(line) for line in query_set.read_text(encoding="utf-8").splitlines()]
     assert len(lines) == 1217 and len({(x["citing_id"], x["cited_ids"][0]) for x in lines}) == 601
     first = next(x for x in lines if x["citing_id"] == "2212.11766")
-    assert set(first) == {"context_id", "citing_id", "cited_ids", "context", "section", "title", "abstract",
-                          "categories", "year", "arxiv_id"}
+    assert set(first) == {
+        "context_id",
+        "citing_id",
+        "cited_ids",
+        "context",
+        "section",
+        "title",
+        "abstract",
+        "categories",
+        "year",
+        "arxiv_id",
+    }
     assert first["title"].startswith("Long bet will lose") and first["year"] == 2022 and first["categories"]
     assert all(x["context"].count("[CIT]") == 1 for x in lines)
     # the sample's cited papers are stubs without text: reachable only through enrichment (--textless keep)
-    citegraph_ok("evaluate", "local", "--data", str(query_set), "--out", str(out), "--encoder", str(tiny_bert),
-              "--lm-mode", "finetune", "--textless", "keep", "--max-steps", "2", "--max-train", "8", "--max-test", "5",
-              "--prefetch", "bm25:bm25s", "--ablations", "-taxonomy", env=server_env)
+    citegraph_ok(
+        "evaluate",
+        "local",
+        "--data",
+        str(query_set),
+        "--out",
+        str(out),
+        "--encoder",
+        str(tiny_bert),
+        "--lm-mode",
+        "finetune",
+        "--textless",
+        "keep",
+        "--max-steps",
+        "2",
+        "--max-train",
+        "8",
+        "--max-test",
+        "5",
+        "--prefetch",
+        "bm25:bm25s",
+        "--ablations",
+        "-taxonomy",
+        env=server_env,
+    )
     ablation, _, _ = _tables(out)
-    assert list(ablation["rows"]) == ["prefetch (bm25:bm25s)", "prefetch (bm25:bm25s) + enrichment",
-                                      "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
+    assert list(ablation["rows"]) == [
+        "prefetch (bm25:bm25s)",
+        "prefetch (bm25:bm25s) + enrichment",
+        "SymTax (tiny-bert, vector, hyperbolic)",
+        "− taxonomy",
+    ]
     _check_metrics(ablation)
 
 
@@ -354,14 +460,17 @@ def test_papers_without_any_category_share_the_unknown_embedding():
 # -- the bi-encoder ------------------------------------------------------------------------------
 def _bi_contexts(tmp_path: Path):
     """Four training contexts: p1 cites a and b (co-cited), p2 and p3 cite a, p4 cites c."""
-    rows = [("p1", "a", "as in [CIT] we use text retrieval for citation recommendation ."),
-            ("p1", "b", "dense models [CIT] encode cells and genes ."),
-            ("p2", "a", "text retrieval [CIT] ranks citation papers ."),
-            ("p3", "a", "citation recommendation with text retrieval [CIT] ."),
-            ("p4", "c", "protein data of patients [CIT] in a cancer study .")]
+    rows = [
+        ("p1", "a", "as in [CIT] we use text retrieval for citation recommendation ."),
+        ("p1", "b", "dense models [CIT] encode cells and genes ."),
+        ("p2", "a", "text retrieval [CIT] ranks citation papers ."),
+        ("p3", "a", "citation recommendation with text retrieval [CIT] ."),
+        ("p4", "c", "protein data of patients [CIT] in a cancer study ."),
+    ]
     path = tmp_path / "bi.jsonl"
-    path.write_text("".join(json.dumps({"citing_id": p, "cited_ids": [c], "context": t, "year": 2020}) + "\n"
-                            for p, c, t in rows))
+    path.write_text(
+        "".join(json.dumps({"citing_id": p, "cited_ids": [c], "context": t, "year": 2020}) + "\n" for p, c, t in rows)
+    )
     return read_contexts(path)
 
 
@@ -370,16 +479,29 @@ def test_biencoder_draws_each_hard_negative_type_and_learns(tiny_bert, tmp_path)
     from citegraph.local.rerank import Candidate, PairEncoder
 
     contexts = _bi_contexts(tmp_path)
-    corpus = {"a": Candidate("text retrieval for citation recommendation"), "b": Candidate("dense models of cells"),
-              "c": Candidate("protein gene cancer patients study"), "d": Candidate("graph neural network models"),
-              "e": Candidate("scientific papers data")}
+    corpus = {
+        "a": Candidate("text retrieval for citation recommendation"),
+        "b": Candidate("dense models of cells"),
+        "c": Candidate("protein gene cancer patients study"),
+        "d": Candidate("graph neural network models"),
+        "e": Candidate("scientific papers data"),
+    }
     examples = [Training(c, ("d", "a", "e", "b")) for c in contexts]
     with pytest.raises(CitegraphError, match="unknown negative type"):
         BiEncoderConfig(negatives=("random",))
     with pytest.raises(CitegraphError, match=r"checkpoint step\(s\) 0, 3 not between 0 and the last step \(3\)"):
         BiEncoderConfig(max_steps=3, checkpoints=(0, 1, 3))
-    config = BiEncoderConfig(lm=f"hf:{tiny_bert}", negatives=("prefetch", "cocited", "popular"), prefetch_top=1,
-                             popular_top=1, batch_queries=4, max_steps=40, lr=1e-3, warmup=0.0, max_length=32)
+    config = BiEncoderConfig(
+        lm=f"hf:{tiny_bert}",
+        negatives=("prefetch", "cocited", "popular"),
+        prefetch_top=1,
+        popular_top=1,
+        batch_queries=4,
+        max_steps=40,
+        lr=1e-3,
+        warmup=0.0,
+        max_length=32,
+    )
     negatives = HardNegatives(examples, config)
     assert negatives.popular == ["a"] and negatives.cited_by["p1"] == {"a", "b"}
     rng = np.random.default_rng(0)
@@ -392,8 +514,14 @@ def test_biencoder_draws_each_hard_negative_type_and_learns(tiny_bert, tmp_path)
     everything = [list(corpus)] * len(contexts)
 
     def mrr(ranker) -> float:
-        return float(np.mean([1 / (1 + [h.id for h in r].index(c.cited[0]))
-                              for c, r in zip(contexts, ranker.rank(contexts, everything))]))
+        return float(
+            np.mean(
+                [
+                    1 / (1 + [h.id for h in r].index(c.cited[0]))
+                    for c, r in zip(contexts, ranker.rank(contexts, everything))
+                ]
+            )
+        )
 
     before = mrr(untrained)
     losses = model.train(examples)
@@ -420,27 +548,65 @@ def test_evaluate_local_with_the_biencoder_and_more_first_stages(store, server_e
     generate(SynthSpec(150, seed=3, contexts=True), corpus)
     ingest(store, formats.get("jsonl"), [corpus])
     lm = f"hf:{tiny_bert}"
-    result = citegraph_ok("evaluate", "local", "--out", str(out), "--encoder", str(tiny_bert), "--rerankers", "biencoder",
-                       "--first-stages", f"{lm},rrf(bm25:bm25s,{lm})", "--bi-steps", "3", "--bi-checkpoints", "1,2",
-                       "--bi-batch", "4",
-                       "--max-train", "12", "--max-test", "8", "--prefetch", "bm25:bm25s", env=server_env)
+    result = citegraph_ok(
+        "evaluate",
+        "local",
+        "--out",
+        str(out),
+        "--encoder",
+        str(tiny_bert),
+        "--rerankers",
+        "biencoder",
+        "--first-stages",
+        f"{lm},rrf(bm25:bm25s,{lm})",
+        "--bi-steps",
+        "3",
+        "--bi-checkpoints",
+        "1,2",
+        "--bi-batch",
+        "4",
+        "--max-train",
+        "12",
+        "--max-test",
+        "8",
+        "--prefetch",
+        "bm25:bm25s",
+        env=server_env,
+    )
     assert "first stages and bi-encoder" in result.stdout and "bi-encoder: 3 steps of 4" in result.stdout
     main, t_test, randomisation = _tables(out)
-    rows = ["prefetch (bm25:bm25s)", f"prefetch ({lm})", f"prefetch (rrf(bm25:bm25s,{lm}))",
-            "prefetch (bm25:bm25s) + enrichment", "tiny-bert bi-encoder, untrained",
-            "tiny-bert bi-encoder, fine-tuned (1 of 3 steps)", "tiny-bert bi-encoder, fine-tuned (2 of 3 steps)",
-            "tiny-bert bi-encoder, fine-tuned (3 steps)", "tiny-bert bi-encoder, fine-tuned (3 steps) + first stage (RRF)"]
+    rows = [
+        "prefetch (bm25:bm25s)",
+        f"prefetch ({lm})",
+        f"prefetch (rrf(bm25:bm25s,{lm}))",
+        "prefetch (bm25:bm25s) + enrichment",
+        "tiny-bert bi-encoder, untrained",
+        "tiny-bert bi-encoder, fine-tuned (1 of 3 steps)",
+        "tiny-bert bi-encoder, fine-tuned (2 of 3 steps)",
+        "tiny-bert bi-encoder, fine-tuned (3 steps)",
+        "tiny-bert bi-encoder, fine-tuned (3 steps) + first stage (RRF)",
+    ]
     assert list(main["rows"]) == rows and list(t_test["rows"]) == list(randomisation["rows"]) == rows[1:]
     _check_metrics(main)
-    assert all(0 <= p <= 1 for table in (t_test, randomisation) for cells in table["rows"].values()
-               for p, _ in cells.values())
+    assert all(
+        0 <= p <= 1 for table in (t_test, randomisation) for cells in table["rows"].values() for p, _ in cells.values()
+    )
     config = json.loads((out / "results.json").read_text())["config"]
     trained = config["variants"]["tiny-bert bi-encoder, fine-tuned (3 steps)"]
     assert trained["steps"] == 3 and trained["device"] == "cpu" and trained["final_loss"] > 0
     assert config["variants"]["tiny-bert bi-encoder, untrained"]["steps"] == 0
     assert [config["variants"][f"tiny-bert bi-encoder, fine-tuned ({k} of 3 steps)"]["steps"] for k in (1, 2)] == [1, 2]
-    bad = citegraph("evaluate", "local", "--out", str(tmp_path / "bad"), "--rerankers", "biencoder",
-                    "--bi-checkpoints", "1,x", env=server_env)
+    bad = citegraph(
+        "evaluate",
+        "local",
+        "--out",
+        str(tmp_path / "bad"),
+        "--rerankers",
+        "biencoder",
+        "--bi-checkpoints",
+        "1,x",
+        env=server_env,
+    )
     assert bad.returncode != 0 and "--bi-checkpoints: '1,x' is not a comma-separated list of steps" in bad.stderr
     assert "Traceback" not in bad.stderr
     assert {"prefetch", "enrich", "bi-encoder", f"prefetch ({lm})", "total"} <= set(config["seconds"])

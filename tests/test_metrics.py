@@ -92,8 +92,13 @@ def test_agrees_with_ranx_on_random_runs():
         scores = rng.sample(range(10_000), 120)
         run[q] = [Hit(d, float(s)) for d, s in zip(rng.sample(docs, 120), scores)]
     ours = evaluate(qrels, run, ["MAP", "nDCG", "R@30", "P@10", "MRR", "nDCG@20"]).mean
-    theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run({q: {h.id: h.score for h in hits} for q, hits in run.items()}),
-                           ["map", "ndcg", "recall@30", "precision@10", "mrr", "ndcg@20"])
-    for mine, other in zip(["MAP", "nDCG", "R@30", "P@10", "MRR", "nDCG@20"],
-                           ["map", "ndcg", "recall@30", "precision@10", "mrr", "ndcg@20"]):
+    theirs = ranx.evaluate(
+        ranx.Qrels(qrels),
+        ranx.Run({q: {h.id: h.score for h in hits} for q, hits in run.items()}),
+        ["map", "ndcg", "recall@30", "precision@10", "mrr", "ndcg@20"],
+    )
+    for mine, other in zip(
+        ["MAP", "nDCG", "R@30", "P@10", "MRR", "nDCG@20"],
+        ["map", "ndcg", "recall@30", "precision@10", "mrr", "ndcg@20"],
+    ):
         assert ours[mine] == pytest.approx(theirs[other], abs=1e-9), mine

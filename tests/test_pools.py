@@ -30,9 +30,16 @@ def hand_built(tmp_path: Path) -> tuple[Path, list[dict]]:
         if i % 7 == 3:
             refs.append(f"X{i % 2}")  # cited papers outside the corpus
         fields = ["Medicine"] if i % 3 == 0 else ["Physics"] if i % 3 == 1 else ["Medicine", "Physics"]
-        rows.append({"id": f"P{i:02}", "title": f"Paper number {i}", "year": 2000 + i // 3,
-                     "abstract": None if i % 11 == 5 else f"A study of topic {i % 5} written for the tests.",
-                     "fields": fields, "references": refs})
+        rows.append(
+            {
+                "id": f"P{i:02}",
+                "title": f"Paper number {i}",
+                "year": 2000 + i // 3,
+                "abstract": None if i % 11 == 5 else f"A study of topic {i % 5} written for the tests.",
+                "fields": fields,
+                "references": refs,
+            }
+        )
     return write_jsonl(tmp_path / "hand.jsonl", rows), rows
 
 
@@ -79,18 +86,21 @@ def test_field_cited_sets_and_most_cited_match_networkx(graph):
     store, g = graph
     for name in FIELDS:
         of_field = [n for n, d in g.nodes(data=True) if name in d.get("fields", [])]
-        expected = sorted({c for p in of_field for c in g.successors(p)
-                           if g.nodes[c].get("eligible") and g.nodes[c]["year"] <= 2010})
+        expected = sorted(
+            {c for p in of_field for c in g.successors(p) if g.nodes[c].get("eligible") and g.nodes[c]["year"] <= 2010}
+        )
         assert [r["id"] for r in store.rows("pools/field_cited", field=name, year=2010)] == expected
         ranked = sorted(((g.in_degree(p), p) for p in of_field if g.nodes[p]["eligible"]), key=lambda t: (-t[0], t[1]))
-        assert [(r["id"], r["citation_count"]) for r in store.run("mdcr/most_cited", field=name, limit=5)] == \
-            [(p, d) for d, p in ranked[:5]]
+        assert [(r["id"], r["citation_count"]) for r in store.run("mdcr/most_cited", field=name, limit=5)] == [
+            (p, d) for d, p in ranked[:5]
+        ]
 
 
 def test_dataset_level_pools(graph, tmp_path):
     store, g = graph
-    manifest = pools.dataset_level(store, tmp_path / "ds", n_queries=3, sizes=(10, 1000), repeats=2, seed=5,
-                                   exclude=["P01", "P02"])
+    manifest = pools.dataset_level(
+        store, tmp_path / "ds", n_queries=3, sizes=(10, 1000), repeats=2, seed=5, exclude=["P01", "P02"]
+    )
     year = manifest.year
     queries = [json.loads(line)["id"] for line in (tmp_path / "ds" / "queries.jsonl").open()]
     assert len(queries) == 3 and all(g.nodes[q]["year"] == year and g.nodes[q]["eligible"] for q in queries)
@@ -110,8 +120,9 @@ def test_dataset_level_pools(graph, tmp_path):
 
 def test_mdcr_follows_the_paper_and_the_exclusion_policy(graph, tmp_path):
     store, g = graph
-    manifest = mdcr.build(store, tmp_path / "m", MDCRConfig(fields=FIELDS, n_queries=3, positives=2, per_type=10,
-                                                            most_cited=5, seed=1))
+    manifest = mdcr.build(
+        store, tmp_path / "m", MDCRConfig(fields=FIELDS, n_queries=3, positives=2, per_type=10, most_cited=5, seed=1)
+    )
     data = json.loads((tmp_path / "m" / "mdcr_test.json").read_text())
     assert set(data) == set(FIELDS) and manifest.queries == sum(len(v) for v in data.values())
     texts = {json.loads(line)["id"] for line in (tmp_path / "m" / "mdcr_test_data.jsonl").open()}
@@ -126,6 +137,7 @@ def test_mdcr_follows_the_paper_and_the_exclusion_policy(graph, tmp_path):
             assert len(negatives) == len(set(negatives)), "a paper is chosen by one type only"
             for c in negatives:
                 assert c != q and c not in oc_q and g.nodes[c]["year"] <= year and g.nodes[c]["eligible"]
+
             def may_be_negative(p: str, q: str = q, oc_q: set[str] = oc_q, year: int = year) -> bool:
                 return p != q and p not in oc_q and g.nodes[p].get("eligible") and g.nodes[p]["year"] <= year
 
@@ -162,8 +174,9 @@ def test_on_the_acl200_graph(store, tmp_path):
     ingest(store, formats.get("acl200"), [ACL200], IngestOptions(prefilter=Prefilter(min_abstract=0, min_citations=1)))
     manifest = pools.dataset_level(store, tmp_path / "acl", n_queries=50, sizes=(2000,), repeats=1, seed=0)
     assert manifest.queries == 50
-    validation = pools.dataset_level(store, tmp_path / "val", n_queries=50, sizes=(100,), repeats=1, seed=0,
-                                     year=manifest.year, split="val")
+    validation = pools.dataset_level(
+        store, tmp_path / "val", n_queries=50, sizes=(100,), repeats=1, seed=0, year=manifest.year, split="val"
+    )
     assert validation.queries == 50 and validation.parameters["split"] == "val"
     queries = {json.loads(line)["id"] for line in (tmp_path / "acl" / "queries.jsonl").open()}
     assert not queries & {json.loads(line)["id"] for line in (tmp_path / "val" / "queries.jsonl").open()}

@@ -55,8 +55,15 @@ def test_the_fanout_caps_coupling_like_cocitation(acl):
     refs = list(seed.references)
 
     def coupling(fanout: int) -> dict[str, int]:
-        rows = acl.store.run("recommend/neighbourhood", refs=refs, exclude=[seed.id, *refs], seed=seed.id,
-                             fanout=fanout, as_of=None, cocitation=True)
+        rows = acl.store.run(
+            "recommend/neighbourhood",
+            refs=refs,
+            exclude=[seed.id, *refs],
+            seed=seed.id,
+            fanout=fanout,
+            as_of=None,
+            cocitation=True,
+        )
         return next((dict(zip(r["ids"], r["counts"])) for r in rows if r["kind"] == "coupling"), {})
 
     capped, uncapped = coupling(2), coupling(100_000)
@@ -72,9 +79,18 @@ def test_negative_seeds_skip_cocitation_and_as_of_stops_enrichment_at_later_pape
     refs = list(seed.references)
 
     def kinds(cocitation: bool) -> dict[str, list]:
-        return {r["kind"]: sorted(r["ids"]) for r in acl.store.run(
-            "recommend/neighbourhood", refs=refs, exclude=[seed.id, *refs], seed=seed.id, fanout=100, as_of=None,
-            cocitation=cocitation)}
+        return {
+            r["kind"]: sorted(r["ids"])
+            for r in acl.store.run(
+                "recommend/neighbourhood",
+                refs=refs,
+                exclude=[seed.id, *refs],
+                seed=seed.id,
+                fanout=100,
+                as_of=None,
+                cocitation=cocitation,
+            )
+        }
 
     full, linked = kinds(True), kinds(False)
     assert "cocitation" in full and "cocitation" not in linked
@@ -87,8 +103,9 @@ def test_negative_seeds_skip_cocitation_and_as_of_stops_enrichment_at_later_pape
 
 
 def test_a_new_paper_by_text_and_chosen_references(acl):
-    found = acl.recommend(title="Unsupervised dependency parsing with bilingual projection",
-                          references=["D10-1120"], year=2011, k=10)
+    found = acl.recommend(
+        title="Unsupervised dependency parsing with bilingual projection", references=["D10-1120"], year=2011, k=10
+    )
     assert found and all(r.id != "D10-1120" and (r.year or 0) <= 2011 for r in found)
     with pytest.raises(CitegraphError, match="no paper with id"):
         acl.recommend("nope")
@@ -110,14 +127,24 @@ def test_graph_signals_beat_bm25_alone_on_held_out_citations(acl):
 
 
 def test_recommend_from_the_cli(acl, server_env):
-    result = subprocess.run([sys.executable, "-m", "citegraph.cli", "recommend", "--paper", "P12-1066", "-k", "5",
-                             "--json"], capture_output=True, text=True, env=server_env, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "citegraph.cli", "recommend", "--paper", "P12-1066", "-k", "5", "--json"],
+        capture_output=True,
+        text=True,
+        env=server_env,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     rows = json.loads(result.stdout)
     assert [r["id"] for r in rows] == [r.id for r in acl.recommend("P12-1066", k=5)]
     assert all(r["explanation"] for r in rows)
-    shown = subprocess.run([sys.executable, "-m", "citegraph.cli", "recommend", "--paper", "P12-1066", "-k", "5",
-                            "--explain"], capture_output=True, text=True, env=server_env, timeout=300)
+    shown = subprocess.run(
+        [sys.executable, "-m", "citegraph.cli", "recommend", "--paper", "P12-1066", "-k", "5", "--explain"],
+        capture_output=True,
+        text=True,
+        env=server_env,
+        timeout=300,
+    )
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
     ranks = [i for i, line in enumerate(lines) if line.lstrip().startswith(("1. ", "2. ", "3. ", "4. ", "5. "))]
@@ -127,16 +154,38 @@ def test_recommend_from_the_cli(acl, server_env):
 
 def test_evaluate_recommend_is_the_registered_benchmark(acl, server_env, tmp_path):
     out = tmp_path / "held-out"
-    result = subprocess.run([sys.executable, "-m", "citegraph.cli", "evaluate", "recommend", "--papers", "40",
-                             "--seed", "3", "--skip", "80", "--out", str(out)],
-                            capture_output=True, text=True, env=server_env, timeout=600)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "citegraph.cli",
+            "evaluate",
+            "recommend",
+            "--papers",
+            "40",
+            "--seed",
+            "3",
+            "--skip",
+            "80",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=server_env,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr
     assert "held-out citations (40 papers, text: bm25)" in result.stdout
     saved = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert saved["config"]["retrievers"] == ["bm25"] and list(saved["tables"][0]["rows"]) == [
-        "text only", "fusion (default weights)"]
+        "text only",
+        "fusion (default weights)",
+    ]
     examples = held_out_citations(acl.store, 40, seed=3, skip=80)
-    expected = evaluate_held_out(acl, examples, {"text only": {"text": 1.0}, "fusion (default weights)": DEFAULT_WEIGHTS})
+    expected = evaluate_held_out(
+        acl, examples, {"text only": {"text": 1.0}, "fusion (default weights)": DEFAULT_WEIGHTS}
+    )
     for name, evaluation in expected.items():
         for measure, value in evaluation.mean.items():
             assert saved["tables"][0]["rows"][name][measure][0] == pytest.approx(value), (name, measure)

@@ -23,11 +23,48 @@ from conftest import ACL200, ACL_INGESTED, SHARED, citegraph_ok
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "scisummnet"
 #: ScisummNet papers that ACL-200 papers cite most (each cited there by 9–16 of the citing papers of its
 #: citing sentences)
-SHARED_FOLDERS = ("W08-0509", "P06-1124", "D11-1142", "W08-0336", "P03-1054", "W04-2705", "N09-1046", "P03-1021",
-                  "W06-3119", "P04-1015", "P08-1115", "D08-1014", "W04-3250", "W06-2920", "N04-1022", "N10-1115",
-                  "D08-1021", "W08-0309", "D10-1120", "P08-1109", "E09-1013", "W11-2103", "N09-2004", "P07-1123",
-                  "N09-1037", "W04-0308", "P09-1068", "P07-2045", "D11-1125", "P10-2041", "P07-1005", "P09-1027",
-                  "P09-1088", "P07-1096", "P06-2005", "P06-1005", "P07-1055", "P10-1146", "P11-1020", "P98-1013")
+SHARED_FOLDERS = (
+    "W08-0509",
+    "P06-1124",
+    "D11-1142",
+    "W08-0336",
+    "P03-1054",
+    "W04-2705",
+    "N09-1046",
+    "P03-1021",
+    "W06-3119",
+    "P04-1015",
+    "P08-1115",
+    "D08-1014",
+    "W04-3250",
+    "W06-2920",
+    "N04-1022",
+    "N10-1115",
+    "D08-1021",
+    "W08-0309",
+    "D10-1120",
+    "P08-1109",
+    "E09-1013",
+    "W11-2103",
+    "N09-2004",
+    "P07-1123",
+    "N09-1037",
+    "W04-0308",
+    "P09-1068",
+    "P07-2045",
+    "D11-1125",
+    "P10-2041",
+    "P07-1005",
+    "P09-1027",
+    "P09-1088",
+    "P07-1096",
+    "P06-2005",
+    "P06-1005",
+    "P07-1055",
+    "P10-1146",
+    "P11-1020",
+    "P98-1013",
+)
 SCISUMMNET = SHARED / "samples" / "scisummnet" / "From-ScisummNet-2019"
 
 
@@ -35,7 +72,9 @@ def needs_shared_scisummnet() -> None:
     """Skips, saying why, where ``merged`` holds only the fixtures' three folders."""
     missing = [f for f in SHARED_FOLDERS if not (SCISUMMNET / f).is_dir()]
     if missing:
-        pytest.skip(f"needs the ScisummNet folders of the reference data ({len(missing)} missing, e.g. {SCISUMMNET / missing[0]})")
+        pytest.skip(
+            f"needs the ScisummNet folders of the reference data ({len(missing)} missing, e.g. {SCISUMMNET / missing[0]})"
+        )
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +92,9 @@ def merged(arcade_server, server_config):
     with open_store(server_config) as store:
         ingest(store, formats.get("acl200"), [ACL200], IngestOptions(clock=lambda: ACL_INGESTED, batch_size=5000))
         ingest(store, formats.get("scisummnet"), folders)
-        bm25 = build_bm25(list(documents(store)), Path(server_config.data_dir) / "indexes" / BM25().folder,
-                          backend="bm25s")
+        bm25 = build_bm25(
+            list(documents(store)), Path(server_config.data_dir) / "indexes" / BM25().folder, backend="bm25s"
+        )
         yield Recommender(store, [bm25])
 
 
@@ -93,8 +133,9 @@ def test_the_seeds_own_sentences_never_feed_the_signal(merged):
     assert "W98-0705" in found
     for cid, value in found.items():
         assert value == pytest.approx(expected[cid], rel=1e-9), cid
-    assert not [s for c in merged.candidates(seed).values() for s in c.signals
-                if s.name == "contexts" and seed.id in s.via]
+    assert not [
+        s for c in merged.candidates(seed).values() for s in c.signals if s.name == "contexts" and seed.id in s.via
+    ]
 
 
 def test_the_held_out_evaluations_seeds_go_through_the_same_view(merged):
@@ -103,17 +144,27 @@ def test_the_held_out_evaluations_seeds_go_through_the_same_view(merged):
     ../shared (the fixtures' three are cited by too few ACL-200 papers)."""
     needs_shared_scisummnet()
     rows = merged.store.plain("recommend/contexts")
-    example = next(e for e in held_out_citations(merged.store, 400, seed=1)
-                   if any(r["citing"] == e.seed.id for r in rows))
-    assert not [s for c in merged.candidates(example.seed).values() for s in c.signals
-                if s.name == "contexts" and example.seed.id in s.via]
+    example = next(
+        e for e in held_out_citations(merged.store, 400, seed=1) if any(r["citing"] == e.seed.id for r in rows)
+    )
+    assert not [
+        s
+        for c in merged.candidates(example.seed).values()
+        for s in c.signals
+        if s.name == "contexts" and example.seed.id in s.via
+    ]
 
 
-@pytest.mark.parametrize("sentence, shown", [
-    ("Short: [CIT] is cited.", "Short: [CIT] is cited."),
-    ("word " * 30 + "as in [CIT] here." + " more" * 40,
-     "… " + "word " * 9 + "as in [CIT] here." + " more" * 7 + " …"),  # from a word 50 before the marker
-])
+@pytest.mark.parametrize(
+    "sentence, shown",
+    [
+        ("Short: [CIT] is cited.", "Short: [CIT] is cited."),
+        (
+            "word " * 30 + "as in [CIT] here." + " more" * 40,
+            "… " + "word " * 9 + "as in [CIT] here." + " more" * 7 + " …",
+        ),  # from a word 50 before the marker
+    ],
+)
 def test_an_excerpt_keeps_the_citation_marker(sentence, shown):
     assert excerpt(sentence, 100) == shown
 
@@ -133,8 +184,9 @@ def test_as_of_a_year_hides_the_sentences_of_later_papers(merged):
 
 
 def test_explanations_quote_a_citing_sentence_of_the_candidate(merged):
-    found = merged.recommend(title="Minimum error rate training of a phrase-based machine translation system",
-                             year=2014, k=20)
+    found = merged.recommend(
+        title="Minimum error rate training of a phrase-based machine translation system", year=2014, k=20
+    )
     quoted = [(r, s) for r in found for s in r.signals if s.name == "contexts"]
     assert quoted, [r.explanation() for r in found]
     sentences = {(r["citing"], r["cited"]): r["contexts"] for r in merged.store.plain("recommend/contexts")}
@@ -142,8 +194,10 @@ def test_explanations_quote_a_citing_sentence_of_the_candidate(merged):
         assert signal.text.startswith("cited in contexts like: '") and 0 < signal.value <= 1
         [citing] = signal.via
         shown = signal.text.removeprefix("cited in contexts like: '").rsplit("' (", 1)[0]
-        assert any(shown.removeprefix("… ").removesuffix(" …") in " ".join(s.split())
-                   for s in sentences[citing, recommendation.id])
+        assert any(
+            shown.removeprefix("… ").removesuffix(" …") in " ".join(s.split())
+            for s in sentences[citing, recommendation.id]
+        )
         assert "[CIT]" in shown or not any("[CIT]" in s for s in sentences[citing, recommendation.id])
     assert max(s.value for _, s in quoted) == 1.0  # the best match of the query
 
@@ -152,8 +206,11 @@ def citing_the_scisummnet_papers(rec, n: int) -> list[HeldOut]:
     """Held-out citations whose held-out reference is a ScisummNet paper of the graph: ``n``
     graph papers with a title that cite one (seeded draw), each with the first it cites held out."""
     sentences = rec.citing_sentences()
-    rows = [r for r in rec.store.run("recommend/held_out", min_refs=3)
-            if r["title"] and set(r["references"]) & set(sentences.cited_ids)]
+    rows = [
+        r
+        for r in rec.store.run("recommend/held_out", min_refs=3)
+        if r["title"] and set(r["references"]) & set(sentences.cited_ids)
+    ]
     examples = []
     for row in sample(rows, n, generator(0, "contexts")):
         held = min(set(row["references"]) & set(sentences.cited_ids))
@@ -186,16 +243,39 @@ def test_recommend_train_and_evaluate_with_and_without_the_signal(merged, server
     citegraph_ok("recommend-train", "--no-contexts", "--papers", "60", "--out", str(plain), env=server_env)
     citegraph_ok("recommend-train", "--papers", "60", "--out", str(contexts), env=server_env)
     assert "contexts" not in json.loads(plain.read_text())["weights"]
-    assert json.loads(contexts.read_text())["contexts"] is True and "contexts" in json.loads(
-        contexts.read_text())["weights"]
-    done = citegraph_ok("evaluate", "recommend", "--model", str(plain), "--contexts-model", str(contexts),
-                        "--papers", "40", "--skip", "60", "--out", str(tmp_path / "out"), env=server_env)
+    assert (
+        json.loads(contexts.read_text())["contexts"] is True
+        and "contexts" in json.loads(contexts.read_text())["weights"]
+    )
+    done = citegraph_ok(
+        "evaluate",
+        "recommend",
+        "--model",
+        str(plain),
+        "--contexts-model",
+        str(contexts),
+        "--papers",
+        "40",
+        "--skip",
+        "60",
+        "--out",
+        str(tmp_path / "out"),
+        env=server_env,
+    )
     assert "held-out reference cited in contexts" in done.stdout
     saved = json.loads((tmp_path / "out" / "results.json").read_text())
     tables = {t["title"].split(" (")[0]: t for t in saved["tables"]}
-    assert list(tables["held-out citations"]["rows"]) == ["text only", "fusion (default weights)", "learned",
-                                                          "learned + contexts"]
+    assert list(tables["held-out citations"]["rows"]) == [
+        "text only",
+        "fusion (default weights)",
+        "learned",
+        "learned + contexts",
+    ]
     tests = tables["paired tests p: learned + contexts against learned"]["rows"]
-    assert set(tests) == {"all papers: randomisation", "all papers: t-test", "cited in contexts: randomisation",
-                          "cited in contexts: t-test"}
+    assert set(tests) == {
+        "all papers: randomisation",
+        "all papers: t-test",
+        "cited in contexts: randomisation",
+        "cited in contexts: t-test",
+    }
     assert all(0 <= cell[0] <= 1 for row in tests.values() for cell in row.values())

@@ -46,11 +46,14 @@ def conditions(tmp_path):
 
 def test_shipped_conditions_load_and_name_their_data():
     conditions = repro.load()
-    assert {"demo-acl200", "clscisumm-cv", "golden-large-scale", "synthetic-mdcr", "recommend-held-out"} <= set(conditions)
+    assert {"demo-acl200", "clscisumm-cv", "golden-large-scale", "synthetic-mdcr", "recommend-held-out"} <= set(
+        conditions
+    )
     assert all(c.scores and c.commands and c.description for c in conditions.values())
     assert any(c.fast for c in conditions.values()) and not all(c.fast for c in conditions.values())
     assert conditions["clscisumm-cv"].missing(repro.PACKAGE / "nowhere") == [
-        str(repro.PACKAGE / "nowhere" / "samples" / "clscisumm" / "training")]
+        str(repro.PACKAGE / "nowhere" / "samples" / "clscisumm" / "training")
+    ]
 
 
 def test_run_ok_fail_skip_and_report(conditions, tmp_path):
@@ -81,23 +84,34 @@ def test_run_ok_fail_skip_and_report(conditions, tmp_path):
 def test_a_failing_command_is_a_fail_with_its_error(tmp_path):
     (tmp_path / "bad.yaml").write_text(
         "conditions:\n  - name: bad\n    description: x\n    commands: [[synth, --papers, '0', --out, '{work}/c']]\n"
-        "    scores: [{pattern: '(\\d+)', expected: 1, tolerance: 0}]\n", encoding="utf-8")
+        "    scores: [{pattern: '(\\d+)', expected: 1, tolerance: 0}]\n",
+        encoding="utf-8",
+    )
     outcome = repro.run(repro.load(tmp_path)["bad"], tmp_path / "work", log=lambda _: None)
     assert outcome.status == "FAIL" and "exited with 2" in outcome.note and "--papers" in outcome.note
     assert [m.value for m in outcome.measured] == [None]
 
 
-@pytest.mark.parametrize("entry, message", [
-    ("{name: a, description: x, commands: [[synth]], scores: [{expected: 1, tolerance: 0}]}",
-     "needs one of: table, row and column; key; pattern"),
-    ("{name: a, description: x, commands: [[synth]], scores: [{key: k, expected: one, tolerance: 0}]}",
-     "'expected' and 'tolerance' must be numbers"),
-    ("{name: a, description: x, commands: synth, scores: []}", "field 'commands' must be a list"),
-    ("{description: x, commands: [[synth]], scores: []}", "field 'name' must be a str"),
-    ("{name: a, description: x, commands: [[synth]], scores: [], fastt: true}", "unknown field(s) fastt"),
-    ("{name: a, description: x, commands: [[synth]], scores: [{key: k, expected: 1, tolerance: 0, tol: 1}]}",
-     "unknown field(s) tol"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        (
+            "{name: a, description: x, commands: [[synth]], scores: [{expected: 1, tolerance: 0}]}",
+            "needs one of: table, row and column; key; pattern",
+        ),
+        (
+            "{name: a, description: x, commands: [[synth]], scores: [{key: k, expected: one, tolerance: 0}]}",
+            "'expected' and 'tolerance' must be numbers",
+        ),
+        ("{name: a, description: x, commands: synth, scores: []}", "field 'commands' must be a list"),
+        ("{description: x, commands: [[synth]], scores: []}", "field 'name' must be a str"),
+        ("{name: a, description: x, commands: [[synth]], scores: [], fastt: true}", "unknown field(s) fastt"),
+        (
+            "{name: a, description: x, commands: [[synth]], scores: [{key: k, expected: 1, tolerance: 0, tol: 1}]}",
+            "unknown field(s) tol",
+        ),
+    ],
+)
 def test_bad_conditions_name_file_and_field(tmp_path, entry, message):
     (tmp_path / "c.yaml").write_text(f"conditions:\n  - {entry}\n", encoding="utf-8")
     with pytest.raises(CitegraphError, match="c.yaml: conditions\\[0\\]") as error:

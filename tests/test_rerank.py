@@ -51,8 +51,11 @@ def test_pool_encoder_ranks_pools_as_brute_force_and_encodes_each_text_once(tiny
         q = tiny.encode([query_document(query)])[0]
         members = sorted(pool & set(vectors))
         m = np.stack([vectors[i] for i in members])
-        sims = -np.linalg.norm(m - q, axis=1) if tiny.spec.similarity == "l2" else \
-            m @ q / np.linalg.norm(m, axis=1) / np.linalg.norm(q)
+        sims = (
+            -np.linalg.norm(m - q, axis=1)
+            if tiny.spec.similarity == "l2"
+            else m @ q / np.linalg.norm(m, axis=1) / np.linalg.norm(q)
+        )
         expected = rank(dict(zip(members, map(float, sims))), 2)
         assert [h.id for h in ranking] == [h.id for h in expected]
         assert [h.score for h in ranking] == pytest.approx([h.score for h in expected], abs=1e-5)

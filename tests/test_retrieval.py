@@ -27,8 +27,10 @@ DOCS = [
     Document("d7", "Citation networks", "Citations between papers form a network."),
     Document("d8", "Gene expression", "Genes and cells of patients."),
 ]
-QUERIES = [Document("q1", "Recommending citations with graphs", "A graph model for citation recommendation."),
-           "cancer genes of patients"]
+QUERIES = [
+    Document("q1", "Recommending citations with graphs", "A graph model for citation recommendation."),
+    "cancer genes of patients",
+]
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +45,17 @@ def brute_force(encoder, queries, docs, k, pool=None):
     d = encoder.encode(docs)
     out = []
     for row in q:
-        scores = -((d - row) ** 2).sum(1) if encoder.spec.similarity == "l2" else d @ row / np.linalg.norm(d, axis=1) / np.linalg.norm(row)
-        out.append([h.id for h in rank({doc.id: float(s) for doc, s in zip(docs, scores)
-                                        if pool is None or doc.id in pool}, k)])
+        scores = (
+            -((d - row) ** 2).sum(1)
+            if encoder.spec.similarity == "l2"
+            else d @ row / np.linalg.norm(d, axis=1) / np.linalg.norm(row)
+        )
+        out.append(
+            [
+                h.id
+                for h in rank({doc.id: float(s) for doc, s in zip(docs, scores) if pool is None or doc.id in pool}, k)
+            ]
+        )
     return out
 
 
@@ -89,7 +99,7 @@ def test_fusions_follow_their_formulas(tiny, tmp_path):
     only_sparse = WeightedFusion([sparse, dense], [1.0, 0.0], depth=8).search(QUERIES, 3)
     for fused, run in zip(only_sparse, runs[0]):  # weight 0: the dense members add nothing
         scored = [h.id for h in fused if h.score > 0]
-        assert scored and scored == [h.id for h in run][:len(scored)]
+        assert scored and scored == [h.id for h in run][: len(scored)]
     top = WeightedFusion([sparse, dense], [0.5, 0.5], depth=8).search(QUERIES, 1)
     assert all(0 < r[0].score <= 1.0 for r in top)  # min-max normalised, weights sum to one
     with pytest.raises(ValueError, match="2 members but 1 weights"):
@@ -108,10 +118,12 @@ def test_specs_open_prebuilt_indexes(tiny_bert, tmp_path):
     weighted = parse_spec(f"wsum(0.7*bm25,0.3*{name})").open(tmp_path)
     assert weighted.name == f"wsum(0.7*bm25,0.3*{name})"
     assert weighted.search(QUERIES, 4) == WeightedFusion([bm25, dense], [0.7, 0.3]).search(QUERIES, 4)
-    for spec, advice in (("minilm", "citegraph index dense --encoder minilm"),
-                         ("bm25:multifield", "citegraph index bm25 --multifield`"),
-                         ("bm25:lucene", "citegraph index bm25 --backend lucene"),  # the index is bm25s'
-                         (f"rrf(bm25,{name}:maxsim)", "encodes sentences over given documents")):
+    for spec, advice in (
+        ("minilm", "citegraph index dense --encoder minilm"),
+        ("bm25:multifield", "citegraph index bm25 --multifield`"),
+        ("bm25:lucene", "citegraph index bm25 --backend lucene"),  # the index is bm25s'
+        (f"rrf(bm25,{name}:maxsim)", "encodes sentences over given documents"),
+    ):
         with pytest.raises(CitegraphError, match=re.escape(advice)):
             parse_spec(spec).open(tmp_path)
 
@@ -122,7 +134,8 @@ def test_specs_build_over_documents(tiny_bert, tmp_path):
     built = {str(spec): spec.build(DOCS, tmp_path) for spec in specs}
     assert [r.name for r in built.values()] == list(built)  # a retriever is named by its spec
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["bm25-bm25s", "bm25-multifield-bm25s", Dense(name).folder, "embeddings"])
+        ["bm25-bm25s", "bm25-multifield-bm25s", Dense(name).folder, "embeddings"]
+    )
     assert built["bm25:bm25s"].search(QUERIES, 8) == build_bm25(DOCS, tmp_path / "again", "bm25s").search(QUERIES, 8)
 
     # :maxsim — each sentence encoded alone, a paper scored by its closest pair (l2 for this model)

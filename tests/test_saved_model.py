@@ -23,9 +23,13 @@ from conftest import citegraph, citegraph_ok
 
 torch = pytest.importorskip("torch")
 
-CORPUS = {"a": "text retrieval for citation recommendation", "b": "dense models of cells",
-          "c": "protein gene cancer patients study", "d": "graph neural network models",
-          "e": "scientific papers data " + "graph models of text and cells in the scientific study " * 6}  # cut
+CORPUS = {
+    "a": "text retrieval for citation recommendation",
+    "b": "dense models of cells",
+    "c": "protein gene cancer patients study",
+    "d": "graph neural network models",
+    "e": "scientific papers data " + "graph models of text and cells in the scientific study " * 6,
+}  # cut
 
 
 @pytest.fixture
@@ -44,9 +48,15 @@ def trained(tiny_bert, tmp_path):
 def _saved(model, folder: Path, licence: str | None = "cc-by-4.0") -> Path:
     from citegraph.local.saved import model_card, save_model
 
-    card = model_card(model, graph={"nodes": {"Paper": 5}, "relationships": {"CITES": 4}, "contexts": 5},
-                      split={"train_until": "2019", "held_out_from": "2020", "train_used": 5, "test_used": 0},
-                      prefetch="bm25", wall_seconds=1.5, test=None, licence=licence)
+    card = model_card(
+        model,
+        graph={"nodes": {"Paper": 5}, "relationships": {"CITES": 4}, "contexts": 5},
+        split={"train_until": "2019", "held_out_from": "2020", "train_used": 5, "test_used": 0},
+        prefetch="bm25",
+        wall_seconds=1.5,
+        test=None,
+        licence=licence,
+    )
     return save_model(model, folder, card)
 
 
@@ -54,9 +64,17 @@ def test_the_saved_model_gives_the_vectors_it_gave_in_memory(trained, tmp_path):
     model, contexts = trained
     assert model.steps == 5
     folder = _saved(model, tmp_path / "model")
-    assert {p.name for p in folder.iterdir()} >= {"config.json", "model.safetensors", "modules.json", "1_Pooling",
-                                                  "2_Normalize", "sentence_bert_config.json", "README.md",
-                                                  "citegraph.json", "tokenizer_config.json"}
+    assert {p.name for p in folder.iterdir()} >= {
+        "config.json",
+        "model.safetensors",
+        "modules.json",
+        "1_Pooling",
+        "2_Normalize",
+        "sentence_bert_config.json",
+        "README.md",
+        "citegraph.json",
+        "tokenizer_config.json",
+    }
     assert json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"] == 24
     queries = [c.query_text for c in contexts]
     documents = [Document(k, *v.split(" ", 1)) for k, v in CORPUS.items()]  # title, abstract: joined by a space
@@ -64,12 +82,17 @@ def test_the_saved_model_gives_the_vectors_it_gave_in_memory(trained, tmp_path):
 
     loaded = get_encoder(f"hf:{folder}", dtype="float32")
     assert (loaded.spec.pooling, loaded.spec.normalize, loaded.max_length, loaded.spec.similarity) == (
-        "mean", True, 24, "cosine")
+        "mean",
+        True,
+        24,
+        "cosine",
+    )
     through_citegraph = [loaded.encode([Document(str(i), q) for i, q in enumerate(queries)]), loaded.encode(documents)]
     for got, want in zip(through_citegraph, in_memory):
         np.testing.assert_allclose(got, want, atol=1e-6)
-    assert not np.allclose(in_memory[1], _unit(get_encoder(f"hf:{model.config.lm[3:]}", pooling="mean")
-                                                .encode(documents)), atol=1e-3)  # it did learn something
+    assert not np.allclose(
+        in_memory[1], _unit(get_encoder(f"hf:{model.config.lm[3:]}", pooling="mean").encode(documents)), atol=1e-3
+    )  # it did learn something
 
     sentence_transformers = pytest.importorskip("sentence_transformers")
     st = sentence_transformers.SentenceTransformer(str(folder), device="cpu")
@@ -108,8 +131,11 @@ def test_a_folder_that_is_not_a_model_is_named_in_one_line(trained, tmp_path):
     folder = _saved(model, tmp_path / "model")
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(CitegraphError, match=r"is not a model directory \(no config.json, no weights "
-                                             r"\(model.safetensors or pytorch_model.bin\)\)$"):
+    with pytest.raises(
+        CitegraphError,
+        match=r"is not a model directory \(no config.json, no weights "
+        r"\(model.safetensors or pytorch_model.bin\)\)$",
+    ):
         get_encoder(f"hf:{empty}")
     (folder / "modules.json").unlink()
     with pytest.raises(CitegraphError, match=r"\(no modules.json\)$"):
@@ -126,18 +152,46 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def test_evaluate_local_saves_the_model_and_the_saved_model_reproduces_its_card(store, server_env, tiny_bert,
-                                                                                tmp_path):
+def test_evaluate_local_saves_the_model_and_the_saved_model_reproduces_its_card(store, server_env, tiny_bert, tmp_path):
     corpus, out, folder = tmp_path / "synth.jsonl", tmp_path / "out", tmp_path / "model"
     generate(SynthSpec(150, seed=3, contexts=True), corpus)
     ingest(store, formats.get("jsonl"), [corpus])
-    common = ["--rerankers", "biencoder", "--bi-batch", "4", "--bi-max-length", "32", "--max-train", "12",
-              "--max-test", "8", "--prefetch", "bm25:bm25s"]
+    common = [
+        "--rerankers",
+        "biencoder",
+        "--bi-batch",
+        "4",
+        "--bi-max-length",
+        "32",
+        "--max-train",
+        "12",
+        "--max-test",
+        "8",
+        "--prefetch",
+        "bm25:bm25s",
+    ]
     refused = citegraph("evaluate", "local", "--out", str(out), "--save", str(folder), env=server_env)
-    assert refused.returncode == 2 and "--save keeps the fine-tuned bi-encoder: add biencoder to --rerankers" in \
-        refused.stderr and "Traceback" not in refused.stderr
-    citegraph_ok("evaluate", "local", "--out", str(out), "--encoder", str(tiny_bert), "--bi-steps", "3", *common,
-                 "--save", str(folder), "--licence", "cc-by-4.0", env=server_env)
+    assert (
+        refused.returncode == 2
+        and "--save keeps the fine-tuned bi-encoder: add biencoder to --rerankers" in refused.stderr
+        and "Traceback" not in refused.stderr
+    )
+    citegraph_ok(
+        "evaluate",
+        "local",
+        "--out",
+        str(out),
+        "--encoder",
+        str(tiny_bert),
+        "--bi-steps",
+        "3",
+        *common,
+        "--save",
+        str(folder),
+        "--licence",
+        "cc-by-4.0",
+        env=server_env,
+    )
     card = json.loads((folder / "citegraph.json").read_text())
     results = json.loads((out / "results.json").read_text())["config"]
     assert card["graph"]["nodes"]["Paper"] >= 150 and card["graph"]["relationships"]["CITES"] > 0
@@ -152,9 +206,11 @@ def test_evaluate_local_saves_the_model_and_the_saved_model_reproduces_its_card(
 
     # the saved model, untrained further, ranks the same test contexts as well as it did in its run
     again = tmp_path / "again"
-    citegraph_ok("evaluate", "local", "--out", str(again), "--encoder", str(folder), "--bi-steps", "0", *common,
-                 env=server_env)
+    citegraph_ok(
+        "evaluate", "local", "--out", str(again), "--encoder", str(folder), "--bi-steps", "0", *common, env=server_env
+    )
     [reloaded] = [t for t in _tables(again) if t["title"].startswith("Local")]
     figures = reloaded["rows"]["model bi-encoder, untrained"]
-    assert {m: round(v[0], 6) for m, v in figures.items()} == {m: round(v, 6) for m, v in card["test"]["rows"][tuned]
-                                                               .items()}
+    assert {m: round(v[0], 6) for m, v in figures.items()} == {
+        m: round(v, 6) for m, v in card["test"]["rows"][tuned].items()
+    }

@@ -48,7 +48,9 @@ def test_recommend_a_paper_as_the_python_api_does(http, local):
     expected = local.recommend("P12-1066", k=10)
     assert [r["id"] for r in body["recommendations"]] == [r.id for r in expected]
     assert [r["score"] for r in body["recommendations"]] == [r.score for r in expected]
-    assert body["seed"]["id"] == "P12-1066" and set(body["seed"]["references"]) == set(local.seed("P12-1066").references)
+    assert body["seed"]["id"] == "P12-1066" and set(body["seed"]["references"]) == set(
+        local.seed("P12-1066").references
+    )
     assert not {r["id"] for r in body["recommendations"]} & {"P12-1066", *body["seed"]["references"]}
     for r in body["recommendations"]:
         assert r["explanation"] == [s["text"] for s in r["signals"]] and r["explanation"]
@@ -62,8 +64,13 @@ def test_recommend_a_paper_as_the_python_api_does(http, local):
 
 
 def test_recommend_a_new_paper_with_references_year_and_category(http, local):
-    text = {"title": "Multilingual dependency parsing", "abstract": "Transfer of parsers across languages.",
-            "references": ["P12-1066"], "year": 2014, "k": 15}
+    text = {
+        "title": "Multilingual dependency parsing",
+        "abstract": "Transfer of parsers across languages.",
+        "references": ["P12-1066"],
+        "year": 2014,
+        "k": 15,
+    }
     body = http.post("/recommend", json=text).json()
     ids = [r["id"] for r in body["recommendations"]]
     assert ids == [r.id for r in local.recommend(**text)]
@@ -72,18 +79,24 @@ def test_recommend_a_new_paper_with_references_year_and_category(http, local):
 
     only_cl = http.post("/recommend", json={**text, "category": "cs.CL"}).json()["recommendations"]
     assert {r["id"] for r in only_cl} == {p["id"] for p in EXTRA if "cs.CL" in p["categories"]}
-    assert http.post("/recommend", json={**text, "year": 2013, "category": "cs.CL"}).json()["recommendations"][0]["id"] == "X1"
+    assert (
+        http.post("/recommend", json={**text, "year": 2013, "category": "cs.CL"}).json()["recommendations"][0]["id"]
+        == "X1"
+    )
 
 
 def test_recommend_for_a_library_with_negatives_as_of_a_date(http, local):
     library = ["10.18653/v1/D15-1039", "P12-1066", "N12-1052", "nope"]
-    body = http.post("/recommend", json={"papers": library, "negatives": ["D10-1120"], "as_of": "2012-06-30",
-                                         "k": 10}).json()
+    body = http.post(
+        "/recommend", json={"papers": library, "negatives": ["D10-1120"], "as_of": "2012-06-30", "k": 10}
+    ).json()
     expected = local.for_library(library, k=10, negatives=["D10-1120"], view=View(as_of=2012))
     assert [(r["id"], r["score"]) for r in body["recommendations"]] == [(r.id, r.score) for r in expected]
     assert all(r["year"] <= 2012 for r in body["recommendations"])
     assert [(m["entry"], m["paper"], m["how"]) for m in body["matches"]][:2] == [
-        ("10.18653/v1/D15-1039", "D15-1039", "ACL Anthology DOI"), ("P12-1066", "P12-1066", "paper id")]
+        ("10.18653/v1/D15-1039", "D15-1039", "ACL Anthology DOI"),
+        ("P12-1066", "P12-1066", "paper id"),
+    ]
     assert body["matches"][3]["paper"] is None and body["matches"][4]["paper"] == "D10-1120"
     assert body["seed"]["references"] == ["D15-1039", "P12-1066", "N12-1052"]
 
@@ -108,8 +121,11 @@ def test_prior_and_derivative_works_of_a_library(http, local):
 
 
 def _citing(http, paper: str) -> list[dict]:
-    return [n for n in http.get(f"/neighbours/{paper}", params={"limit": 200}).json()["neighbours"]
-            if n["kind"] == "cited_by"]
+    return [
+        n
+        for n in http.get(f"/neighbours/{paper}", params={"limit": 200}).json()["neighbours"]
+        if n["kind"] == "cited_by"
+    ]
 
 
 def test_concurrent_requests_get_the_sequential_answers(http):
@@ -141,20 +157,28 @@ def test_paper_and_its_ego_network(http, service, server_config):
     assert {n["via"] for n in kinds["acm"].values()} == {"cs.CL"} and "I.2.7" in kinds["acm"]
     with open_store(server_config) as store:  # co-citation as the independent co_cited query counts it
         assert {i: n["weight"] for i, n in kinds["co_cited"].items()} == {
-            r["id"]: r["co_citations"] for r in store.run("co_cited", id="X1", limit=50)}
+            r["id"]: r["co_citations"] for r in store.run("co_cited", id="X1", limit=50)
+        }
     cites = [n["citations"] for n in kinds["cites"].values()]
     assert cites == sorted(cites, reverse=True)  # most cited first
 
-    assert len([n for n in http.get("/neighbours/P07-2045", params={"limit": 3}).json()["neighbours"]
-                if n["kind"] == "cited_by"]) == 3
+    assert (
+        len(
+            [
+                n
+                for n in http.get("/neighbours/P07-2045", params={"limit": 3}).json()["neighbours"]
+                if n["kind"] == "cited_by"
+            ]
+        )
+        == 3
+    )
 
 
 def test_search_by_id_and_title_words(http):
     hits = http.get("/search", params={"q": "P12-1066"}).json()
     assert hits[0]["id"] == "P12-1066"
     words = http.get("/search", params={"q": "Dependency PARSING multilingual", "limit": 50}).json()
-    assert words and all(all(w in h["title"].lower() for w in ("dependency", "parsing", "multilingual"))
-                         for h in words)
+    assert words and all(all(w in h["title"].lower() for w in ("dependency", "parsing", "multilingual")) for h in words)
     assert {"P12-1066", "X2"} <= {h["id"] for h in words}
     counts = [h["citations"] for h in words]
     assert counts == sorted(counts, reverse=True)
@@ -162,8 +186,14 @@ def test_search_by_id_and_title_words(http):
 
 def test_saved_queries_listed_and_run(http):
     listed = {q["name"]: q for q in http.get("/queries").json()}
-    assert set(listed) == {"arxiv_acm_tree", "candidate_pool", "ego_network", "field_citation_flows",
-                           "most_cited_per_field", "openalex_topic_tree"}
+    assert set(listed) == {
+        "arxiv_acm_tree",
+        "candidate_pool",
+        "ego_network",
+        "field_citation_flows",
+        "most_cited_per_field",
+        "openalex_topic_tree",
+    }
     assert [p["name"] for p in listed["candidate_pool"]["parameters"]] == ["id", "limit"]
     pool = http.post("/queries/candidate_pool", json={"id": "X1", "limit": 5}).json()
     assert pool["columns"] == ["type", "id", "title", "year", "links"] and not pool["truncated"]
@@ -174,49 +204,96 @@ def test_saved_queries_listed_and_run(http):
     assert ends == {"P12-1066", "D10-1120", "W06-2920", "X2", "X3", "Computer Science", "Mathematics", "cs.CL"}
 
 
-@pytest.mark.parametrize("method, path, body, status, message", [
-    ("GET", "/paper/nope", None, 404, "no paper with id 'nope'"),
-    ("GET", "/neighbours/nope", None, 404, "no paper with id 'nope'"),
-    ("POST", "/recommend", {"paper": "nope"}, 404, "no paper with id 'nope'"),
-    ("POST", "/recommend", {"title": "   "}, 422, "body.title: blank: give some text, or leave the field out"),
-    ("POST", "/recommend", {"paper": None}, 422, "body.paper: Input should be a valid string"),
-    ("POST", "/recommend", {"k": 5}, 422, "give a paper id, or a title and/or an abstract"),
-    ("POST", "/recommend", {"papers": ["nope"]}, 404, "no paper of the library is in the graph"),
-    ("POST", "/recommend", {"papers": ["P12-1066"], "title": "t"}, 422, "give papers (a library) or title, not both"),
-    ("POST", "/recommend", {"papers": []}, 422, "body.papers: List should have at least 1 item"),
-    ("POST", "/recommend", {"paper": "P12-1066", "as_of": "June"}, 422,
-     "body.as_of: expected a date as YYYY-MM-DD, YYYY-MM or YYYY, got 'June'"),
-    ("POST", "/recommend", {"paper": "P12-1066", "k": 0}, 422, "body.k: Input should be greater than or equal to 1"),
-    ("POST", "/recommend", {"paper": "P12-1066", "k": 10_000}, 422, "body.k: Input should be less than or equal"),
-    ("POST", "/recommend", {"paper": "P12-1066", "k": "5"}, 422, "body.k: Input should be a valid integer"),
-    ("POST", "/recommend", {"paper": ["P12-1066"]}, 422, "body.paper: Input should be a valid string"),
-    ("POST", "/recommend", {"paper": "P12-1066", "colour": "red"}, 422, "body.colour: Extra inputs are not permitted"),
-    ("POST", "/recommend", {"title": "x" * 2_001}, 422, "body.title: String should have at most 2000 characters"),
-    ("POST", "/recommend", {"title": "t", "references": ["P1"] * 2_001}, 422, "body.references: List should have at most"),
-    ("POST", "/recommend", {"title": "t", "year": "2010"}, 422, "body.year: Input should be a valid integer"),
-    ("POST", "/recommend", {"title": "t", "abstract": "a" * 1_100_000}, 413, "over the limit of 1,048,576"),
-    ("POST", "/recommend", {"papers": ["P12-1066"], "references": []}, 422,
-     "give papers (a library) or references, not both"),
-    ("POST", "/recommend", {"papers": ["P12-1066"], "as_of": "0000"}, 422, "body.as_of: String should match"),
-    ("POST", "/cite", {"context": "parsing [CIT]", "as_of": "2013-13"}, 422, "body.as_of: String should match"),
-    ("POST", "/cite", {"draft": "\\input{/etc/hostname} \\cite{}"}, 422, "names a file (\\input)"),
-    ("GET", "/search?q=", None, 422, "query.q: String should have at least 1 character"),
-    ("GET", "/search?q=%20%20", None, 422, "query.q: blank: give some text"),
-    ("GET", "/neighbours/P12-1066?limit=0", None, 422, "query.limit: Input should be greater than or equal to 1"),
-    ("GET", "/neighbours/P12-1066?limit=ten", None, 422, "query.limit: Input should be a valid integer"),
-    ("POST", "/queries/no_such_query", {}, 404, "no saved query 'no_such_query'"),
-    ("POST", "/queries/ego_network", {"id": "X1"}, 422, "body.limit: missing parameter $limit (int)"),
-    ("POST", "/queries/ego_network", {"id": "X1", "limit": "3"}, 422, "body.limit: $limit must be int, got \"3\""),
-    ("POST", "/queries/ego_network", {"id": "X1", "limit": True}, 422, "$limit must be int, got true"),
-    ("POST", "/queries/ego_network", {"id": "X1", "limit": 3, "x": 1}, 422, "has no parameter $x"),
-    ("POST", "/queries/ego_network", {"id": "X1", "limit": -1}, 422, "$limit counts rows: it must be between 0"),
-    ("POST", "/queries/ego_network", {"id": "X1", "limit": 2**63 - 1}, 422,
-     "$limit counts rows: it must be between 0 and 2,147,483,646, got 9223372036854775807"),
-    ("POST", "/queries/ego_network", {"id": "X1", "limit": 2**31 - 1}, 422,
-     "$limit counts rows: it must be between 0 and 2,147,483,646, got 2147483647"),
-    ("POST", "/queries/ego_network", {"id": "X1", "limit": 2**70}, 422, "$limit is out of the 64-bit range"),
-    ("POST", "/queries/ego_network", [1, 2], 422, "body: Input should be a valid dictionary"),
-])
+@pytest.mark.parametrize(
+    "method, path, body, status, message",
+    [
+        ("GET", "/paper/nope", None, 404, "no paper with id 'nope'"),
+        ("GET", "/neighbours/nope", None, 404, "no paper with id 'nope'"),
+        ("POST", "/recommend", {"paper": "nope"}, 404, "no paper with id 'nope'"),
+        ("POST", "/recommend", {"title": "   "}, 422, "body.title: blank: give some text, or leave the field out"),
+        ("POST", "/recommend", {"paper": None}, 422, "body.paper: Input should be a valid string"),
+        ("POST", "/recommend", {"k": 5}, 422, "give a paper id, or a title and/or an abstract"),
+        ("POST", "/recommend", {"papers": ["nope"]}, 404, "no paper of the library is in the graph"),
+        (
+            "POST",
+            "/recommend",
+            {"papers": ["P12-1066"], "title": "t"},
+            422,
+            "give papers (a library) or title, not both",
+        ),
+        ("POST", "/recommend", {"papers": []}, 422, "body.papers: List should have at least 1 item"),
+        (
+            "POST",
+            "/recommend",
+            {"paper": "P12-1066", "as_of": "June"},
+            422,
+            "body.as_of: expected a date as YYYY-MM-DD, YYYY-MM or YYYY, got 'June'",
+        ),
+        (
+            "POST",
+            "/recommend",
+            {"paper": "P12-1066", "k": 0},
+            422,
+            "body.k: Input should be greater than or equal to 1",
+        ),
+        ("POST", "/recommend", {"paper": "P12-1066", "k": 10_000}, 422, "body.k: Input should be less than or equal"),
+        ("POST", "/recommend", {"paper": "P12-1066", "k": "5"}, 422, "body.k: Input should be a valid integer"),
+        ("POST", "/recommend", {"paper": ["P12-1066"]}, 422, "body.paper: Input should be a valid string"),
+        (
+            "POST",
+            "/recommend",
+            {"paper": "P12-1066", "colour": "red"},
+            422,
+            "body.colour: Extra inputs are not permitted",
+        ),
+        ("POST", "/recommend", {"title": "x" * 2_001}, 422, "body.title: String should have at most 2000 characters"),
+        (
+            "POST",
+            "/recommend",
+            {"title": "t", "references": ["P1"] * 2_001},
+            422,
+            "body.references: List should have at most",
+        ),
+        ("POST", "/recommend", {"title": "t", "year": "2010"}, 422, "body.year: Input should be a valid integer"),
+        ("POST", "/recommend", {"title": "t", "abstract": "a" * 1_100_000}, 413, "over the limit of 1,048,576"),
+        (
+            "POST",
+            "/recommend",
+            {"papers": ["P12-1066"], "references": []},
+            422,
+            "give papers (a library) or references, not both",
+        ),
+        ("POST", "/recommend", {"papers": ["P12-1066"], "as_of": "0000"}, 422, "body.as_of: String should match"),
+        ("POST", "/cite", {"context": "parsing [CIT]", "as_of": "2013-13"}, 422, "body.as_of: String should match"),
+        ("POST", "/cite", {"draft": "\\input{/etc/hostname} \\cite{}"}, 422, "names a file (\\input)"),
+        ("GET", "/search?q=", None, 422, "query.q: String should have at least 1 character"),
+        ("GET", "/search?q=%20%20", None, 422, "query.q: blank: give some text"),
+        ("GET", "/neighbours/P12-1066?limit=0", None, 422, "query.limit: Input should be greater than or equal to 1"),
+        ("GET", "/neighbours/P12-1066?limit=ten", None, 422, "query.limit: Input should be a valid integer"),
+        ("POST", "/queries/no_such_query", {}, 404, "no saved query 'no_such_query'"),
+        ("POST", "/queries/ego_network", {"id": "X1"}, 422, "body.limit: missing parameter $limit (int)"),
+        ("POST", "/queries/ego_network", {"id": "X1", "limit": "3"}, 422, 'body.limit: $limit must be int, got "3"'),
+        ("POST", "/queries/ego_network", {"id": "X1", "limit": True}, 422, "$limit must be int, got true"),
+        ("POST", "/queries/ego_network", {"id": "X1", "limit": 3, "x": 1}, 422, "has no parameter $x"),
+        ("POST", "/queries/ego_network", {"id": "X1", "limit": -1}, 422, "$limit counts rows: it must be between 0"),
+        (
+            "POST",
+            "/queries/ego_network",
+            {"id": "X1", "limit": 2**63 - 1},
+            422,
+            "$limit counts rows: it must be between 0 and 2,147,483,646, got 9223372036854775807",
+        ),
+        (
+            "POST",
+            "/queries/ego_network",
+            {"id": "X1", "limit": 2**31 - 1},
+            422,
+            "$limit counts rows: it must be between 0 and 2,147,483,646, got 2147483647",
+        ),
+        ("POST", "/queries/ego_network", {"id": "X1", "limit": 2**70}, 422, "$limit is out of the 64-bit range"),
+        ("POST", "/queries/ego_network", [1, 2], 422, "body: Input should be a valid dictionary"),
+    ],
+)
 def test_bad_input_is_a_4xx_naming_the_problem(http, method, path, body, status, message):
     response = http.request(method, path, json=body)
     assert response.status_code == status, response.text
@@ -228,8 +305,9 @@ def test_invalid_json_is_a_400_as_the_schema_says(http):
     spec = http.get("/openapi.json").json()
     for path in ("/recommend", "/queries/{name}"):
         assert spec["paths"][path]["post"]["responses"]["400"]["description"] == "Unreadable body"
-        response = http.post(path.replace("{name}", "ego_network"), content=b"{not json",
-                             headers={"content-type": "application/json"})
+        response = http.post(
+            path.replace("{name}", "ego_network"), content=b"{not json", headers={"content-type": "application/json"}
+        )
         assert response.status_code == 400 and "JSON decode error" in response.json()["detail"], response.text
 
 
@@ -270,15 +348,24 @@ def test_unknown_reference_ids_are_reported(http):
 
 
 def test_listens_on_loopback_only(service):
-    listening = [c.laddr for c in psutil.Process(service.process.pid).net_connections(kind="inet")
-                 if c.status == psutil.CONN_LISTEN]
+    listening = [
+        c.laddr
+        for c in psutil.Process(service.process.pid).net_connections(kind="inet")
+        if c.status == psutil.CONN_LISTEN
+    ]
     assert listening and all(address.ip == "127.0.0.1" for address in listening), listening
 
 
 def test_openapi_and_the_explorer_page(http):
     spec = http.get("/openapi.json").json()
-    assert {"/recommend", "/paper/{paper_id}", "/neighbours/{paper_id}", "/search", "/queries",
-            "/queries/{name}"} <= set(spec["paths"])
+    assert {
+        "/recommend",
+        "/paper/{paper_id}",
+        "/neighbours/{paper_id}",
+        "/search",
+        "/queries",
+        "/queries/{name}",
+    } <= set(spec["paths"])
     assert set(spec["paths"]["/recommend"]["post"]["responses"]) == {"200", "400", "404", "413", "422"}
     page = http.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
@@ -303,8 +390,9 @@ def test_every_operation_conforms_to_the_openapi_schema(service, mode):
             continue  # nothing to get wrong (GET /queries)
 
         @given(case=operation.as_strategy(GenerationMode(mode)))
-        @settings(max_examples=20, deadline=None, database=None, derandomize=True,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=20, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck)
+        )
         def check(case):
             # a draft's citation slots are not a schema's to say: a schema-valid draft without
             # one is the documented 422 (tests/test_cite.py checks its message)

@@ -26,7 +26,8 @@ PARSED = {
     "hf:/models/x:maxsim": Dense("hf:/models/x", maxsim=True),
     "rrf(bm25,minilm)": Fusion((BM25(), Dense("minilm"))),
     "rrf(bm25,rrf(minilm,bm25:multifield),specter:maxsim)": Fusion(
-        (BM25(), Fusion((Dense("minilm"), BM25(multifield=True))), Dense("specter", maxsim=True))),
+        (BM25(), Fusion((Dense("minilm"), BM25(multifield=True))), Dense("specter", maxsim=True))
+    ),
     "wsum(0.7*bm25,0.3*minilm)": Fusion((BM25(), Dense("minilm")), (0.7, 0.3)),
     "wsum(1*bm25,2*rrf(minilm,scincl))": Fusion((BM25(), Fusion((Dense("minilm"), Dense("scincl")))), (1.0, 2.0)),
 }
@@ -52,21 +53,24 @@ def test_lists_split_at_top_level_commas():
     assert parse_specs(["bm25", Dense("minilm")]) == [BM25(), Dense("minilm")]
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("bm25:facet", "bm25 takes :multifield and one of :lucene, :bm25s"),
-    ("bm25:lucene:bm25s", "bm25 takes"),
-    ("bm25-multifield", "unknown retriever 'bm25-multifield'"),
-    ("rrf:bm25+minilm", "unknown retriever"),
-    ("minilm:facet", "unknown retriever 'minilm:facet'"),
-    ("nomodel", "unknown retriever 'nomodel'"),
-    ("hf:", "hf: needs a hub id or a model folder"),
-    ("rrf(bm25)", "rrf(…) fuses two or more retrievers"),
-    ("rrf(bm25,)", "fuses two or more"),
-    ("rrf(bm25,minilm", "unbalanced parentheses"),
-    ("wsum(bm25,minilm)", "members are <weight>*<spec>"),
-    ("rrf(bm25,nomodel)", "unknown retriever 'nomodel'"),
-    ("bm25 minilm", "not a retriever name"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("bm25:facet", "bm25 takes :multifield and one of :lucene, :bm25s"),
+        ("bm25:lucene:bm25s", "bm25 takes"),
+        ("bm25-multifield", "unknown retriever 'bm25-multifield'"),
+        ("rrf:bm25+minilm", "unknown retriever"),
+        ("minilm:facet", "unknown retriever 'minilm:facet'"),
+        ("nomodel", "unknown retriever 'nomodel'"),
+        ("hf:", "hf: needs a hub id or a model folder"),
+        ("rrf(bm25)", "rrf(…) fuses two or more retrievers"),
+        ("rrf(bm25,)", "fuses two or more"),
+        ("rrf(bm25,minilm", "unbalanced parentheses"),
+        ("wsum(bm25,minilm)", "members are <weight>*<spec>"),
+        ("rrf(bm25,nomodel)", "unknown retriever 'nomodel'"),
+        ("bm25 minilm", "not a retriever name"),
+    ],
+)
 def test_bad_specs_say_why_and_list_the_valid_forms(text, reason):
     with pytest.raises(CitegraphError) as error:
         parse_specs(text)
@@ -80,6 +84,7 @@ def test_the_cli_rejects_a_bad_spec_in_one_line_before_any_work():
     result = CliRunner().invoke(main, ["search", "anything", "--with", "bm25,rrf(bm25)"])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "Invalid value for '--with': retriever 'rrf(bm25)': rrf(…) fuses two or more retrievers; valid: " in (
-        " ".join(result.output.split()))
+        " ".join(result.output.split())
+    )
     local = CliRunner().invoke(main, ["evaluate", "local", "--out", "unused", "--prefetch", "bm25,minilm"])
     assert local.exit_code == 2 and "expected one retriever, got 2" in local.output

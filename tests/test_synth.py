@@ -105,8 +105,9 @@ def test_generic_output_reads_without_problems_and_carries_contexts(with_context
     refs = [r for p in papers for r in p.references]
     assert len(papers) == 3000 and len(refs) > 3000 * 8
     assert all(r.contexts and r.n_contexts == len(r.contexts) for r in refs)
-    assert all(c.count("[CIT]") == 1 and not c.startswith("[CIT]") and c.endswith(".")
-               for r in refs for c in r.contexts)
+    assert all(
+        c.count("[CIT]") == 1 and not c.startswith("[CIT]") and c.endswith(".") for r in refs for c in r.contexts
+    )
     assert any(len(r.contexts) == 2 for r in refs)
     assert all(set(p.categories) <= set(FIELD_CATEGORIES[p.fields[0]]) for p in papers)
     assert all(bool(p.categories) == bool(p.arxiv_id) for p in papers)
@@ -212,8 +213,9 @@ def test_recency_and_attachment_shape_the_graph(p_recent):
 def test_fields_and_categories_follow_the_topic(large):
     layout = plan(LARGE)
     assert {t.field for t in layout.topics} == set(MAG_FIELDS)  # 50 topics cover all 19 fields
-    assert all(1 <= len(t.categories) <= 2 and set(t.categories) <= set(FIELD_CATEGORIES[t.field])
-               for t in layout.topics)
+    assert all(
+        1 <= len(t.categories) <= 2 and set(t.categories) <= set(FIELD_CATEGORIES[t.field]) for t in layout.topics
+    )
     second = 0
     for r, t in zip(large, layout.topic):
         topic = layout.topics[t]
@@ -238,8 +240,14 @@ def test_edge_cases():
     assert sum(len(r["outbound_citations"]) for r in one_topic) > 500 * 5
     one_year = list(records(SynthSpec(papers=500, seed=4, start_year=2000, end_year=2000, recent_years=0)))
     assert sum(len(r["outbound_citations"]) for r in one_year) > 500 * 5
-    for bad in (dict(papers=0), dict(papers=5, p_same_topic=1.5), dict(papers=5, start_year=2000, end_year=1999),
-                dict(papers=5, p_recent=-0.1), dict(papers=5, recent_years=-1), dict(papers=5, recent_years=2.5)):
+    for bad in (
+        dict(papers=0),
+        dict(papers=5, p_same_topic=1.5),
+        dict(papers=5, start_year=2000, end_year=1999),
+        dict(papers=5, p_recent=-0.1),
+        dict(papers=5, recent_years=-1),
+        dict(papers=5, recent_years=2.5),
+    ):
         with pytest.raises(ValueError):
             SynthSpec(**bad)
 
@@ -258,7 +266,13 @@ def test_openalex_output_is_the_same_corpus(tmp_path):
     for work, paper in zip(works, papers):
         assert work.id == "W" + paper.id[1:]
         assert (work.title, work.abstract, work.year, work.venue, work.arxiv_id, work.fields) == (
-            paper.title, paper.abstract, paper.year, paper.venue, paper.arxiv_id, paper.fields)
+            paper.title,
+            paper.abstract,
+            paper.year,
+            paper.venue,
+            paper.arxiv_id,
+            paper.fields,
+        )
         assert [r.cited_id[1:] for r in work.references] == [r.cited_id[1:] for r in paper.references]
         assert [a.id for a in work.authors] == [a.id for a in paper.authors]
     hidden = plan(spec).topic

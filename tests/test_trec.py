@@ -17,34 +17,73 @@ TREC = Path(__file__).parent / "fixtures" / "trec"
 COLLECTION = TREC / "collection"
 
 
-@pytest.mark.parametrize("name, field, expected", [
-    ("topics.trec", None, [("401", "foreign minorities, Germany"), ("402", "behavioral genetics")]),
-    ("topics.trec", "desc", [("401", "What language and cultural differences impede the integration of foreign "
-                                     "minorities in Germany?"),
-                             ("402", "What is happening in the field of behavioral genetics & heredity?")]),
-    ("topics.trec", "title+narr", [("401", "foreign minorities, Germany A relevant document will focus on the causes "
-                                           "of the lack of integration in a significant way."),
-                                   ("402", "behavioral genetics Any document that discusses behavioral genetics is "
-                                           "relevant.")]),
-    ("topics.xml", None, [("1", "coronavirus origin"), ("2", "coronavirus response to weather changes")]),
-    ("topics.xml", "desc", [("1", "what is the origin of COVID-19"),
-                            ("2", "how does the coronavirus respond to changes in the weather")]),
-    ("queries.tsv", None, [("q1", "citation recommendation with graphs"), ("q2", "dense retrieval of scientific papers")]),
-    ("queries.jsonl", None, [("q1", "citation recommendation with graphs"),
-                             ("q2", "dense retrieval of scientific papers")]),
-])
+@pytest.mark.parametrize(
+    "name, field, expected",
+    [
+        ("topics.trec", None, [("401", "foreign minorities, Germany"), ("402", "behavioral genetics")]),
+        (
+            "topics.trec",
+            "desc",
+            [
+                (
+                    "401",
+                    "What language and cultural differences impede the integration of foreign minorities in Germany?",
+                ),
+                ("402", "What is happening in the field of behavioral genetics & heredity?"),
+            ],
+        ),
+        (
+            "topics.trec",
+            "title+narr",
+            [
+                (
+                    "401",
+                    "foreign minorities, Germany A relevant document will focus on the causes "
+                    "of the lack of integration in a significant way.",
+                ),
+                ("402", "behavioral genetics Any document that discusses behavioral genetics is relevant."),
+            ],
+        ),
+        ("topics.xml", None, [("1", "coronavirus origin"), ("2", "coronavirus response to weather changes")]),
+        (
+            "topics.xml",
+            "desc",
+            [
+                ("1", "what is the origin of COVID-19"),
+                ("2", "how does the coronavirus respond to changes in the weather"),
+            ],
+        ),
+        (
+            "queries.tsv",
+            None,
+            [("q1", "citation recommendation with graphs"), ("q2", "dense retrieval of scientific papers")],
+        ),
+        (
+            "queries.jsonl",
+            None,
+            [("q1", "citation recommendation with graphs"), ("q2", "dense retrieval of scientific papers")],
+        ),
+    ],
+)
 def test_topic_files_of_every_shape(name, field, expected):
     assert [(t.id, t.text) for t in read_topics(TREC / name, field)] == expected
 
 
-@pytest.mark.parametrize("text, suffix, where, says", [
-    ("<top>\n<num> Number: 1\n<desc> Description: only a description\n</top>\n", ".trec", "t.trec:1: field 'title'",
-     "the topic has no <title> or <query> text (it has: desc, num)"),
-    ("<top>\n<title> no number\n</top>\n", ".trec", "t.trec:1: field 'num'", "a <top> without a <num>"),
-    ("q1\tfine\nq2 no tab\n", ".tsv", "t.tsv:2:", "expected 'qid<TAB>text'"),
-    ('{"id": "q1", "text": "x"}\n{"text": "no id"}\n', ".jsonl", "t.jsonl:2: field 'id'", "no query id"),
-    ('{"id": "q1", "query": ""}\n', ".jsonl", "t.jsonl:1: field 'text'", "no query text"),
-])
+@pytest.mark.parametrize(
+    "text, suffix, where, says",
+    [
+        (
+            "<top>\n<num> Number: 1\n<desc> Description: only a description\n</top>\n",
+            ".trec",
+            "t.trec:1: field 'title'",
+            "the topic has no <title> or <query> text (it has: desc, num)",
+        ),
+        ("<top>\n<title> no number\n</top>\n", ".trec", "t.trec:1: field 'num'", "a <top> without a <num>"),
+        ("q1\tfine\nq2 no tab\n", ".tsv", "t.tsv:2:", "expected 'qid<TAB>text'"),
+        ('{"id": "q1", "text": "x"}\n{"text": "no id"}\n', ".jsonl", "t.jsonl:2: field 'id'", "no query id"),
+        ('{"id": "q1", "query": ""}\n', ".jsonl", "t.jsonl:1: field 'text'", "no query text"),
+    ],
+)
 def test_bad_topic_files_are_located(tmp_path, text, suffix, where, says):
     path = tmp_path / f"t{suffix}"
     path.write_text(text, encoding="utf-8")
@@ -59,8 +98,7 @@ def test_a_repeated_topic_id_keeps_one_text_with_a_warning_naming_both_lines(pol
     topics (the later one wins by default), and scored once per id, as trec_eval scores."""
     warnings: list[str] = []
     topics = read_topics(COLLECTION / "topics-repeated.txt", on_duplicate=policy, warn=warnings.append)
-    assert [(t.id, t.text) for t in topics] == [("1", "citation recommendation"), ("2", kept),
-                                                ("3", "dense retrieval")]
+    assert [(t.id, t.text) for t in topics] == [("1", "citation recommendation"), ("2", kept), ("3", "dense retrieval")]
     [warning] = warnings
     assert "topics-repeated.txt:22: field 'id'" in warning and "topic 2 also given at line 8" in warning
     assert f"the {policy} text is kept (--on-duplicate {policy})" in warning
@@ -78,8 +116,11 @@ def test_runs_scored_by_hand_dois_matched_whatever_their_case():
     assert comparable("Smith2020") != comparable("smith2020")  # citation keys are not case-insensitive
     topics = read_topics(COLLECTION / "topics.txt")
     qrels = read_qrels(COLLECTION / "qrels.txt")
-    found = {"1": [Hit("10.1007/S11192-021-0001", 3.0), Hit("c7", 2.0), Hit("10.1023/A:1000000002", 1.0)],
-             "2": [Hit("10.1534/GENETICS.115.0005", 2.0), Hit("10.3233/DS-190001", 1.0)], "3": []}
+    found = {
+        "1": [Hit("10.1007/S11192-021-0001", 3.0), Hit("c7", 2.0), Hit("10.1023/A:1000000002", 1.0)],
+        "2": [Hit("10.1534/GENETICS.115.0005", 2.0), Hit("10.3233/DS-190001", 1.0)],
+        "3": [],
+    }
     scores = score_runs(topics, qrels, {"found": found, "nothing": {}}, k=2)
     row = {m: v[0] for m, v in scores.table.rows["found"].items()}
     assert row["R@2"] == pytest.approx((2 / 3 + 1 / 2 + 0) / 3)

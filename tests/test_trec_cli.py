@@ -26,8 +26,21 @@ def _loaded(env: dict) -> None:
 
 def test_three_commands_from_files_to_a_scored_table(store, server_env, tmp_path):
     _loaded(server_env)
-    done = citegraph_ok("evaluate", "trec", "--topics", str(TOPICS), "--qrels", str(QRELS), "--with", "bm25",
-                     "-k", "5", "--out", str(tmp_path / "out"), env=server_env)
+    done = citegraph_ok(
+        "evaluate",
+        "trec",
+        "--topics",
+        str(TOPICS),
+        "--qrels",
+        str(QRELS),
+        "--with",
+        "bm25",
+        "-k",
+        "5",
+        "--out",
+        str(tmp_path / "out"),
+        env=server_env,
+    )
     assert "R@5" in done.stdout and "nDCG@5" in done.stdout and "MAP" in done.stdout and "MRR" in done.stdout
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     per_topic_map = results["per_query"]["bm25"]["MAP"]
@@ -88,10 +101,24 @@ def test_dense_index_over_given_ids_and_a_reranker_encoding_only_candidates(stor
     done = citegraph_ok("index", "dense", "--encoder", encoder, "--ids", str(ids), env=server_env)
     assert "2 documents" in done.stdout and "1 of the 3 ids" in done.stderr
     found = citegraph_ok("search", "graphs", "--with", encoder, "-k", "5", "--json", env=server_env)
-    assert {json.loads(line)["id"] for line in found.stdout.splitlines()} == {"10.1007/S11192-021-0001",
-                                                                            "10.3233/DS-190001"}
-    args = ["evaluate", "trec", "--topics", str(TOPICS), "--qrels", str(QRELS), "--with", f"bm25,{encoder}",
-            "--rerank-depth", "3", "--out", str(tmp_path / "out")]
+    assert {json.loads(line)["id"] for line in found.stdout.splitlines()} == {
+        "10.1007/S11192-021-0001",
+        "10.3233/DS-190001",
+    }
+    args = [
+        "evaluate",
+        "trec",
+        "--topics",
+        str(TOPICS),
+        "--qrels",
+        str(QRELS),
+        "--with",
+        f"bm25,{encoder}",
+        "--rerank-depth",
+        "3",
+        "--out",
+        str(tmp_path / "out"),
+    ]
     citegraph_ok(*args, env=server_env)
     [cache] = (Path(server_env["CITEGRAPH_DATA_DIR"]) / "embeddings").glob("vectors-*.sqlite")
     bm25 = RunFile(tmp_path / "out" / "runs" / "bm25.trec")

@@ -26,15 +26,27 @@ class _Group(click.Group):
 
 @click.group(cls=_Group)
 @click.version_option(__version__, prog_name="citegraph")
-@click.option("--uri", help="Bolt URI of a Neo4j 5 (or other Bolt) server [env CITEGRAPH_URI]; "
-              "unset: the embedded ArcadeDB server.")
-@click.option("--user", help="Graph user [env CITEGRAPH_USER, default neo4j]. The password comes "
-              "from CITEGRAPH_PASSWORD or the config file, never from a flag.")
+@click.option(
+    "--uri",
+    help="Bolt URI of a Neo4j 5 (or other Bolt) server [env CITEGRAPH_URI]; unset: the embedded ArcadeDB server.",
+)
+@click.option(
+    "--user",
+    help="Graph user [env CITEGRAPH_USER, default neo4j]. The password comes "
+    "from CITEGRAPH_PASSWORD or the config file, never from a flag.",
+)
 @click.option("--database", help="Database name [env CITEGRAPH_DATABASE; default: the server's].")
-@click.option("--data-dir", type=click.Path(path_type=Path), help="Where citegraph keeps its data "
-              "[env CITEGRAPH_DATA_DIR, default ~/.local/share/citegraph].")
-@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
-              help="TOML config file [env CITEGRAPH_CONFIG, default ~/.config/citegraph/config.toml].")
+@click.option(
+    "--data-dir",
+    type=click.Path(path_type=Path),
+    help="Where citegraph keeps its data [env CITEGRAPH_DATA_DIR, default ~/.local/share/citegraph].",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="TOML config file [env CITEGRAPH_CONFIG, default ~/.config/citegraph/config.toml].",
+)
 @click.pass_context
 def main(ctx, uri, user, database, data_dir, config_file):
     """citegraph: citation recommendation and its benchmarks on a graph database."""

@@ -15,24 +15,48 @@ from .output import print_matches, print_recommendations, write_papers
 
 
 @main.command()
-@click.option("--context", help="The sentence being written, the citation slot marked [CIT] (no marker: "
-                                "a citation belongs somewhere in it).")
-@click.option("--draft", type=click.Path(path_type=Path), help="A draft: LaTeX (.tex: empty, '?' or "
-              "unresolved \\cite keys), Markdown/Pandoc (.md: [@?]) or text (.txt) with [CIT] markers.")
-@click.option("--bib", type=click.Path(path_type=Path), help="The draft's bibliography (.bib or CSL-JSON); "
-              "default: the one the draft names.")
-@click.option("--window", type=click.IntRange(0, 20), default=1, show_default=True,
-              help="Sentences before and after the slot's (in its paragraph) that join the query.")
+@click.option(
+    "--context",
+    help="The sentence being written, the citation slot marked [CIT] (no marker: a citation belongs somewhere in it).",
+)
+@click.option(
+    "--draft",
+    type=click.Path(path_type=Path),
+    help="A draft: LaTeX (.tex: empty, '?' or "
+    "unresolved \\cite keys), Markdown/Pandoc (.md: [@?]) or text (.txt) with [CIT] markers.",
+)
+@click.option(
+    "--bib",
+    type=click.Path(path_type=Path),
+    help="The draft's bibliography (.bib or CSL-JSON); default: the one the draft names.",
+)
+@click.option(
+    "--window",
+    type=click.IntRange(0, 20),
+    default=1,
+    show_default=True,
+    help="Sentences before and after the slot's (in its paragraph) that join the query.",
+)
 @AS_OF
 @click.option("-k", "--k", type=click.IntRange(1, 200), default=10, show_default=True, help="Suggestions per slot.")
 @click.option("--explain", is_flag=True, help="Show each suggestion's first-stage rank, model score and reasons.")
-@click.option("--format", "format_", type=click.Choice(["text", "json", "bibtex"]), default="text",
-              show_default=True, help="text; json (one object per slot, with its line:column); bibtex (every "
-                                      "suggestion once, its reasons in the note).")
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["text", "json", "bibtex"]),
+    default="text",
+    show_default=True,
+    help="text; json (one object per slot, with its line:column); bibtex (every "
+    "suggestion once, its reasons in the note).",
+)
 @with_retrievers
-@click.option("--model", type=click.Path(path_type=Path), help="A sentence-transformers model folder (e.g. "
-              "citegraph train local's) that re-ranks each slot's candidates; without it, the first stage and "
-              "graph features only.")
+@click.option(
+    "--model",
+    type=click.Path(path_type=Path),
+    help="A sentence-transformers model folder (e.g. "
+    "citegraph train local's) that re-ranks each slot's candidates; without it, the first stage and "
+    "graph features only.",
+)
 @click.pass_obj
 def cite(config: Config, context, draft, bib, window, as_of, k, explain, format_, retrievers, model):
     """Which paper should I cite here? Suggestions for each citation slot of a draft, with reasons."""

@@ -14,25 +14,48 @@ from .output import print_table
 
 
 @main.command()
-@click.option("--cited", required=True,
-              help="The cited paper's id in the graph: its title and abstract sentences are ranked.")
+@click.option(
+    "--cited", required=True, help="The cited paper's id in the graph: its title and abstract sentences are ranked."
+)
 @click.option("--citing", "texts", multiple=True, help="A citing sentence (repeatable).")
 @click.option("--citing-paper", help="Instead of --citing: the citing sentences on this paper's citation of --cited.")
-@click.option("--limit", default=20, show_default=True,
-              help="Without --citing or --citing-paper: the sentences of at most this many citing papers.")
-@click.option("--model", "model_name", type=click.Choice(list(CONTEXT_MODELS)), default="lmd", show_default=True,
-              help="Contextualisation model (Cohan & Goharian 2017; see `citegraph evaluate contextualise`).")
-@click.option("--ontology", "ontologies", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Synonyms for we+dmn / we+rtrft: SKOS XML or a TAB-separated thesaurus (repeatable; "
-                   "default: the ACM concepts in the graph).")
-@click.option("-p", "--param", "pairs", multiple=True, metavar="KEY=VALUE",
-              help="A model parameter (mu; k1, b; lam, gamma), default: as tuned on CL-SciSumm.")
+@click.option(
+    "--limit",
+    default=20,
+    show_default=True,
+    help="Without --citing or --citing-paper: the sentences of at most this many citing papers.",
+)
+@click.option(
+    "--model",
+    "model_name",
+    type=click.Choice(list(CONTEXT_MODELS)),
+    default="lmd",
+    show_default=True,
+    help="Contextualisation model (Cohan & Goharian 2017; see `citegraph evaluate contextualise`).",
+)
+@click.option(
+    "--ontology",
+    "ontologies",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Synonyms for we+dmn / we+rtrft: SKOS XML or a TAB-separated thesaurus (repeatable; "
+    "default: the ACM concepts in the graph).",
+)
+@click.option(
+    "-p",
+    "--param",
+    "pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A model parameter (mu; k1, b; lam, gamma), default: as tuned on CL-SciSumm.",
+)
 @click.option("-k", "--k", default=3, show_default=True, help="Sentences shown per citing text.")
 @click.option("--rebuild", is_flag=True, help="Rebuild the word statistics and vectors learned from the graph.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
-def contextualise(config: Config, cited, texts, citing_paper, limit, model_name, ontologies, pairs, k, rebuild,
-                  as_json):
+def contextualise(
+    config: Config, cited, texts, citing_paper, limit, model_name, ontologies, pairs, k, rebuild, as_json
+):
     """Which sentences of the cited paper a citation refers to."""
     from dataclasses import asdict
 
@@ -51,16 +74,24 @@ def contextualise(config: Config, cited, texts, citing_paper, limit, model_name,
     with open_graph(config) as store:
         reference = graph.cited_reference(store, cited)
         citing = graph.citing_texts(store, cited, texts, citing_paper, limit)
-        resources = graph.graph_resources(store, model, indexes_dir(config) / "contextualise", ontologies, rebuild,
-                                          lambda message: click.echo(message, err=True))
+        resources = graph.graph_resources(
+            store,
+            model,
+            indexes_dir(config) / "contextualise",
+            ontologies,
+            rebuild,
+            lambda message: click.echo(message, err=True),
+        )
         found = graph.contextualise(reference, citing, model, resources, k, params)
     if as_json:
         click.echo(json.dumps([asdict(f) for f in found], ensure_ascii=False, indent=1))
         return
     for item in found:
         who = f"{item.citing.citing} → {cited}" if item.citing.citing else f"→ {cited}"
-        print_table(f"{who}: {item.citing.text}", [{"rank": e.rank, "sentence": e.sid, "score": round(e.score, 3),
-                                                "text": e.text} for e in item.evidence])
+        print_table(
+            f"{who}: {item.citing.text}",
+            [{"rank": e.rank, "sentence": e.sid, "score": round(e.score, 3), "text": e.text} for e in item.evidence],
+        )
 
 
 @main.group()

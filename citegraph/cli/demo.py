@@ -39,13 +39,18 @@ def demo(config: Config, progress):
     print_eligibility(result.eligibility)
     print_tables(result.tables)
     click.echo(f"benchmark, results and figures in {result.output}")
-    print_recommendations(f"recommended citations for {result.seed.id} \"{result.seed.title}\" "
-                           f"({len(result.seed.references)} references; BM25 + graph signals)",
-                           result.recommendations, explain=True)
+    print_recommendations(
+        f'recommended citations for {result.seed.id} "{result.seed.title}" '
+        f"({len(result.seed.references)} references; BM25 + graph signals)",
+        result.recommendations,
+        explain=True,
+    )
     from importlib.util import find_spec
 
     extra = "" if find_spec("fastapi") and find_spec("uvicorn") else "pip install 'citegraph[serve]' && "
-    click.echo(f"\nThe same over HTTP, and the graph explorer in a browser (BM25 index built above):\n"
-               f"  {extra}citegraph serve        # explorer http://127.0.0.1:8000/ · API docs /docs · "
-               f"POST /recommend {{\"paper\": \"{result.seed.id}\", \"explain\": true}}\n"
-               f"  citegraph recommend --paper {result.seed.id} --explain   # the same on the command line")
+    click.echo(
+        f"\nThe same over HTTP, and the graph explorer in a browser (BM25 index built above):\n"
+        f"  {extra}citegraph serve        # explorer http://127.0.0.1:8000/ · API docs /docs · "
+        f'POST /recommend {{"paper": "{result.seed.id}", "explain": true}}\n'
+        f"  citegraph recommend --paper {result.seed.id} --explain   # the same on the command line"
+    )

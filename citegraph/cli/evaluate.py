@@ -33,8 +33,9 @@ def evaluate():
     local citation recommendation (SymTax), the recommender on held-out citations, any TREC-style collection."""
 
 
-def _retrievers(entry: Registered, benchmark: Benchmark, specs: list, runs, config: Config, out: Path,
-                rerank: bool) -> list:
+def _retrievers(
+    entry: Registered, benchmark: Benchmark, specs: list, runs, config: Config, out: Path, rerank: bool
+) -> list:
     """The retrievers of ``specs``, opened (those after the first as re-rankers when ``rerank``)
     or indexed over the benchmark's documents, and the run files."""
     from ..evaluation.scorers import RunFile
@@ -54,25 +55,43 @@ def _reranker(spec, config: Config):
     """``spec`` re-ranking the candidates it is handed, their texts read from the indexes' record."""
     from ..retrieval.rerank import open_for_rerank
 
-    return open_for_rerank(spec, indexes_dir(config), config.data_folder("embeddings"),
-                           lambda ids: corpus_documents(config, ids))
+    return open_for_rerank(
+        spec, indexes_dir(config), config.data_folder("embeddings"), lambda ids: corpus_documents(config, ids)
+    )
 
 
 def _command(entry: Registered) -> click.Command:
     """``citegraph evaluate <entry.name>``."""
     params: list[click.Parameter] = [click_option(o) for o in entry.options]
-    params.append(click.Option(["--out"], type=click.Path(file_okay=False, path_type=Path), required=True,
-                               help="Where results.json/.csv/.md and the figures go."))
+    params.append(
+        click.Option(
+            ["--out"],
+            type=click.Path(file_okay=False, path_type=Path),
+            required=True,
+            help="Where results.json/.csv/.md and the figures go.",
+        )
+    )
     if entry.retrievers is not None:
         from ..retrieval.spec import grammar
 
-        params.append(click.Option([entry.retrievers.flag, "retrievers"], type=RetrieverList(),
-                                   default=entry.retrievers.default, show_default=True,
-                                   help=f"{entry.retrievers.help} Spelling: {grammar()}."))
+        params.append(
+            click.Option(
+                [entry.retrievers.flag, "retrievers"],
+                type=RetrieverList(),
+                default=entry.retrievers.default,
+                show_default=True,
+                help=f"{entry.retrievers.help} Spelling: {grammar()}.",
+            )
+        )
         if entry.retrievers.run_files:
-            params.append(click.Option(["--run", "runs"], multiple=True,
-                                       type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                                       help="Also score a TREC run file of another tool (qid Q0 doc rank score tag)."))
+            params.append(
+                click.Option(
+                    ["--run", "runs"],
+                    multiple=True,
+                    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                    help="Also score a TREC run file of another tool (qid Q0 doc rank score tag).",
+                )
+            )
 
     @click.pass_obj
     def command(config: Config, out: Path, retrievers: Sequence[str] = (), runs=(), **options):
@@ -98,8 +117,13 @@ for _entry in registered().values():
 
 
 @main.command("tune-bm25")
-@click.option("--pools", "pools_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
-              help="A validation pool folder (citegraph pools …), built like the test pools.")
+@click.option(
+    "--pools",
+    "pools_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    required=True,
+    help="A validation pool folder (citegraph pools …), built like the test pools.",
+)
 @retrievers_option("The BM25 index to tune (bm25 or bm25:multifield).", single=True, name="spec")
 @click.pass_obj
 def tune_bm25(config: Config, pools_dir, spec):
@@ -112,11 +136,17 @@ def tune_bm25(config: Config, pools_dir, spec):
     name = str(spec)
     tuning = tune(pools_dir, indexes_dir(config) / BM25(spec.multifield).folder)
     bs = sorted({b for _, b in tuning.table})
-    print_table(f"MAP of {name} on {pools_dir} (k1 × b)",
-           [{"k1": k1, **{f"b={b:g}": round(tuning.table[(k1, b)] * 100, 2) for b in bs}}
-            for k1 in sorted({k1 for k1, _ in tuning.table})])
-    click.echo(f"best: k1={tuning.k1:g} b={tuning.b:g} (MAP {tuning.map * 100:.2f}); rebuild with "
-               f"`citegraph index bm25{' --multifield' if spec.multifield else ''} --k1 {tuning.k1:g} --b {tuning.b:g}`")
+    print_table(
+        f"MAP of {name} on {pools_dir} (k1 × b)",
+        [
+            {"k1": k1, **{f"b={b:g}": round(tuning.table[(k1, b)] * 100, 2) for b in bs}}
+            for k1 in sorted({k1 for k1, _ in tuning.table})
+        ],
+    )
+    click.echo(
+        f"best: k1={tuning.k1:g} b={tuning.b:g} (MAP {tuning.map * 100:.2f}); rebuild with "
+        f"`citegraph index bm25{' --multifield' if spec.multifield else ''} --k1 {tuning.k1:g} --b {tuning.b:g}`"
+    )
 
 
 @main.command()

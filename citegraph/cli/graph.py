@@ -39,8 +39,9 @@ def _parse_params(query, pairs: Iterable[str]) -> dict:
             raise click.BadParameter(f"expected key=value, got {pair!r}", param_hint="-p")
         if key not in query.parameters:
             declared = ", ".join(query.parameters) or "none"
-            raise click.BadParameter(f"query '{query.name}' has no parameter ${key} (it has: {declared})",
-                                     param_hint="-p")
+            raise click.BadParameter(
+                f"query '{query.name}' has no parameter ${key} (it has: {declared})", param_hint="-p"
+            )
         try:
             params[key] = query.parameters[key].parse(text)
         except CitegraphError as exc:
@@ -50,8 +51,14 @@ def _parse_params(query, pairs: Iterable[str]) -> dict:
 
 @main.command()
 @click.argument("name", required=False)
-@click.option("-p", "--param", "pairs", multiple=True, metavar="KEY=VALUE",
-              help="A query parameter, converted to the type the query declares (JSON for list/map).")
+@click.option(
+    "-p",
+    "--param",
+    "pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A query parameter, converted to the type the query declares (JSON for list/map).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Stream rows as JSON lines instead of a table.")
 @click.option("--list", "list_", is_flag=True, help="List the named queries with their parameters.")
 @click.pass_obj

@@ -24,10 +24,17 @@ def index():
 
 
 @index.command("bm25")
-@click.option("--multifield", is_flag=True, help="Index title and abstract as separate fields "
-              "(searched with weights) instead of one contents field.")
-@click.option("--backend", type=click.Choice(BACKENDS), help="Default: Lucene when pyserini is installed. "
-              "--with bm25 opens the index whatever built it; bm25:<backend> checks the backend.")
+@click.option(
+    "--multifield",
+    is_flag=True,
+    help="Index title and abstract as separate fields (searched with weights) instead of one contents field.",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    help="Default: Lucene when pyserini is installed. "
+    "--with bm25 opens the index whatever built it; bm25:<backend> checks the backend.",
+)
 @click.option("--k1", default=0.9, show_default=True)
 @click.option("--b", default=0.4, show_default=True)
 @click.option("--threads", type=int, help="Indexing threads (default: all cores).")
@@ -49,17 +56,36 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
 
 
 @index.command("dense")
-@click.option("--encoder", "encoder_name", default="minilm", show_default=True,
-              help="One of: " + ", ".join(encoder_choices()) + ".")
-@click.option("--kind", type=click.Choice(["flat", "ivf", "hnsw"]), default="flat", show_default=True,
-              help="Faiss index: exact (flat) as in the paper, or approximate.")
-@click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16", "float16", "int8"]), default="auto",
-              show_default=True, help="Encoder precision (bfloat16: about 2x faster on CPU, near-identical vectors).")
+@click.option(
+    "--encoder",
+    "encoder_name",
+    default="minilm",
+    show_default=True,
+    help="One of: " + ", ".join(encoder_choices()) + ".",
+)
+@click.option(
+    "--kind",
+    type=click.Choice(["flat", "ivf", "hnsw"]),
+    default="flat",
+    show_default=True,
+    help="Faiss index: exact (flat) as in the paper, or approximate.",
+)
+@click.option(
+    "--dtype",
+    type=click.Choice(["auto", "float32", "bfloat16", "float16", "int8"]),
+    default="auto",
+    show_default=True,
+    help="Encoder precision (bfloat16: about 2x faster on CPU, near-identical vectors).",
+)
 @click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
 @click.option("--threads", type=int, default=1, show_default=True, help="CPU threads for the encoder and Faiss.")
 @click.option("--eligible-only", is_flag=True, help="Only papers the prefilter marked eligible.")
-@click.option("--ids", "ids_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Only these papers (a file of ids, one a line), e.g. the candidates a run will re-rank.")
+@click.option(
+    "--ids",
+    "ids_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Only these papers (a file of ids, one a line), e.g. the candidates a run will re-rank.",
+)
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.pass_obj
 def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, eligible_only, ids_path, progress):
@@ -80,8 +106,11 @@ def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, 
             found = documents_by_id(store, wanted)
             missing = [i for i in wanted if i not in found]
             if missing:
-                click.echo(f"{len(missing):,} of the {len(wanted):,} ids are not corpus papers with a title "
-                           f"(e.g. {missing[0]}); left out", err=True)
+                click.echo(
+                    f"{len(missing):,} of the {len(wanted):,} ids are not corpus papers with a title "
+                    f"(e.g. {missing[0]}); left out",
+                    err=True,
+                )
             docs = [found[i] for i in dict.fromkeys(wanted) if i in found]
         else:
             docs = list(documents(store, eligible_only))
@@ -96,8 +125,16 @@ def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, 
         done = complete
 
     try:
-        build_dense(docs, encoder, folder, config.data_folder("embeddings"),
-                    kind=kind, threads=threads, progress=advance, log=lambda line: click.echo(line, err=True))
+        build_dense(
+            docs,
+            encoder,
+            folder,
+            config.data_folder("embeddings"),
+            kind=kind,
+            threads=threads,
+            progress=advance,
+            log=lambda line: click.echo(line, err=True),
+        )
     finally:
         bar.finish()
     click.echo(f"{encoder_name}: {len(docs):,} documents in {folder}")
@@ -107,18 +144,34 @@ def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, 
 @click.argument("text", required=False)
 @retrievers_option("Retrievers with built indexes (citegraph index …), one table (or run file) each.")
 @click.option("-k", default=10, show_default=True)
-@click.option("--pool", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="A file of paper ids (one a line): rank only these.")
-@click.option("--topics", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Instead of TEXT: a topic file (TREC <top>/<topic>, qid<TAB>text, or JSONL), all searched in "
-                   "this one process.")
-@click.option("--field", help="With --topics: the topic text, title (default), desc, narr, or several joined "
-              "with + (title+desc); for JSONL, the key.")
-@click.option("--run", "run_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="With --topics: write a TREC run file (qid Q0 doc rank score tag); with several retrievers, "
-                   "one per retriever, its name added to the file name.")
-@on_duplicate_option(TOPIC_DUPLICATE_POLICIES, "last",
-                     "With --topics: " + TOPIC_ON_DUPLICATE_HELP[0].lower() + TOPIC_ON_DUPLICATE_HELP[1:])
+@click.option(
+    "--pool",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A file of paper ids (one a line): rank only these.",
+)
+@click.option(
+    "--topics",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Instead of TEXT: a topic file (TREC <top>/<topic>, qid<TAB>text, or JSONL), all searched in "
+    "this one process.",
+)
+@click.option(
+    "--field",
+    help="With --topics: the topic text, title (default), desc, narr, or several joined "
+    "with + (title+desc); for JSONL, the key.",
+)
+@click.option(
+    "--run",
+    "run_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --topics: write a TREC run file (qid Q0 doc rank score tag); with several retrievers, "
+    "one per retriever, its name added to the file name.",
+)
+@on_duplicate_option(
+    TOPIC_DUPLICATE_POLICIES,
+    "last",
+    "With --topics: " + TOPIC_ON_DUPLICATE_HELP[0].lower() + TOPIC_ON_DUPLICATE_HELP[1:],
+)
 @click.option("--strict", is_flag=True, help="With --topics: refuse a repeated topic id (file:line:field).")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
@@ -133,16 +186,19 @@ def search(config: Config, text, retrievers, k, pool, topics, field, run_path, o
         raise click.UsageError("--run, --field and --strict go with --topics")
     pools = [set(pool.read_text(encoding="utf-8").split())] if pool else None
     if topics:
-        _search_topics(config, retrievers, topics, field, "error" if strict else on_duplicate, k, pools, run_path,
-                       as_json)
+        _search_topics(
+            config, retrievers, topics, field, "error" if strict else on_duplicate, k, pools, run_path, as_json
+        )
         return
     rankings = {}
     for spec in retrievers:
         [rankings[str(spec)]] = spec.open(indexes_dir(config)).search([text], k, pools)
     docs = corpus_documents(config, [h.id for ranking in rankings.values() for h in ranking])
     for name, ranking in rankings.items():
-        rows = [{"rank": i, "id": h.id, "score": round(h.score, 4), "title": docs[h.id].title if h.id in docs else None}
-                for i, h in enumerate(ranking, start=1)]
+        rows = [
+            {"rank": i, "id": h.id, "score": round(h.score, 4), "title": docs[h.id].title if h.id in docs else None}
+            for i, h in enumerate(ranking, start=1)
+        ]
         if as_json:
             for row in rows:
                 click.echo(json.dumps(row if len(rankings) == 1 else {"with": name, **row}, ensure_ascii=False))
@@ -150,8 +206,9 @@ def search(config: Config, text, retrievers, k, pool, topics, field, run_path, o
             print_table(f"{name}: {text}", rows)
 
 
-def _search_topics(config: Config, retrievers, topics: Path, field, on_duplicate, k: int, pools, run_path,
-                   as_json) -> None:
+def _search_topics(
+    config: Config, retrievers, topics: Path, field, on_duplicate, k: int, pools, run_path, as_json
+) -> None:
     from ..evaluation.scorers import write_run
     from ..evaluation.trec import rank_topics, read_topics
 
@@ -159,13 +216,22 @@ def _search_topics(config: Config, retrievers, topics: Path, field, on_duplicate
     for spec in retrievers:
         rankings = rank_topics(spec.open(indexes_dir(config)), found, k, pools and pools * len(found))
         if run_path:
-            out = run_path if len(retrievers) == 1 else run_path.with_name(
-                f"{run_path.stem}.{re.sub(r'[^A-Za-z0-9._-]+', '_', str(spec))}{run_path.suffix}")
+            out = (
+                run_path
+                if len(retrievers) == 1
+                else run_path.with_name(
+                    f"{run_path.stem}.{re.sub(r'[^A-Za-z0-9._-]+', '_', str(spec))}{run_path.suffix}"
+                )
+            )
             write_run(out, rankings, str(spec))
             click.echo(f"{spec}: {len(found):,} topics, top {k} each → {out}")
             continue
         for topic, ranking in rankings.items():
             for i, hit in enumerate(ranking, start=1):
-                click.echo(json.dumps({"topic": topic, "with": str(spec), "rank": i, "id": hit.id,
-                                       "score": round(hit.score, 4)}) if as_json
-                           else f"{topic} Q0 {hit.id} {i} {hit.score!r} {spec}")
+                click.echo(
+                    json.dumps(
+                        {"topic": topic, "with": str(spec), "rank": i, "id": hit.id, "score": round(hit.score, 4)}
+                    )
+                    if as_json
+                    else f"{topic} Q0 {hit.id} {i} {hit.score!r} {spec}"
+                )

@@ -17,73 +17,136 @@ from .app import main, open_graph
 from .options import CommaList, on_duplicate_option, prefilter_options, selection_options
 from .output import RichProgress, print_eligibility, print_summary, print_table
 
-INGEST_HELP = """Ingest PATHS (files or folders) in FORMAT into the graph.
+INGEST_HELP = (
+    """Ingest PATHS (files or folders) in FORMAT into the graph.
 
 \b
 Formats:
-""" + "\n".join(f"  {f.name:9} {f.summary}" for f in FORMATS.values()) + """
+"""
+    + "\n".join(f"  {f.name:9} {f.summary}" for f in FORMATS.values())
+    + """
 
 Input is validated before anything is written; writes are idempotent MERGEs in
 batches, and a killed ingest resumes where it stopped when run again.
 Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
 """
+)
 
 
 @main.command(help=INGEST_HELP)
 @click.argument("format_name", metavar="FORMAT", type=click.Choice(sorted(FORMATS)))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--batch-size", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="Input lines per transaction.")
+@click.option(
+    "--batch-size", type=click.IntRange(min=1), default=2000, show_default=True, help="Input lines per transaction."
+)
 @click.option("--skip-bad", is_flag=True, help="Leave bad lines out (listed in --rejects) instead of stopping.")
-@click.option("--rejects", type=click.Path(path_type=Path, dir_okay=False), default="citegraph-rejects.jsonl",
-              show_default=True, help="Where --skip-bad lists the bad lines and why.")
-@click.option("--external", type=click.Choice(["keep", "drop"]), default="keep", show_default=True,
-              help="Cited papers absent from the corpus: keep as :Paper:External stubs, or drop them "
-                   "and their citations after the ingest.")
+@click.option(
+    "--rejects",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default="citegraph-rejects.jsonl",
+    show_default=True,
+    help="Where --skip-bad lists the bad lines and why.",
+)
+@click.option(
+    "--external",
+    type=click.Choice(["keep", "drop"]),
+    default="keep",
+    show_default=True,
+    help="Cited papers absent from the corpus: keep as :Paper:External stubs, or drop them "
+    "and their citations after the ingest.",
+)
 @click.option("--restart", is_flag=True, help="Ignore checkpoints: re-read files already ingested.")
-@on_duplicate_option(DUPLICATE_POLICIES, "merge", "A paper id given more than once (counted in the summary): merge "
-                     "its records as the graph's MERGEs do, keep the first or the last record, or stop with an error. "
-                     "For first and error a paper the graph holds from an earlier ingest comes first: its record is "
-                     "kept, or refused.")
+@on_duplicate_option(
+    DUPLICATE_POLICIES,
+    "merge",
+    "A paper id given more than once (counted in the summary): merge "
+    "its records as the graph's MERGEs do, keep the first or the last record, or stop with an error. "
+    "For first and error a paper the graph holds from an earlier ingest comes first: its record is "
+    "kept, or refused.",
+)
 @prefilter_options
 @selection_options
-@click.option("--bulk", is_flag=True, help="Load an empty embedded graph with ArcadeDB's bulk loader "
-              "(about 7x faster; for Neo4j use `citegraph export neo4j-admin`).")
-@click.option("--entry-types", type=CommaList(), help="bibtex: the entry types to read, comma-separated "
-              "(e.g. article,inproceedings) [default: all].")
-@click.option("--id-from", type=click.Choice(["doi", "key"]),
-              help="bibtex: paper ids from DOIs, the citation key where there is none [default], or always "
-                   "from citation keys.")
+@click.option(
+    "--bulk",
+    is_flag=True,
+    help="Load an empty embedded graph with ArcadeDB's bulk loader "
+    "(about 7x faster; for Neo4j use `citegraph export neo4j-admin`).",
+)
+@click.option(
+    "--entry-types",
+    type=CommaList(),
+    help="bibtex: the entry types to read, comma-separated (e.g. article,inproceedings) [default: all].",
+)
+@click.option(
+    "--id-from",
+    type=click.Choice(["doi", "key"]),
+    help="bibtex: paper ids from DOIs, the citation key where there is none [default], or always from citation keys.",
+)
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.pass_context
-def ingest(ctx: click.Context, format_name: str, paths: tuple[Path, ...], batch_size, skip_bad, rejects,
-           external, restart, on_duplicate, prefilter, selection, bulk, entry_types, id_from, progress):
+def ingest(
+    ctx: click.Context,
+    format_name: str,
+    paths: tuple[Path, ...],
+    batch_size,
+    skip_bad,
+    rejects,
+    external,
+    restart,
+    on_duplicate,
+    prefilter,
+    selection,
+    bulk,
+    entry_types,
+    id_from,
+    progress,
+):
     from .. import ingest as ingest_
     from ..ingest.lock import ingest_lock
 
     config: Config = ctx.obj
     if bulk:
         _refuse_with_bulk(ctx)
-    options = ingest_.IngestOptions(batch_size=batch_size, skip_bad=skip_bad, rejects=rejects, external=external,
-                                    restart=restart, prefilter=prefilter, selection=selection,
-                                    on_duplicate=on_duplicate)
+    options = ingest_.IngestOptions(
+        batch_size=batch_size,
+        skip_bad=skip_bad,
+        rejects=rejects,
+        external=external,
+        restart=restart,
+        prefilter=prefilter,
+        selection=selection,
+        on_duplicate=on_duplicate,
+    )
     paths = _input_paths(format_name, paths)
-    fmt = _surveyed(ingest_.get(format_name).configured(entry_types=tuple(entry_types) if entry_types else None,
-                                                        id_from=id_from), paths)
+    fmt = _surveyed(
+        ingest_.get(format_name).configured(entry_types=tuple(entry_types) if entry_types else None, id_from=id_from),
+        paths,
+    )
     show = sys.stderr.isatty() if progress is None else progress
     if bulk and not config.embedded:
-        raise click.UsageError("--bulk loads the embedded ArcadeDB graph; for a Neo4j server write the "
-                               "neo4j-admin files with `citegraph export neo4j-admin`")
+        raise click.UsageError(
+            "--bulk loads the embedded ArcadeDB graph; for a Neo4j server write the "
+            "neo4j-admin files with `citegraph export neo4j-admin`"
+        )
     if bulk and on_duplicate in ("first", "last"):
-        raise click.UsageError("--bulk merges repeated papers (or stops with --on-duplicate error); to keep the "
-                               "first or the last record, ingest without --bulk")
+        raise click.UsageError(
+            "--bulk merges repeated papers (or stops with --on-duplicate error); to keep the "
+            "first or the last record, ingest without --bulk"
+        )
     with ingest_lock(config), open_graph(config) as store, _disk_full_said(config):
         if bulk:
             from ..graph import ArcadeDBBackend, embedded_server
             from ..ingest.bulk import bulk_ingest
 
-            summary = bulk_ingest(ArcadeDBBackend(embedded_server(config)), store, fmt, paths, options, RichProgress(show),
-                                  heap=config.heap)
+            summary = bulk_ingest(
+                ArcadeDBBackend(embedded_server(config)),
+                store,
+                fmt,
+                paths,
+                options,
+                RichProgress(show),
+                heap=config.heap,
+            )
         else:
             summary = ingest_.ingest(store, fmt, paths, options, RichProgress(show))
             if config.embedded:
@@ -112,8 +175,9 @@ def _disk_full_said(config: Config):
 
             free = shutil.disk_usage(config.data_dir).free
             if free < FULL_DISK:
-                raise CitegraphError(f"the disk holding {config.data_dir} is full ({free / 2**20:.0f} MiB free): "
-                                     f"{refused}") from None
+                raise CitegraphError(
+                    f"the disk holding {config.data_dir} is full ({free / 2**20:.0f} MiB free): {refused}"
+                ) from None
         raise
 
 
@@ -123,12 +187,17 @@ STREAMING_ONLY = ("batch_size", "restart")
 
 
 def _refuse_with_bulk(ctx: click.Context) -> None:
-    given = [p for p in ctx.command.params
-             if p.name in STREAMING_ONLY and ctx.get_parameter_source(p.name) != click.core.ParameterSource.DEFAULT]
+    given = [
+        p
+        for p in ctx.command.params
+        if p.name in STREAMING_ONLY and ctx.get_parameter_source(p.name) != click.core.ParameterSource.DEFAULT
+    ]
     if given:
         names = " and ".join(p.opts[0] for p in given)
-        raise click.UsageError(f"{names} {'does' if len(given) == 1 else 'do'} not apply to --bulk, which writes "
-                               "no batches and loads an empty graph only")
+        raise click.UsageError(
+            f"{names} {'does' if len(given) == 1 else 'do'} not apply to --bulk, which writes "
+            "no batches and loads an empty graph only"
+        )
 
 
 def _surveyed(fmt, paths: list[Path]):
@@ -159,8 +228,12 @@ def export():
 @export.command("neo4j-admin")
 @click.argument("format_name", metavar="FORMAT", type=click.Choice(sorted(FORMATS)))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder for the CSV files (e.g. ./neo4j-import, mounted at /import by docker-compose.yml).")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder for the CSV files (e.g. ./neo4j-import, mounted at /import by docker-compose.yml).",
+)
 @click.option("--database", default="neo4j", show_default=True, help="The Neo4j database to create.")
 @click.option("--mounted-at", help="Where neo4j-admin sees --out (e.g. /import in the container).")
 @click.option("--external", type=click.Choice(["keep", "drop"]), default="keep", show_default=True)
@@ -178,9 +251,14 @@ def export_neo4j(format_name, paths, out, database, mounted_at, external, select
 
     show = sys.stderr.isatty() if progress is None else progress
     paths = _input_paths(format_name, paths)
-    result = export_neo4j_admin(_surveyed(get(format_name), paths), paths, out,
-                                IngestOptions(external=external, selection=selection), RichProgress(show),
-                                database=database)
+    result = export_neo4j_admin(
+        _surveyed(get(format_name), paths),
+        paths,
+        out,
+        IngestOptions(external=external, selection=selection),
+        RichProgress(show),
+        database=database,
+    )
     click.echo(f"{len(result.nodes)} node and {len(result.relationships)} relationship file pairs in {out}")
     click.echo("Stop the database, then run:\n  " + shlex.join(result.command_for(mounted_at)))
 
@@ -210,28 +288,49 @@ def prefilter(config: Config, prefilter):
 
 @main.command()
 @click.option("--papers", type=click.IntRange(1), required=True, help="How many papers (1k to 2M).")
-@click.option("--out", type=click.Path(path_type=Path), required=True,
-              help="JSONL file to write (with --openalex: the snapshot folder).")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="JSONL file to write (with --openalex: the snapshot folder).",
+)
 @click.option("--seed", default=0, show_default=True, help="Same seed and options, same bytes.")
 @click.option("--topics", default=50, show_default=True)
 @click.option("--citations-per-paper", default=10.0, show_default=True)
 @click.option("--start-year", default=1990, show_default=True)
 @click.option("--end-year", default=2022, show_default=True)
-@click.option("--contexts", is_flag=True, help="Write citegraph's generic JSONL with citation contexts "
-              "(ingest format 'jsonl') instead of S2ORC metadata (format 's2orc').")
-@click.option("--openalex", is_flag=True, help="Write the same corpus as an OpenAlex works snapshot "
-              "(ingest format 'openalex'): data/works/updated_date=…/part_*.gz and a manifest.")
+@click.option(
+    "--contexts",
+    is_flag=True,
+    help="Write citegraph's generic JSONL with citation contexts "
+    "(ingest format 'jsonl') instead of S2ORC metadata (format 's2orc').",
+)
+@click.option(
+    "--openalex",
+    is_flag=True,
+    help="Write the same corpus as an OpenAlex works snapshot "
+    "(ingest format 'openalex'): data/works/updated_date=…/part_*.gz and a manifest.",
+)
 def synth(papers, out, seed, topics, citations_per_paper, start_year, end_year, contexts, openalex):
     """Write a deterministic synthetic corpus for scale work (no graph needed)."""
     from ..synth import SynthSpec, generate, generate_openalex
 
     try:
-        spec = SynthSpec(papers=papers, seed=seed, topics=topics, citations_per_paper=citations_per_paper,
-                         start_year=start_year, end_year=end_year, contexts=contexts)
+        spec = SynthSpec(
+            papers=papers,
+            seed=seed,
+            topics=topics,
+            citations_per_paper=citations_per_paper,
+            start_year=start_year,
+            end_year=end_year,
+            contexts=contexts,
+        )
         stats = generate_openalex(spec, out) if openalex else generate(spec, out)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
     reader = "openalex" if openalex else "jsonl" if contexts else "s2orc"
-    click.echo(f"wrote {stats.papers:,} papers and {stats.citations:,} citations to {out} "
-               f"({stats.bytes / 1e6:,.1f} MB, {stats.seconds:.1f} s); ingest it with: "
-               f"citegraph ingest {reader} {out}")
+    click.echo(
+        f"wrote {stats.papers:,} papers and {stats.citations:,} citations to {out} "
+        f"({stats.bytes / 1e6:,.1f} MB, {stats.seconds:.1f} s); ingest it with: "
+        f"citegraph ingest {reader} {out}"
+    )

@@ -33,8 +33,12 @@ def match(config: Config, path):
 
 
 @library.command("measure-matcher")
-@click.option("--papers", default=300, show_default=True, help="Mangled titles of papers in the index (and as many "
-              "of papers taken out of it).")
+@click.option(
+    "--papers",
+    default=300,
+    show_default=True,
+    help="Mangled titles of papers in the index (and as many of papers taken out of it).",
+)
 @click.option("--seed", default=0, show_default=True)
 @click.pass_obj
 def measure_matcher_(config: Config, papers, seed):
@@ -44,10 +48,20 @@ def measure_matcher_(config: Config, papers, seed):
     with open_graph(config) as store:
         quality = measure_matcher(PaperIndex.load(store), papers, seed)
     best = max(quality, key=lambda q: (q.f1, q.threshold))
-    print_table(f"title matcher on {papers} present + {papers} absent mangled titles (seed {seed}); "
-                f"in use: {TITLE_THRESHOLD:g}",
-                [{"threshold": q.threshold, "precision": round(q.precision, 3), "recall": round(q.recall, 3),
-                  "F1": round(q.f1, 3), "best F1": "◀" if q is best else ""} for q in quality])
+    print_table(
+        f"title matcher on {papers} present + {papers} absent mangled titles (seed {seed}); "
+        f"in use: {TITLE_THRESHOLD:g}",
+        [
+            {
+                "threshold": q.threshold,
+                "precision": round(q.precision, 3),
+                "recall": round(q.recall, 3),
+                "F1": round(q.f1, 3),
+                "best F1": "◀" if q is best else "",
+            }
+            for q in quality
+        ],
+    )
 
 
 @main.command()
@@ -64,17 +78,33 @@ def paper(config: Config, paper_id, format_):
             raise NotFoundError(f"no paper with id {paper_id!r} in the graph")
     [p] = found
     if format_ == "text":
-        print_table(p.id, [{"field": k, "value": v} for k, v in
-                           (("title", p.title), ("year", str(p.year or "")), ("venue", p.venue),
-                            ("authors", "; ".join(p.authors)),
-                            ("doi", p.doi), ("arxiv", p.arxiv)) if v])
+        print_table(
+            p.id,
+            [
+                {"field": k, "value": v}
+                for k, v in (
+                    ("title", p.title),
+                    ("year", str(p.year or "")),
+                    ("venue", p.venue),
+                    ("authors", "; ".join(p.authors)),
+                    ("doi", p.doi),
+                    ("arxiv", p.arxiv),
+                )
+                if v
+            ],
+        )
         return
     click.echo(WRITERS[format_](found), nl=False)
 
 
 @main.command()
-@click.option("--library", "sources", multiple=True, required=True,
-              help="A library file (.bib, .ris, CSL-JSON, id list) or a paper id / DOI / arXiv id (repeatable).")
+@click.option(
+    "--library",
+    "sources",
+    multiple=True,
+    required=True,
+    help="A library file (.bib, .ris, CSL-JSON, id list) or a paper id / DOI / arXiv id (repeatable).",
+)
 @AS_OF
 @click.option("-k", "--k", default=20, show_default=True, help="Papers per list.")
 @click.option("--json", "as_json", is_flag=True)
@@ -96,9 +126,12 @@ def works(config: Config, sources, as_of, k, as_json):
             raise NotFoundError("no paper of the library is in the graph")
         found = prior_and_derivative(store, matched_ids(matches), as_of=as_of, k=k)
     if as_json:
-        click.echo(json.dumps({kind: [asdict(w) for w in ws] for kind, ws in found.items()}, ensure_ascii=False,
-                              indent=1))
+        click.echo(
+            json.dumps({kind: [asdict(w) for w in ws] for kind, ws in found.items()}, ensure_ascii=False, indent=1)
+        )
         return
-    for kind, label in (("prior", "prior works: most cited by the library's neighbourhood"),
-                        ("derivative", "derivative works: citing most of the library's neighbourhood")):
+    for kind, label in (
+        ("prior", "prior works: most cited by the library's neighbourhood"),
+        ("derivative", "derivative works: citing most of the library's neighbourhood"),
+    ):
         print_table(label + (f" (as of {as_of})" if as_of else ""), [asdict(w) for w in found[kind]])

@@ -73,8 +73,13 @@ def _click_type(option: Option):
     if option.type in ("spec", "specs"):
         return RetrieverList(single=option.type == "spec")
     if option.type is Path:
-        kinds = {"dir": dict(exists=True, file_okay=False), "file": dict(exists=True, dir_okay=False),
-                 "any": dict(exists=True), "out": dict(file_okay=False), "": {}}
+        kinds = {
+            "dir": dict(exists=True, file_okay=False),
+            "file": dict(exists=True, dir_okay=False),
+            "any": dict(exists=True),
+            "out": dict(file_okay=False),
+            "": {},
+        }
         return click.Path(path_type=Path, **kinds[option.path])
     if option.type in (int, float) and (option.minimum is not None or option.maximum is not None):
         opened = {"min_open": True, "max_open": True} if option.open_bounds else {}
@@ -92,20 +97,34 @@ def click_option(option: Option) -> click.Option:
     if option.multiple:
         default = None
     if option.type is bool:  # --x, or a pair --x/--no-x
-        return click.Option([option.flag, option.name], is_flag=True, default=default, help=option.help,
-                            show_default="/" in option.flag)
-    return click.Option([option.flag, option.name], type=_click_type(option), default=default,
-                        required=option.required, multiple=option.multiple, show_default=default is not None,
-                        help=option.help)
+        return click.Option(
+            [option.flag, option.name], is_flag=True, default=default, help=option.help, show_default="/" in option.flag
+        )
+    return click.Option(
+        [option.flag, option.name],
+        type=_click_type(option),
+        default=default,
+        required=option.required,
+        multiple=option.multiple,
+        show_default=default is not None,
+        help=option.help,
+    )
 
 
-def retrievers_option(help: str, default: str = "bm25", single: bool = False, name: str = "retrievers",
-                      flag: str = "--with"):
+def retrievers_option(
+    help: str, default: str = "bm25", single: bool = False, name: str = "retrievers", flag: str = "--with"
+):
     """``--with SPEC[,SPEC…]``: how a command names its scorers (``flag`` for a second role)."""
     from ..retrieval.spec import grammar
 
-    return click.option(flag, name, type=RetrieverList(single), default=default, show_default=True,
-                        help=f"{help} Spelling: {grammar()}." if flag == "--with" else f"{help} Spelled as --with.")
+    return click.option(
+        flag,
+        name,
+        type=RetrieverList(single),
+        default=default,
+        show_default=True,
+        help=f"{help} Spelling: {grammar()}." if flag == "--with" else f"{help} Spelled as --with.",
+    )
 
 
 class AsOfDate(click.ParamType):
@@ -122,17 +141,26 @@ class AsOfDate(click.ParamType):
             self.fail(str(bad), param, ctx)
 
 
-AS_OF = click.option("--as-of", type=AsOfDate(), help="Recommend as of this date: nothing published later, no "
-                     "later citation as evidence (the graph dates papers by year).")
+AS_OF = click.option(
+    "--as-of",
+    type=AsOfDate(),
+    help="Recommend as of this date: nothing published later, no "
+    "later citation as evidence (the graph dates papers by year).",
+)
 
 
 def export_format(command):
     """--format: text or one of the export writers (imported late: --help stays instant)."""
     from ..library.export import WRITERS
 
-    return click.option("--format", "format_", type=click.Choice(["text", *WRITERS]), default="text",
-                        show_default=True, help="Output: text, or a file for a reference manager (reasons in "
-                        "the note field) on stdout.")(command)
+    return click.option(
+        "--format",
+        "format_",
+        type=click.Choice(["text", *WRITERS]),
+        default="text",
+        show_default=True,
+        help="Output: text, or a file for a reference manager (reasons in the note field) on stdout.",
+    )(command)
 
 
 def ids_file(path: Path | None) -> list[str]:
@@ -143,11 +171,19 @@ POOL_OPTIONS = [
     click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder."),
     click.option("--seed", default=0, show_default=True),
     click.option("--year", type=int, help="Query year (default: the latest year with enough queries)."),
-    click.option("--exclude", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                 help="Paper ids (one a line) never used, e.g. an encoder's training set."),
+    click.option(
+        "--exclude",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="Paper ids (one a line) never used, e.g. an encoder's training set.",
+    ),
     click.option("--repeats", default=3, show_default=True, help="Pools drawn anew per size (or field)."),
-    click.option("--split", type=click.Choice(SPLITS), default="test", show_default=True,
-                 help="val: queries for tuning, disjoint from the test queries of the same seed."),
+    click.option(
+        "--split",
+        type=click.Choice(SPLITS),
+        default="test",
+        show_default=True,
+        help="val: queries for tuning, disjoint from the test queries of the same seed.",
+    ),
 ]
 
 
@@ -158,8 +194,11 @@ def with_pool_options(command):
 
 
 with_retrievers = retrievers_option("Text retrievers with built indexes (citegraph index …); '' for graph only.")
-learned_weights = click.option("--model", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                                help="Learned weights (citegraph recommend-train).")
+learned_weights = click.option(
+    "--model",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Learned weights (citegraph recommend-train).",
+)
 
 
 def prefilter_options(command):
@@ -171,10 +210,12 @@ def prefilter_options(command):
 
         return command(*args, prefilter=Prefilter(min_abstract=min_abstract, min_citations=min_citations), **kwargs)
 
-    with_prefilter = click.option("--min-citations", default=3, show_default=True,
-                                  help="Prefilter: minimum in-corpus citation count.")(with_prefilter)
-    return click.option("--min-abstract", default=30, show_default=True,
-                        help="Prefilter: minimum abstract length in characters.")(with_prefilter)
+    with_prefilter = click.option(
+        "--min-citations", default=3, show_default=True, help="Prefilter: minimum in-corpus citation count."
+    )(with_prefilter)
+    return click.option(
+        "--min-abstract", default=30, show_default=True, help="Prefilter: minimum abstract length in characters."
+    )(with_prefilter)
 
 
 def selection_options(command):
@@ -182,37 +223,68 @@ def selection_options(command):
     --include-referenced ...), given to the command as one ``selection``."""
 
     @functools.wraps(command)
-    def with_selection(*args, fields, topics, since, until, languages, types, min_cited_by, retracted,
-                       include_referenced, **kwargs):
+    def with_selection(
+        *args, fields, topics, since, until, languages, types, min_cited_by, retracted, include_referenced, **kwargs
+    ):
         from ..ingest.selection import Selection, topic_key
 
-        selection = Selection(fields=frozenset(fields), topics=frozenset(map(topic_key, topics)), since=since,
-                              until=until, languages=frozenset(v.lower() for v in languages),
-                              types=frozenset(v.lower() for v in types), min_citations=min_cited_by,
-                              retracted=retracted, include_referenced=include_referenced)
+        selection = Selection(
+            fields=frozenset(fields),
+            topics=frozenset(map(topic_key, topics)),
+            since=since,
+            until=until,
+            languages=frozenset(v.lower() for v in languages),
+            types=frozenset(v.lower() for v in types),
+            min_citations=min_cited_by,
+            retracted=retracted,
+            include_referenced=include_referenced,
+        )
         return command(*args, selection=selection, **kwargs)
 
     from ..vocabulary import MAG_FIELDS
 
-    for option in reversed([
-        click.option("--field", "fields", multiple=True, type=click.Choice(MAG_FIELDS, case_sensitive=False),
-                     metavar="FIELD", help="Only works of this MAG field, e.g. 'Computer Science' (repeatable: "
-                                           "any of them)."),
-        click.option("--topic", "topics", multiple=True, metavar="TOPIC",
-                     help="Only works with an OpenAlex topic at or below TOPIC: a topic, subfield, field or domain, "
-                          "by id (T10181, subfields/1702, fields/17, domains/3) or name ('Computer Science'; "
-                          "any case). Repeatable: any of them. openalex only."),
-        click.option("--since", type=int, help="Only works published in or after this year."),
-        click.option("--until", type=int, help="Only works published in or before this year."),
-        click.option("--language", "languages", multiple=True, help="Only works in this language (ISO 639-1; repeatable)."),
-        click.option("--type", "types", multiple=True, help="Only works of this type, e.g. article, preprint (repeatable)."),
-        click.option("--min-cited-by", default=0, show_default=True,
-                     help="Only works the source counts at least this many citations for (all of the source, "
-                          "not only the loaded part)."),
-        click.option("--retracted/--no-retracted", default=True, show_default=True, help="Keep retracted works."),
-        click.option("--include-referenced", is_flag=True,
-                     help="Also load the works the selected works reference as full papers, not :External stubs "
-                          "(one hop: their own references outside stay stubs). Reads the input once more first."),
-    ]):
+    for option in reversed(
+        [
+            click.option(
+                "--field",
+                "fields",
+                multiple=True,
+                type=click.Choice(MAG_FIELDS, case_sensitive=False),
+                metavar="FIELD",
+                help="Only works of this MAG field, e.g. 'Computer Science' (repeatable: any of them).",
+            ),
+            click.option(
+                "--topic",
+                "topics",
+                multiple=True,
+                metavar="TOPIC",
+                help="Only works with an OpenAlex topic at or below TOPIC: a topic, subfield, field or domain, "
+                "by id (T10181, subfields/1702, fields/17, domains/3) or name ('Computer Science'; "
+                "any case). Repeatable: any of them. openalex only.",
+            ),
+            click.option("--since", type=int, help="Only works published in or after this year."),
+            click.option("--until", type=int, help="Only works published in or before this year."),
+            click.option(
+                "--language", "languages", multiple=True, help="Only works in this language (ISO 639-1; repeatable)."
+            ),
+            click.option(
+                "--type", "types", multiple=True, help="Only works of this type, e.g. article, preprint (repeatable)."
+            ),
+            click.option(
+                "--min-cited-by",
+                default=0,
+                show_default=True,
+                help="Only works the source counts at least this many citations for (all of the source, "
+                "not only the loaded part).",
+            ),
+            click.option("--retracted/--no-retracted", default=True, show_default=True, help="Keep retracted works."),
+            click.option(
+                "--include-referenced",
+                is_flag=True,
+                help="Also load the works the selected works reference as full papers, not :External stubs "
+                "(one hop: their own references outside stay stubs). Reads the input once more first.",
+            ),
+        ]
+    ):
         with_selection = option(with_selection)
     return with_selection

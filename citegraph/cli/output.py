@@ -37,9 +37,16 @@ class RichProgress:
         )
 
         self._progress = Progress(  # one per phase: each leaves its final line behind
-            TextColumn("{task.description:>10}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-            TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-            console=make_console(), disable=not self.enabled)
+            TextColumn("{task.description:>10}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=make_console(),
+            disable=not self.enabled,
+        )
         self._progress.start()
         self._task = self._progress.add_task(description, total=total, rate="")
 
@@ -56,8 +63,7 @@ def print_summary(summary) -> None:
     from rich.table import Table
 
     w = summary.write
-    table = Table(title=f"ingest {summary.format}: {summary.files} file(s), {summary.seconds:.1f} s",
-                  show_header=False)
+    table = Table(title=f"ingest {summary.format}: {summary.files} file(s), {summary.seconds:.1f} s", show_header=False)
     rows = [
         ("lines read", summary.lines),
         *((f"records: {kind}", n) for kind, n in sorted(w.records.items())),
@@ -91,9 +97,14 @@ def print_summary(summary) -> None:
 
 
 def print_eligibility(counts: dict[str, int]) -> None:
-    labels = {"papers": "corpus papers", "with_year": "with a year", "with_title": "with a title",
-              "with_abstract": "with an abstract ≥ min length", "with_citations": "with ≥ min citations",
-              "eligible": "eligible (all of these)"}
+    labels = {
+        "papers": "corpus papers",
+        "with_year": "with a year",
+        "with_title": "with a title",
+        "with_abstract": "with an abstract ≥ min length",
+        "with_citations": "with ≥ min citations",
+        "eligible": "eligible (all of these)",
+    }
     print_table("prefilter (MDCR §3)", [{"criterion": labels.get(k, k), "papers": v} for k, v in counts.items()])
 
 
@@ -101,8 +112,13 @@ def print_recommendations(title: str, found, explain: bool) -> None:
     """A table; with explanations, one paper per line and its reasons under it (a table
     cell would fold them into unreadable slivers on an 80-column terminal)."""
     if not explain:
-        print_table(title, [{"rank": i, "id": r.id, "year": r.year, "score": round(r.score, 3), "title": r.title}
-                       for i, r in enumerate(found, start=1)])
+        print_table(
+            title,
+            [
+                {"rank": i, "id": r.id, "year": r.year, "score": round(r.score, 3), "title": r.title}
+                for i, r in enumerate(found, start=1)
+            ],
+        )
         return
     from rich.markup import escape
 
@@ -122,8 +138,12 @@ def print_matches(what: str, matches) -> None:
     found = [m for m in matches if m.paper]
     click.echo(f"{what}: {len(found)} of {len(matches)} entries matched", err=True)
     for m in matches:
-        click.echo(f"  {m.entry.where} → {m.paper} by {m.how}: {m.title}" if m.paper
-                   else f"  {m.entry.where}: NOT matched ({m.how}) {m.entry.title}", err=True)
+        click.echo(
+            f"  {m.entry.where} → {m.paper} by {m.how}: {m.title}"
+            if m.paper
+            else f"  {m.entry.where}: NOT matched ({m.how}) {m.entry.title}",
+            err=True,
+        )
         for warning in m.entry.warnings:
             click.echo(f"    warning: {warning}", err=True)
 

@@ -29,8 +29,13 @@ def pools():
 
 @pools.command("dataset-level")
 @click.option("--queries", "n_queries", default=1000, show_default=True)
-@click.option("--sizes", type=CommaList(int), default="200000,500000,1000000,2000000", show_default=True,
-              help="Pool sizes, comma-separated (capped at what the graph holds).")
+@click.option(
+    "--sizes",
+    type=CommaList(int),
+    default="200000,500000,1000000,2000000",
+    show_default=True,
+    help="Pool sizes, comma-separated (capped at what the graph holds).",
+)
 @with_pool_options
 @click.pass_obj
 def pools_dataset(config: Config, n_queries, sizes, out, seed, year, exclude, repeats, split):
@@ -38,9 +43,17 @@ def pools_dataset(config: Config, n_queries, sizes, out, seed, year, exclude, re
     from ..evaluation.large_scale import pools as pools_
 
     with open_graph(config) as store:
-        manifest = pools_.dataset_level(store, out, n_queries=n_queries, sizes=sizes,
-                                        repeats=repeats, seed=seed, year=year, exclude=ids_file(exclude),
-                                        split=split)
+        manifest = pools_.dataset_level(
+            store,
+            out,
+            n_queries=n_queries,
+            sizes=sizes,
+            repeats=repeats,
+            seed=seed,
+            year=year,
+            exclude=ids_file(exclude),
+            split=split,
+        )
     print_manifest(manifest, out)
 
 
@@ -56,9 +69,18 @@ def pools_field(config: Config, n_queries, size, fields, out, seed, year, exclud
     from ..vocabulary import MAG_FIELDS
 
     with open_graph(config) as store:
-        manifest = pools_.field_level(store, out, fields=fields or MAG_FIELDS,
-                                      n_queries=n_queries, size=size, repeats=repeats, seed=seed, year=year,
-                                      exclude=ids_file(exclude), split=split)
+        manifest = pools_.field_level(
+            store,
+            out,
+            fields=fields or MAG_FIELDS,
+            n_queries=n_queries,
+            size=size,
+            repeats=repeats,
+            seed=seed,
+            year=year,
+            exclude=ids_file(exclude),
+            split=split,
+        )
     print_manifest(manifest, out)
 
 
@@ -69,10 +91,14 @@ def mdcr():
 
 @mdcr.command("build")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
-@retrievers_option("Retrievers with built indexes for the model-based negatives; the 3 least overlapping are used.",
-                   default="")
-@click.option("--exclude", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Paper ids (one a line) never used as queries or candidates.")
+@retrievers_option(
+    "Retrievers with built indexes for the model-based negatives; the 3 least overlapping are used.", default=""
+)
+@click.option(
+    "--exclude",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Paper ids (one a line) never used as queries or candidates.",
+)
 @click.pass_obj
 def mdcr_build(config: Config, out, retrievers, exclude, **options):
     """5 cited + 10 negatives of each type per query, in the official release format."""
@@ -104,8 +130,9 @@ def enrich(config: Config, ids, size, as_json):
 
     with open_graph(config) as store:
         result = enrich_(store, list(ids), size)
-    rows = [{"id": i, "added": i in result.frequency, "cited_by_candidates": result.frequency.get(i)}
-            for i in result.ids]
+    rows = [
+        {"id": i, "added": i in result.frequency, "cited_by_candidates": result.frequency.get(i)} for i in result.ids
+    ]
     if as_json:
         click.echo(json.dumps(rows))
     else:

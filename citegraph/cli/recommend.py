@@ -22,12 +22,18 @@ from .output import print_matches, print_recommendations, print_table, write_pap
 @click.option("--year", type=int, help="Recommend nothing newer (default for --paper: its year).")
 @click.option("--field", help="Only papers of this MAG field.")
 @click.option("--category", help="Only papers of this arXiv category.")
-@click.option("--library", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Recommend for a library: .bib, .ris, CSL-JSON (.json) or a list of DOIs / arXiv ids / "
-                   "paper ids, one a line (instead of --paper).")
-@click.option("--negative", "negatives", multiple=True,
-              help="A paper not wanted (a library file or an id, DOI, arXiv id; repeatable): its neighbours "
-                   "are pushed down.")
+@click.option(
+    "--library",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Recommend for a library: .bib, .ris, CSL-JSON (.json) or a list of DOIs / arXiv ids / "
+    "paper ids, one a line (instead of --paper).",
+)
+@click.option(
+    "--negative",
+    "negatives",
+    multiple=True,
+    help="A paper not wanted (a library file or an id, DOI, arXiv id; repeatable): its neighbours are pushed down.",
+)
 @AS_OF
 @click.option("-k", "--k", default=20, show_default=True)
 @with_retrievers
@@ -36,8 +42,25 @@ from .output import print_matches, print_recommendations, print_table, write_pap
 @click.option("--json", "as_json", is_flag=True, help="The recommendations with their signals as one JSON array.")
 @export_format
 @click.pass_obj
-def recommend(config: Config, paper, title, abstract, references, year, field, category, library, negatives, as_of,
-              k, retrievers, model, explain, as_json, format_):
+def recommend(
+    config: Config,
+    paper,
+    title,
+    abstract,
+    references,
+    year,
+    field,
+    category,
+    library,
+    negatives,
+    as_of,
+    k,
+    retrievers,
+    model,
+    explain,
+    as_json,
+    format_,
+):
     """Which papers should this paper (or this library) cite? From the graph and text scorers, with reasons."""
     from ..library.entries import entries_of
     from ..recommend import Recommender, View, recommendation_dict
@@ -45,9 +68,16 @@ def recommend(config: Config, paper, title, abstract, references, year, field, c
     if library and (paper or title or abstract):
         raise CitegraphError("give --library or a paper (--paper, --title, --abstract), not both")
     with Recommender.open(config, retrievers, model) as rec:
-        asked = rec.ask(paper, papers=entries_of(str(library)) if library else (), title=title, abstract=abstract,
-                        references=references, year=year, view=View(as_of=as_of, field=field, category=category),
-                        negatives=[e for source in negatives for e in entries_of(source)])
+        asked = rec.ask(
+            paper,
+            papers=entries_of(str(library)) if library else (),
+            title=title,
+            abstract=abstract,
+            references=references,
+            year=year,
+            view=View(as_of=as_of, field=field, category=category),
+            negatives=[e for source in negatives for e in entries_of(source)],
+        )
         print_matches("not wanted", asked.negatives)
         print_matches(str(library), asked.library)
         found = rec.recommend_for(asked.seed, k)
@@ -65,8 +95,12 @@ def recommend(config: Config, paper, title, abstract, references, year, field, c
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Weights file (JSON).")
 @click.option("--papers", default=300, show_default=True, help="Held-out citations to learn from.")
 @click.option("--seed", default=0, show_default=True)
-@click.option("--contexts/--no-contexts", default=True, show_default=True,
-              help="Use the citing sentences on the graph's edges as a signal (where it has them).")
+@click.option(
+    "--contexts/--no-contexts",
+    default=True,
+    show_default=True,
+    help="Use the citing sentences on the graph's edges as a signal (where it has them).",
+)
 @with_retrievers
 @click.pass_obj
 def recommend_train(config: Config, out, papers, seed, contexts, retrievers):
@@ -77,19 +111,29 @@ def recommend_train(config: Config, out, papers, seed, contexts, retrievers):
     with Recommender.open(config, retrievers, contexts=contexts) as rec:
         examples = held_out_citations(rec.store, papers, seed)
         weights = train(rec, examples)
-    Weights(weights).save(out, {"trained_on": len(examples), "seed": seed, "retrievers": [str(s) for s in retrievers],
-                                "contexts": contexts}, training_papers=[e.seed.id for e in examples])
+    Weights(weights).save(
+        out,
+        {"trained_on": len(examples), "seed": seed, "retrievers": [str(s) for s in retrievers], "contexts": contexts},
+        training_papers=[e.seed.id for e in examples],
+    )
     print_table(f"learned weights → {out}", [{"feature": k, "weight": round(v, 4)} for k, v in weights.items()])
 
 
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Interface to listen on (loopback: only this machine can connect).")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Interface to listen on (loopback: only this machine can connect).",
+)
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @with_retrievers
 @learned_weights
-@click.option("--cite-model", type=click.Path(path_type=Path), help="A sentence-transformers model folder that "
-              "re-ranks the cite suggestions (as citegraph cite --model).")
+@click.option(
+    "--cite-model",
+    type=click.Path(path_type=Path),
+    help="A sentence-transformers model folder that re-ranks the cite suggestions (as citegraph cite --model).",
+)
 @click.pass_obj
 def serve(config: Config, host, port, retrievers, model, cite_model):
     """HTTP service (/recommend, /cite, /paper, /neighbours, /search, /queries; docs at /docs) and the graph
@@ -97,18 +141,23 @@ def serve(config: Config, host, port, retrievers, model, cite_model):
     try:
         from ..service.http import serve as serve_
     except ImportError as exc:
-        raise CitegraphError(f"citegraph serve needs the [serve] extra ({exc.name} is not installed): "
-                             "pip install 'citegraph[serve]'") from exc
+        raise CitegraphError(
+            f"citegraph serve needs the [serve] extra ({exc.name} is not installed): pip install 'citegraph[serve]'"
+        ) from exc
 
-    serve_(config, host, port, tuple(retrievers), model, log=lambda line: click.echo(line, err=True),
-           cite_model=cite_model)
+    serve_(
+        config, host, port, tuple(retrievers), model, log=lambda line: click.echo(line, err=True), cite_model=cite_model
+    )
 
 
 @main.command()
 @with_retrievers
 @learned_weights
-@click.option("--cite-model", type=click.Path(path_type=Path), help="A sentence-transformers model folder that "
-              "re-ranks the cite suggestions (as citegraph cite --model).")
+@click.option(
+    "--cite-model",
+    type=click.Path(path_type=Path),
+    help="A sentence-transformers model folder that re-ranks the cite suggestions (as citegraph cite --model).",
+)
 @click.pass_obj
 def mcp(config: Config, retrievers, model, cite_model):
     """Model Context Protocol server on stdio, for AI agents: search, papers, neighbours,
@@ -116,18 +165,27 @@ def mcp(config: Config, retrievers, model, cite_model):
     try:
         from ..service.mcp import serve_mcp
     except ImportError as exc:
-        raise CitegraphError(f"citegraph mcp needs the [mcp] extra ({exc.name} is not installed): "
-                             "pip install 'citegraph[mcp]'") from exc
+        raise CitegraphError(
+            f"citegraph mcp needs the [mcp] extra ({exc.name} is not installed): pip install 'citegraph[mcp]'"
+        ) from exc
 
     serve_mcp(config, tuple(retrievers), model, cite_model)
 
 
 @main.command()
-@click.option("--library", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
-              help="The library: .bib, .ris, CSL-JSON or a list of ids.")
-@click.option("--since", type=click.DateTime(["%Y-%m-%d", "%Y-%m", "%Y"]), required=True,
-              help="List papers published since this date (the graph dates papers by year: that year and later) "
-                   "or ingested on it or later (YYYY-MM-DD; YYYY-MM or YYYY: the first day).")
+@click.option(
+    "--library",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    required=True,
+    help="The library: .bib, .ris, CSL-JSON or a list of ids.",
+)
+@click.option(
+    "--since",
+    type=click.DateTime(["%Y-%m-%d", "%Y-%m", "%Y"]),
+    required=True,
+    help="List papers published since this date (the graph dates papers by year: that year and later) "
+    "or ingested on it or later (YYYY-MM-DD; YYYY-MM or YYYY: the first day).",
+)
 @click.option("--negative", "negatives", multiple=True, help="A paper not wanted (a file or an id; repeatable).")
 @click.option("-k", "--k", default=20, show_default=True)
 @with_retrievers
@@ -141,9 +199,11 @@ def watch(config: Config, library, since, negatives, k, retrievers, model, forma
     from ..recommend import Recommender, View
 
     with Recommender.open(config, retrievers, model) as rec:
-        asked = rec.ask(papers=entries_of(str(library)), view=View(since=since.year,
-                                                                   ingested_since=since.date().isoformat()),
-                        negatives=[e for source in negatives for e in entries_of(source)])
+        asked = rec.ask(
+            papers=entries_of(str(library)),
+            view=View(since=since.year, ingested_since=since.date().isoformat()),
+            negatives=[e for source in negatives for e in entries_of(source)],
+        )
         print_matches(str(library), asked.library)
         found = rec.recommend_for(asked.seed, k)
         if format_ != "text":

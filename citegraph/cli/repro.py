@@ -16,11 +16,19 @@ from .app import main
 from .output import print_table
 
 shared_option = click.option(
-    "--shared", type=click.Path(file_okay=False, path_type=Path), default=repro_.SHARED, show_default=True,
-    help="The reference data folder [env CITEGRAPH_SHARED; default: ../shared/data beside the checkout].")
+    "--shared",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=repro_.SHARED,
+    show_default=True,
+    help="The reference data folder [env CITEGRAPH_SHARED; default: ../shared/data beside the checkout].",
+)
 conditions_option = click.option(
-    "--conditions", "conditions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=repro_.CONDITIONS, help="A folder of condition files (*.yaml) [default: the shipped ones].")
+    "--conditions",
+    "conditions_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=repro_.CONDITIONS,
+    help="A folder of condition files (*.yaml) [default: the shipped ones].",
+)
 
 
 def _measured_file(config: Config) -> Path:
@@ -37,18 +45,30 @@ def repro():
 @conditions_option
 def repro_list(shared, conditions_dir):
     """The conditions: what each runs, whether its data is here, how many scores it checks."""
-    print_table("reproduction conditions", [
-        {"condition": c.name, "fast": "yes" if c.fast else "", "scores": len(c.scores),
-         "data": "missing" if c.missing(shared) else "present", "what": c.description}
-        for c in repro_.load(conditions_dir).values()])
+    print_table(
+        "reproduction conditions",
+        [
+            {
+                "condition": c.name,
+                "fast": "yes" if c.fast else "",
+                "scores": len(c.scores),
+                "data": "missing" if c.missing(shared) else "present",
+                "what": c.description,
+            }
+            for c in repro_.load(conditions_dir).values()
+        ],
+    )
 
 
 @repro.command("run")
 @click.argument("names", nargs=-1)
 @click.option("--fast", is_flag=True, help="Only the conditions marked fast (well under a minute each; what CI runs).")
-@click.option("--work", type=click.Path(file_okay=False, path_type=Path),
-              help="Keep each condition's graph, indexes and results in WORK/<condition> (default: a temporary "
-                   "folder, deleted afterwards).")
+@click.option(
+    "--work",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep each condition's graph, indexes and results in WORK/<condition> (default: a temporary "
+    "folder, deleted afterwards).",
+)
 @shared_option
 @conditions_option
 @click.pass_obj
@@ -67,10 +87,15 @@ def repro_run(config: Config, names, fast, work, shared, conditions_dir):
             outcome = repro_.run(condition, root / condition.name, shared, log=click.echo)
             for m in outcome.measured:
                 value = "absent" if m.value is None else f"{m.value:g}"
-                click.echo(f"  {m.score.label}: {value} (expected {m.score.expected:g} ± {m.score.tolerance:g}) "
-                           f"{'OK' if m.ok else 'FAIL'}")
-            click.echo(f"  {outcome.status}" + (f" in {outcome.seconds:.0f} s" if outcome.seconds else "")
-                       + (f": {outcome.note}" if outcome.note else ""))
+                click.echo(
+                    f"  {m.score.label}: {value} (expected {m.score.expected:g} ± {m.score.tolerance:g}) "
+                    f"{'OK' if m.ok else 'FAIL'}"
+                )
+            click.echo(
+                f"  {outcome.status}"
+                + (f" in {outcome.seconds:.0f} s" if outcome.seconds else "")
+                + (f": {outcome.note}" if outcome.note else "")
+            )
             outcomes.append(outcome)
     finally:
         if work is None:

@@ -31,8 +31,9 @@ def server_start(config: Config, port: int, heap: str | None):
     server_ = _arcade(config, heap)
     info = server_.start(port, detach=True)
     click.echo(f"ArcadeDB serves {server_.home} at {info.uri} (pid {info.pid}); log: {server_.log_file}")
-    click.echo(f"user: root; password in {server_.home / 'credentials'}. "
-               "Commands without --uri use this server while it runs.")
+    click.echo(
+        f"user: root; password in {server_.home / 'credentials'}. Commands without --uri use this server while it runs."
+    )
 
 
 @server.command("stop")

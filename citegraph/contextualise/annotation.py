@@ -61,9 +61,20 @@ from pathlib import Path
 
 from ..errors import InputError, Location, Problem
 
-KEYS = ("Citance Number", "Reference Article", "Citing Article", "Citation Marker Offset", "Citation Marker",
-        "Citation Offset", "Citation Text", "Citation Text Clean", "Reference Offset", "Reference Text",
-        "Discourse Facet", "Annotator")
+KEYS = (
+    "Citance Number",
+    "Reference Article",
+    "Citing Article",
+    "Citation Marker Offset",
+    "Citation Marker",
+    "Citation Offset",
+    "Citation Text",
+    "Citation Text Clean",
+    "Reference Offset",
+    "Reference Text",
+    "Discourse Facet",
+    "Annotator",
+)
 _KEY = re.compile(r"(?:^|\|)\s*(" + "|".join(re.escape(k) for k in KEYS) + r")\s*:")
 _ID = re.compile(r"""^(;?)(["']?)(\d+)(["']?)$""")
 _NO_GOLD = re.compile(r"^(?:|\[\s*\]|na|n/a|none|\?+)$", re.IGNORECASE)
@@ -73,7 +84,7 @@ def _cp1252(exc: UnicodeError) -> tuple[str, int]:
     """Decode a byte that is not UTF-8 as Windows-1252 (Latin-1 where that has no character)."""
     if not isinstance(exc, UnicodeDecodeError):  # a decoding handler only
         raise exc
-    byte = exc.object[exc.start:exc.start + 1]
+    byte = exc.object[exc.start : exc.start + 1]
     try:
         return byte.decode("cp1252"), exc.start + 1
     except UnicodeDecodeError:
@@ -146,8 +157,12 @@ def decoded_lines(path: Path, repairs: Repairs) -> list[str]:
         try:
             out.append(raw.decode("utf-8"))
         except UnicodeDecodeError as exc:
-            repairs.add("encoding", Location(path, number), None,
-                        f"byte 0x{raw[exc.start]:02x} is not UTF-8; the line is read as Windows-1252")
+            repairs.add(
+                "encoding",
+                Location(path, number),
+                None,
+                f"byte 0x{raw[exc.start]:02x} is not UTF-8; the line is read as Windows-1252",
+            )
             out.append(raw.decode("utf-8", errors=CP1252_FALLBACK))
     return out
 
@@ -160,7 +175,7 @@ def _text_records(path: Path, repairs: Repairs) -> Iterator[tuple[Location, dict
         found = list(_KEY.finditer(text))
         values: dict[str, str] = {}
         for match, following in zip(found, [*found[1:], None]):
-            value = text[match.end(): following.start() if following else len(text)]
+            value = text[match.end() : following.start() if following else len(text)]
             values.setdefault(match.group(1), value.strip().rstrip("|").strip())
         yield Location(path, number), values
 
@@ -178,8 +193,13 @@ def _csv_records(path: Path, repairs: Repairs) -> Iterator[tuple[Location, dict[
             header = [cell.strip().lstrip("\ufeff") for cell in row]
             missing = [k for k in ("Citance Number", "Citation Text", "Reference Offset") if k not in header]
             if missing:
-                raise InputError(Problem(where, None, f"the header row names no {', '.join(map(repr, missing))} "
-                                         f"column (found: {', '.join(header)})"))
+                raise InputError(
+                    Problem(
+                        where,
+                        None,
+                        f"the header row names no {', '.join(map(repr, missing))} column (found: {', '.join(header)})",
+                    )
+                )
             continue
         if len(row) != len(header):
             repairs.add("row length", where, None, f"{len(row)} cells under a header of {len(header)}; row left out")
@@ -201,21 +221,30 @@ def _offsets(value: str, where: Location, field: str, repairs: Repairs) -> tuple
     if inner.startswith("[") and inner.endswith("]"):
         inner = inner[1:-1]
     if _NO_GOLD.match(inner.strip()):
-        repairs.add("no gold" if scored else "no citation offset", where, field,
-                    f"{value!r} names no sentence; {outcome}")
+        repairs.add(
+            "no gold" if scored else "no citation offset", where, field, f"{value!r} names no sentence; {outcome}"
+        )
         return None
     ids = []
     for part in (p.strip() for p in inner.split(",")):
         match = _ID.match(part)
         if match is None:
-            repairs.add("unreadable offset", where, field,
-                        f"expected a list of sentence ids like ['12','13'], got {value[:60]!r}; {outcome}")
+            repairs.add(
+                "unreadable offset",
+                where,
+                field,
+                f"expected a list of sentence ids like ['12','13'], got {value[:60]!r}; {outcome}",
+            )
             return None
         stray, left, sid, right = match.groups()
         wrong = [what for what, found in (("a stray ';'", stray), ("a quote on one side only", left != right)) if found]
         if wrong:
-            repairs.add("stray character" if stray else "unbalanced quote", where, field,
-                        f"{part!r} has {' and '.join(wrong)}; read as {sid}")
+            repairs.add(
+                "stray character" if stray else "unbalanced quote",
+                where,
+                field,
+                f"{part!r} has {' and '.join(wrong)}; read as {sid}",
+            )
         ids.append(sid)
     return tuple(dict.fromkeys(ids))
 
@@ -237,19 +266,31 @@ def read_gold_rows(path: Path, topic: str, repairs: Repairs) -> list[GoldRow]:
                     raise InputError(Problem(where, key, "is missing"))
         number = values.get("Citance Number", "").strip()
         if not number.isdigit():
-            repairs.add("citance number", where, "Citance Number",
-                        f"{number!r} is not a number; numbered {position} by its place in the file")
+            repairs.add(
+                "citance number",
+                where,
+                "Citance Number",
+                f"{number!r} is not a number; numbered {position} by its place in the file",
+            )
             number = str(position)
         if number in numbers:
-            repairs.add("duplicate citance", where, "Citance Number",
-                        f"{number} already used on line {numbers[number]}; row left out")
+            repairs.add(
+                "duplicate citance",
+                where,
+                "Citance Number",
+                f"{number} already used on line {numbers[number]}; row left out",
+            )
             continue
         numbers[number] = where.line
         text = values.get("Citation Text", "").strip()
         if not text:
             text = values.get("Citation Text Clean", "").strip()
-            repairs.add("citation text", where, "Citation Text", "is empty; " + (
-                "the Citation Text Clean cell is used" if text else "citance left out"))
+            repairs.add(
+                "citation text",
+                where,
+                "Citation Text",
+                "is empty; " + ("the Citation Text Clean cell is used" if text else "citance left out"),
+            )
             if not text:
                 continue
         offsets = _offsets(values.get("Reference Offset", ""), where, "Reference Offset", repairs)
@@ -257,8 +298,13 @@ def read_gold_rows(path: Path, topic: str, repairs: Repairs) -> list[GoldRow]:
             continue
         reference_text = values.get("Reference Text", "").strip()
         if reference_text and _NO_GOLD.match(reference_text.strip("“”\"'")):
-            repairs.add("no gold", where, "Reference Text", f"{reference_text!r} names no sentence; citance left out "
-                        f"(its offset {', '.join(offsets)} is not the annotator's choice)")
+            repairs.add(
+                "no gold",
+                where,
+                "Reference Text",
+                f"{reference_text!r} names no sentence; citance left out "
+                f"(its offset {', '.join(offsets)} is not the annotator's choice)",
+            )
             continue
         for key in ("Citation Offset", "Citation Marker Offset"):
             if key in values:
@@ -266,9 +312,24 @@ def read_gold_rows(path: Path, topic: str, repairs: Repairs) -> list[GoldRow]:
         article = paper_id(values.get("Reference Article", ""))
         citing = paper_id(values.get("Citing Article", ""))
         if article and article != topic:
-            repairs.add("reference article", where, "Reference Article",
-                        f"{article!r} is not the topic's paper {topic!r}"
-                        f"{' (it is the citing paper)' if article == citing else ''}; the row stays with {topic}")
-        rows.append(GoldRow(number, topic, citing, text, offsets, values.get("Citation Marker", "").strip(),
-                            _facets(values.get("Discourse Facet", "")), reference_text, where))
+            repairs.add(
+                "reference article",
+                where,
+                "Reference Article",
+                f"{article!r} is not the topic's paper {topic!r}"
+                f"{' (it is the citing paper)' if article == citing else ''}; the row stays with {topic}",
+            )
+        rows.append(
+            GoldRow(
+                number,
+                topic,
+                citing,
+                text,
+                offsets,
+                values.get("Citation Marker", "").strip(),
+                _facets(values.get("Discourse Facet", "")),
+                reference_text,
+                where,
+            )
+        )
     return rows

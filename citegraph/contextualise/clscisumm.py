@@ -129,8 +129,7 @@ def _unmangle(match: re.Match) -> str:
     """A UTF-8 sequence read as Windows-1252 (or Latin-1) characters, decoded again; kept if it is not one."""
     text = match.group(0)
     try:
-        raw = b"".join(c.encode("cp1252") if c.encode("cp1252", errors="ignore") else c.encode("latin-1")
-                       for c in text)
+        raw = b"".join(c.encode("cp1252") if c.encode("cp1252", errors="ignore") else c.encode("latin-1") for c in text)
         return raw.decode("utf-8")
     except UnicodeError:
         return text
@@ -150,15 +149,14 @@ def read_reference(path: Path) -> Reference:
         if not sid:
             continue  # no id: nothing can refer to it
         if sid in seen:
-            raise InputError(Problem(Location(path, line), "sid",
-                                     f"sentence id {sid} already used on line {seen[sid]}"))
+            raise InputError(
+                Problem(Location(path, line), "sid", f"sentence id {sid} already used on line {seen[sid]}")
+            )
         seen[sid] = line
         texts.append((sid, clean(match.group(2))))
     if not texts:
-        raise InputError(Problem(Location(path, 1), None, "no <S sid=\"…\"> sentences"))
+        raise InputError(Problem(Location(path, 1), None, 'no <S sid="…"> sentences'))
     return make_reference(path.stem, texts, path)
-
-
 
 
 # -- gold sets ---------------------------------------------------------------------------
@@ -177,7 +175,7 @@ def _gold_file(path: Path, topic: str) -> GoldFile | None:
     name = path.name
     if not name.startswith(topic) or path.suffix.lower() not in _GOLD_SUFFIXES or len(name) == len(topic):
         return None
-    rest = name[len(topic):]
+    rest = name[len(topic) :]
     if rest[0] not in "_.":
         return None
     annotator, _, version = rest[1:].partition(".") if rest[0] == "_" else ("", "", rest[1:])
@@ -198,8 +196,12 @@ def _choose(files: list[GoldFile], repairs: Repairs) -> list[GoldFile]:
         chosen.append(group[0])
         for other in group[1:]:
             older = other.version != group[0].version
-            repairs.add("older version" if older else "duplicate gold", Location(other.path, 1), None,
-                        f"{'an older version' if older else 'another copy'} of {group[0].path}; not read")
+            repairs.add(
+                "older version" if older else "duplicate gold",
+                Location(other.path, 1),
+                None,
+                f"{'an older version' if older else 'another copy'} of {group[0].path}; not read",
+            )
     return chosen
 
 
@@ -213,26 +215,44 @@ def gold_files(topic: str, folder: Path, gold: Path | None, repairs: Repairs) ->
     return _choose(inside, repairs)
 
 
-def _citances(rows: Sequence[GoldRow], reference: Reference, topic: str, annotator: str, several: bool,
-              repairs: Repairs) -> list[Citance]:
+def _citances(
+    rows: Sequence[GoldRow], reference: Reference, topic: str, annotator: str, several: bool, repairs: Repairs
+) -> list[Citance]:
     out = []
     for row in rows:
         known = [sid for sid in row.offsets if sid in reference.position]
         if len(known) < len(row.offsets):
             missing = [sid for sid in row.offsets if sid not in reference.position]
-            repairs.add("unknown sentence", row.where, "Reference Offset",
-                        f"sentence id(s) {', '.join(missing)} are not in {reference.path or reference.id}; "
-                        + ("dropped" if known else "citance left out"))
+            repairs.add(
+                "unknown sentence",
+                row.where,
+                "Reference Offset",
+                f"sentence id(s) {', '.join(missing)} are not in {reference.path or reference.id}; "
+                + ("dropped" if known else "citance left out"),
+            )
             if not known:
                 continue
         citation = clean(row.text)
         if not citation:
-            repairs.add("citation text", row.where, "Citation Text", "holds no text once tags are removed; "
-                        "citance left out")
+            repairs.add(
+                "citation text", row.where, "Citation Text", "holds no text once tags are removed; citance left out"
+            )
             continue
         suffix = f"@{annotator or '-'}" if several else ""
-        out.append(Citance(f"{topic}:{row.number}{suffix}", topic, row.citing_article, citation, tuple(known),
-                           row.marker, row.facets, clean(row.reference_text), row.where, annotator))
+        out.append(
+            Citance(
+                f"{topic}:{row.number}{suffix}",
+                topic,
+                row.citing_article,
+                citation,
+                tuple(known),
+                row.marker,
+                row.facets,
+                clean(row.reference_text),
+                row.where,
+                annotator,
+            )
+        )
     return out
 
 
@@ -248,10 +268,16 @@ def read_topic(folder: Path, gold: Path | None = None, repairs: Repairs | None =
     files = gold_files(reference.id, folder, gold, repairs)
     if not files:
         where = f"{folder}/annotation/" + (f" or {gold}" if gold else "")
-        raise CitegraphError(f"{where}: no gold file for {reference.id} (<paper>.ann.txt, <paper>.annv3.txt, "
-                             f"<paper>_<annotator>.csv)")
-    citances = tuple(c for f in files for c in _citances(read_gold_rows(f.path, reference.id, repairs), reference,
-                                                         reference.id, f.annotator, len(files) > 1, repairs))
+        raise CitegraphError(
+            f"{where}: no gold file for {reference.id} (<paper>.ann.txt, <paper>.annv3.txt, <paper>_<annotator>.csv)"
+        )
+    citances = tuple(
+        c
+        for f in files
+        for c in _citances(
+            read_gold_rows(f.path, reference.id, repairs), reference, reference.id, f.annotator, len(files) > 1, repairs
+        )
+    )
     return Topic(reference.id, reference, citances)
 
 
@@ -277,8 +303,10 @@ def read_topics(data_dir: Path, gold: Path | None = None, repairs: Repairs | Non
         else:
             repairs.add("no gold", Location(folder, 0), None, f"topic {topic.id} has no gold citance; left out")
     if not topics:
-        raise CitegraphError(f"{data_dir}: no topic has gold citances" + (
-            "" if gold else " (a test release? give its gold folder with --gold)"))
+        raise CitegraphError(
+            f"{data_dir}: no topic has gold citances"
+            + ("" if gold else " (a test release? give its gold folder with --gold)")
+        )
     return topics
 
 

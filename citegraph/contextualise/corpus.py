@@ -92,5 +92,5 @@ def corpus_sample(paths: Sequence[Path], share: float = 1.0, seed: int = 0) -> l
     documents = _analysed(tuple(Path(p).resolve() for p in paths))
     if share >= 1.0:
         return list(documents)
-    keep = np.random.default_rng(seed).permutation(len(documents))[:round(share * len(documents))]
+    keep = np.random.default_rng(seed).permutation(len(documents))[: round(share * len(documents))]
     return [documents[i] for i in sorted(keep)]

@@ -133,7 +133,7 @@ class WordVectors:
         ids = [self.index.get(t) for t in terms]
         todo = sorted({i for i in ids if i is not None and np.isnan(self._mass[i])})
         for start in range(0, len(todo), 256):
-            block = todo[start:start + 256]
+            block = todo[start : start + 256]
             cos = self.vectors @ self.vectors[block].T  # (V, block)
             s = relatedness(cos, self.tau)
             s[block, np.arange(len(block))] = 0.0  # the term itself counts 1, added below
@@ -190,8 +190,15 @@ class _Replay:
         return (terms for terms in self.make() if terms)
 
 
-def train_word2vec(sentences, dim: int = DIM, window: int = WINDOW, min_count: int = MIN_COUNT,
-                   epochs: int | None = None, negative: int = NEGATIVE, seed: int = 0) -> WordVectors:
+def train_word2vec(
+    sentences,
+    dim: int = DIM,
+    window: int = WINDOW,
+    min_count: int = MIN_COUNT,
+    epochs: int | None = None,
+    negative: int = NEGATIVE,
+    seed: int = 0,
+) -> WordVectors:
     """Skip-gram Word2Vec on ``sentences``: a list of term lists, or a function returning a
     fresh iterator over them (for corpora streamed from a file or the graph).
 
@@ -204,14 +211,31 @@ def train_word2vec(sentences, dim: int = DIM, window: int = WINDOW, min_count: i
         raise CitegraphError("the word-embedding models need gensim: pip install 'citegraph[contextualise]'") from None
 
     corpus = _Replay(sentences) if callable(sentences) else [s for s in sentences if s]
-    model = Word2Vec(vector_size=dim, window=window, min_count=min_count, sg=1, negative=negative, seed=seed,
-                     workers=1, hashfxn=_hash)
+    model = Word2Vec(
+        vector_size=dim,
+        window=window,
+        min_count=min_count,
+        sg=1,
+        negative=negative,
+        seed=seed,
+        workers=1,
+        hashfxn=_hash,
+    )
     model.build_vocab(corpus)
     if epochs is None:
         epochs = max(MIN_EPOCHS, min(EPOCHS, PASSES // max(1, model.corpus_total_words)))
-    meta = {"trainer": "gensim Word2Vec skip-gram", "dim": dim, "window": window, "min_count": min_count,
-            "epochs": epochs, "negative": negative, "seed": seed, "sentences": model.corpus_count,
-            "tokens": model.corpus_total_words, "centred": True}
+    meta = {
+        "trainer": "gensim Word2Vec skip-gram",
+        "dim": dim,
+        "window": window,
+        "min_count": min_count,
+        "epochs": epochs,
+        "negative": negative,
+        "seed": seed,
+        "sentences": model.corpus_count,
+        "tokens": model.corpus_total_words,
+        "centred": True,
+    }
     if not model.wv.index_to_key:  # no word seen min_count times: every term only matches itself
         return WordVectors([], np.zeros((0, dim), dtype=np.float32), meta)
     model.train(corpus, total_examples=model.corpus_count, epochs=epochs)
@@ -235,13 +259,18 @@ def retrofit(vectors: WordVectors, ontology: Ontology, iterations: int = 10, alp
     """Faruqui et al.'s retrofitting of the vectors to the ontology's synonym pairs."""
     original = vectors.vectors.astype(np.float64)
     new = original.copy()
-    neighbours = {vectors.index[t]: [vectors.index[n] for n in ns if n in vectors.index]
-                  for t, ns in ontology.neighbours.items() if t in vectors.index}
+    neighbours = {
+        vectors.index[t]: [vectors.index[n] for n in ns if n in vectors.index]
+        for t, ns in ontology.neighbours.items()
+        if t in vectors.index
+    }
     neighbours = {i: ns for i, ns in neighbours.items() if ns}
     for _ in range(iterations):
         for i, ns in neighbours.items():
             beta = 1.0 / len(ns)
             new[i] = (alpha * original[i] + beta * new[ns].sum(axis=0)) / (alpha + beta * len(ns))
-    meta = {**{k: v for k, v in vectors.meta.items() if k != "tau"}, "retrofitted": {
-        "iterations": iterations, "alpha": alpha, "terms_moved": len(neighbours)}}
+    meta = {
+        **{k: v for k, v in vectors.meta.items() if k != "tau"},
+        "retrofitted": {"iterations": iterations, "alpha": alpha, "terms_moved": len(neighbours)},
+    }
     return WordVectors(list(vectors.terms), new.astype(np.float32), meta)

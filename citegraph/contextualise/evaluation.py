@@ -82,9 +82,14 @@ def folds_of(topics: Sequence[str], k: int, seed: int = 0) -> dict[str, int]:
     return {ordered[j]: position % k for position, j in enumerate(rng.permutation(len(ordered)))}
 
 
-def cross_validate(model: Model, cases: Sequence[Case], resources: Resources, fold: Sequence[int],
-                   ns: Sequence[int] = N_GRID, predict: Sequence[int] | None = None,
-                   ) -> tuple[list[Prediction | None], list[dict]]:
+def cross_validate(
+    model: Model,
+    cases: Sequence[Case],
+    resources: Resources,
+    fold: Sequence[int],
+    ns: Sequence[int] = N_GRID,
+    predict: Sequence[int] | None = None,
+) -> tuple[list[Prediction | None], list[dict]]:
     """Held-out predictions for the cases of the ``predict`` folds (default: all), each fold
     ranked with the setting best on the other folds, and the setting chosen per fold."""
     features = [model.prepare(c.query, c.sentences, resources) for c in cases]
@@ -110,10 +115,19 @@ def cross_validate(model: Model, cases: Sequence[Case], resources: Resources, fo
 
 
 # -- the whole evaluation ----------------------------------------------------------------
-def build_resources(topics: Sequence[Topic], analysed: dict[str, list[list[str]]], models: Sequence[Model],
-                    out: Path, ontologies: Sequence[Path], acronyms: bool, corpus: Sequence[Path],
-                    vectors_dir: Path | None, log: Callable[[str], None], seed: int = 0,
-                    corpus_share: float = 1.0) -> tuple[Resources, dict]:
+def build_resources(
+    topics: Sequence[Topic],
+    analysed: dict[str, list[list[str]]],
+    models: Sequence[Model],
+    out: Path,
+    ontologies: Sequence[Path],
+    acronyms: bool,
+    corpus: Sequence[Path],
+    vectors_dir: Path | None,
+    log: Callable[[str], None],
+    seed: int = 0,
+    corpus_share: float = 1.0,
+) -> tuple[Resources, dict]:
     needs = {need for m in models for need in m.needs}
     texts = [s.text for t in topics for s in t.reference.sentences] + [c.text for t in topics for c in t.citances]
     background = lm.Background.from_terms(t for terms in analysed.values() for t in terms)
@@ -131,26 +145,41 @@ def build_resources(topics: Sequence[Topic], analysed: dict[str, list[list[str]]
             log(f"training word vectors on {len(sentences):,} texts ({len(documents):,} corpus documents)")
             resources.vectors = train_word2vec(sentences, seed=seed)
             resources.vectors.save(out / "vectors")
-            log(f"{len(resources.vectors):,} terms have a vector (seen ≥ {resources.vectors.meta.get('min_count')} "
-                f"times); τ = {resources.vectors.tau:.3f}")
-            info["vectors"] = {"trained_on": "reference sentences + citation texts" +
-                               (f" + {', '.join(map(str, corpus))}" if corpus else ""),
-                               "corpus_documents": len(documents), "corpus_share": corpus_share,
-                               "seconds": round(time.perf_counter() - started, 1)}
-        info["vectors"].update(terms=len(resources.vectors), tau=resources.vectors.tau,
-                               **{k: v for k, v in resources.vectors.meta.items() if k != "tau"})
+            log(
+                f"{len(resources.vectors):,} terms have a vector (seen ≥ {resources.vectors.meta.get('min_count')} "
+                f"times); τ = {resources.vectors.tau:.3f}"
+            )
+            info["vectors"] = {
+                "trained_on": "reference sentences + citation texts"
+                + (f" + {', '.join(map(str, corpus))}" if corpus else ""),
+                "corpus_documents": len(documents),
+                "corpus_share": corpus_share,
+                "seconds": round(time.perf_counter() - started, 1),
+            }
+        info["vectors"].update(
+            terms=len(resources.vectors),
+            tau=resources.vectors.tau,
+            **{k: v for k, v in resources.vectors.meta.items() if k != "tau"},
+        )
     if "ontology" in needs:
         parts = [read_ontology(p) for p in ontologies]
         if acronyms:
             mined, sets = from_acronyms(texts)
-            write_thesaurus(out / "acronyms.tsv", sets, "acronym definitions found in the CL-SciSumm texts "
-                            "(Schwartz & Hearst); thesaurus format: phrase<TAB>synonym")
+            write_thesaurus(
+                out / "acronyms.tsv",
+                sets,
+                "acronym definitions found in the CL-SciSumm texts "
+                "(Schwartz & Hearst); thesaurus format: phrase<TAB>synonym",
+            )
             parts.append(mined)
         resources.ontology = Ontology().merge(*parts)
         vocabulary = set(background.counts)
-        info["ontology"] = {"sources": resources.ontology.sources, "pairs": resources.ontology.pairs,
-                            "terms": len(resources.ontology.neighbours),
-                            "terms_in_collection": sum(t in vocabulary for t in resources.ontology.neighbours)}
+        info["ontology"] = {
+            "sources": resources.ontology.sources,
+            "pairs": resources.ontology.pairs,
+            "terms": len(resources.ontology.neighbours),
+            "terms_in_collection": sum(t in vocabulary for t in resources.ontology.neighbours),
+        }
         if resources.vectors is not None and "retrofitted" in needs:
             resources.retrofitted = retrofit(resources.vectors, resources.ontology)
             info["retrofitted"] = {"tau": resources.retrofitted.tau, **resources.retrofitted.meta["retrofitted"]}
@@ -208,13 +237,26 @@ class CLSciSumm:
         if both:
             raise CitegraphError(f"topics both in {data_dir} and {test_dir}: {', '.join(both)}")
         if test_dir is None and (len(topics) < 2 or folds < 2):
-            raise CitegraphError(f"{data_dir}: cross-validation over topics needs at least 2 topics and 2 folds "
-                                 f"(found {len(topics)} topics, asked for {folds} folds)")
+            raise CitegraphError(
+                f"{data_dir}: cross-validation over topics needs at least 2 topics and 2 folds "
+                f"(found {len(topics)} topics, asked for {folds} folds)"
+            )
         folds = min(folds, len(topics))
         cases, analysed = make_cases([*topics, *test_topics])
         ontologies = [bundled_ccs()] if self.ontologies is None else list(self.ontologies)
-        resources, info = build_resources([*topics, *test_topics], analysed, chosen_models, out, ontologies,
-                                          self.acronyms, self.corpus, self.vectors, log, seed, self.corpus_share)
+        resources, info = build_resources(
+            [*topics, *test_topics],
+            analysed,
+            chosen_models,
+            out,
+            ontologies,
+            self.acronyms,
+            self.corpus,
+            self.vectors,
+            log,
+            seed,
+            self.corpus_share,
+        )
         if test_dir is None:
             fold_of = folds_of([t.id for t in topics], folds, seed)
             fold, predict = [fold_of[c.citance.topic] for c in cases], None
@@ -225,20 +267,40 @@ class CLSciSumm:
             test_ids = {t.id for t in test_topics}
             fold, predict = [0 if c.citance.topic in test_ids else 1 for c in cases], [0]
             scored = [c for c in cases if c.citance.topic in test_ids]
-            title = (f"CL-SciSumm test ({len(test_topics)} topics, {len(scored)} citances; tuned on "
-                     f"{len(topics)} training topics, {len(cases) - len(scored)} citances)")
-            protocol = {"train": str(data_dir), "test": str(test_dir), "train_topics": len(topics),
-                        "train_citances": len(cases) - len(scored), "seed": seed}
+            title = (
+                f"CL-SciSumm test ({len(test_topics)} topics, {len(scored)} citances; tuned on "
+                f"{len(topics)} training topics, {len(cases) - len(scored)} citances)"
+            )
+            protocol = {
+                "train": str(data_dir),
+                "test": str(test_dir),
+                "train_topics": len(topics),
+                "train_citances": len(cases) - len(scored),
+                "seed": seed,
+            }
         log(f"{title}")
         rouge = rouge_scorer()
         table = Table(f"Citation contextualisation, {title}", COLUMNS, name="contextualise")
-        sentence_table = Table("Sentence-level P / R / F1 of the selected sentences; F1 micro / macro over gold sets "
-                               "as the official script (same runs)", SENTENCE_COLUMNS, name="contextualise_sentences")
+        sentence_table = Table(
+            "Sentence-level P / R / F1 of the selected sentences; F1 micro / macro over gold sets "
+            "as the official script (same runs)",
+            SENTENCE_COLUMNS,
+            name="contextualise_sentences",
+        )
         per_query: dict[str, dict[str, dict[str, float]]] = {}
-        config = {**protocol, "gold": str(gold) if gold else None, "topics": len(topics) + len(test_topics),
-                  "citances": len(scored), "n_grid": list(N_GRID),
-                  "selection": "top n sentences, n tuned with the parameters", "tuned_for": "c-F",
-                  "repairs": repairs.summary(), **info, "chosen": {}, "seconds": {}}
+        config = {
+            **protocol,
+            "gold": str(gold) if gold else None,
+            "topics": len(topics) + len(test_topics),
+            "citances": len(scored),
+            "n_grid": list(N_GRID),
+            "selection": "top n sentences, n tuned with the parameters",
+            "tuned_for": "c-F",
+            "repairs": repairs.summary(),
+            **info,
+            "chosen": {},
+            "seconds": {},
+        }
         for model in chosen_models:
             model_started = time.perf_counter()
             log(f"{model.label}: {len(model.grid())} settings × {len(N_GRID)} n")
@@ -263,15 +325,38 @@ class CLSciSumm:
         return Scores([table, sentence_table], config, per_query)
 
 
-def evaluate_clscisumm(data_dir: Path, out: Path, models: Sequence[str] = DEFAULT_MODELS, folds: int = FOLDS,
-                       seed: int = 0, ontologies: Sequence[Path] | None = None, acronyms: bool = True,
-                       corpus: Sequence[Path] = (), vectors: Path | None = None, log: Log = quiet,
-                       corpus_share: float = 1.0, *, test_dir: Path | None = None, gold: Path | None = None,
-                       repairs: Repairs | None = None) -> tuple[list[Table], dict]:
+def evaluate_clscisumm(
+    data_dir: Path,
+    out: Path,
+    models: Sequence[str] = DEFAULT_MODELS,
+    folds: int = FOLDS,
+    seed: int = 0,
+    ontologies: Sequence[Path] | None = None,
+    acronyms: bool = True,
+    corpus: Sequence[Path] = (),
+    vectors: Path | None = None,
+    log: Log = quiet,
+    corpus_share: float = 1.0,
+    *,
+    test_dir: Path | None = None,
+    gold: Path | None = None,
+    repairs: Repairs | None = None,
+) -> tuple[list[Table], dict]:
     """:class:`CLSciSumm` through the harness (one run of a series): the tables and per-citance values."""
-    benchmark = CLSciSumm(Path(data_dir), tuple(models), folds, seed, None if ontologies is None else tuple(ontologies),
-                          acronyms, tuple(corpus), vectors, corpus_share, test_dir, gold,
-                          repairs if repairs is not None else Repairs())
+    benchmark = CLSciSumm(
+        Path(data_dir),
+        tuple(models),
+        folds,
+        seed,
+        None if ontologies is None else tuple(ontologies),
+        acronyms,
+        tuple(corpus),
+        vectors,
+        corpus_share,
+        test_dir,
+        gold,
+        repairs if repairs is not None else Repairs(),
+    )
     results = run(benchmark, [], out, log=log)
     return results.tables, results.per_query
 
@@ -286,14 +371,18 @@ def significance(per_query: dict, labels: Sequence[str], measure: str = "c-F") -
     baselines = [b for b in BASELINES if b in per_query]
     if not baselines:
         return {}
-    evaluations = {label: Evaluation({measure: per_query[label][measure]}, sorted(per_query[label][measure]))
-                   for label in labels}
+    evaluations = {
+        label: Evaluation({measure: per_query[label][measure]}, sorted(per_query[label][measure])) for label in labels
+    }
     best = max(baselines, key=lambda b: evaluations[b].mean[measure])
     out: dict[str, Any] = {"measure": measure, "baseline": best}
     for label in labels:
         if label != best:
             c = compare(evaluations[label], evaluations[best], measure, permutations=2000)
-            out[label] = {"mean": c.mean_a, "baseline": c.mean_b, "t_test_p": c.t_test_p,
-                          "randomisation_p": c.randomisation_p}
+            out[label] = {
+                "mean": c.mean_a,
+                "baseline": c.mean_b,
+                "t_test_p": c.t_test_p,
+                "randomisation_p": c.randomisation_p,
+            }
     return out
-

@@ -43,8 +43,13 @@ from . import lm
 from .clscisumm import Reference, make_reference
 from .models import Model, Resources, query_terms, ranking, settings, strip_citations
 
-MANIFEST, BACKGROUND, VECTORS, ACRONYMS, CORPUS = "manifest.json", "background.json", "vectors", "acronyms.tsv", \
-    "corpus.txt"
+MANIFEST, BACKGROUND, VECTORS, ACRONYMS, CORPUS = (
+    "manifest.json",
+    "background.json",
+    "vectors",
+    "acronyms.tsv",
+    "corpus.txt",
+)
 CONTEXT_LIMIT = 20
 
 
@@ -90,8 +95,9 @@ def cited_reference(store: GraphStore, paper_id: str) -> Reference:
     return make_reference(paper_id, texts)
 
 
-def citing_texts(store: GraphStore, cited: str, texts: Sequence[str] = (), citing: str | None = None,
-                 limit: int = CONTEXT_LIMIT) -> list[CitingText]:
+def citing_texts(
+    store: GraphStore, cited: str, texts: Sequence[str] = (), citing: str | None = None, limit: int = CONTEXT_LIMIT
+) -> list[CitingText]:
     """The given texts; else the sentences on ``citing``'s edge to ``cited``; else those of every citing paper."""
     if texts:
         return [CitingText(t) for t in texts]
@@ -146,8 +152,9 @@ def _export(store: GraphStore, folder: Path) -> tuple[lm.Background, list[list[s
     return background, sets, counts
 
 
-def prepare_corpus(store: GraphStore, folder: Path, rebuild: bool = False,
-                   log: Callable[[str], None] = lambda message: None) -> dict:
+def prepare_corpus(
+    store: GraphStore, folder: Path, rebuild: bool = False, log: Callable[[str], None] = lambda message: None
+) -> dict:
     """Export the graph's texts to ``folder`` and count them, unless a build of the same corpus is there."""
     from .ontology import write_thesaurus
 
@@ -167,11 +174,21 @@ def prepare_corpus(store: GraphStore, folder: Path, rebuild: bool = False,
     started = time.perf_counter()
     log(f"reading {size['papers']:,} papers and {size['contexts']:,} citation contexts from the graph")
     background, sets, counts = _export(store, folder)
-    write_thesaurus(folder / ACRONYMS, sets, "acronym definitions found in the graph's titles, abstracts and "
-                    "citing sentences (Schwartz & Hearst); thesaurus format: phrase<TAB>synonym")
+    write_thesaurus(
+        folder / ACRONYMS,
+        sets,
+        "acronym definitions found in the graph's titles, abstracts and "
+        "citing sentences (Schwartz & Hearst); thesaurus format: phrase<TAB>synonym",
+    )
     (folder / BACKGROUND).write_text(json.dumps(background.to_json()) + "\n", encoding="utf-8")
-    manifest = {"corpus": size, "read": counts, "terms": len(background.counts), "tokens": background.total,
-                "acronyms": len(sets), "seconds": round(time.perf_counter() - started, 1)}
+    manifest = {
+        "corpus": size,
+        "read": counts,
+        "terms": len(background.counts),
+        "tokens": background.total,
+        "acronyms": len(sets),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     manifest_path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return manifest
 
@@ -211,8 +228,14 @@ def graph_ontology(store: GraphStore, files: Sequence[Path] = (), acronyms: Path
     return Ontology().merge(*parts)
 
 
-def graph_resources(store: GraphStore, model: Model, folder: Path, ontologies: Sequence[Path] = (),
-                    rebuild: bool = False, log: Callable[[str], None] = lambda message: None) -> Resources:
+def graph_resources(
+    store: GraphStore,
+    model: Model,
+    folder: Path,
+    ontologies: Sequence[Path] = (),
+    rebuild: bool = False,
+    log: Callable[[str], None] = lambda message: None,
+) -> Resources:
     """What ``model`` needs, from the graph (built into ``folder`` on first use)."""
     from .embeddings import retrofit
 
@@ -230,8 +253,14 @@ def graph_resources(store: GraphStore, model: Model, folder: Path, ontologies: S
 
 
 # -- ranking -----------------------------------------------------------------------------
-def contextualise(reference: Reference, texts: Sequence[CitingText], model: Model, resources: Resources,
-                  k: int = 3, params: dict | None = None) -> list[Contextualised]:
+def contextualise(
+    reference: Reference,
+    texts: Sequence[CitingText],
+    model: Model,
+    resources: Resources,
+    k: int = 3,
+    params: dict | None = None,
+) -> list[Contextualised]:
     """The top ``k`` sentences of ``reference`` for each citing text (``params``: default the model's defaults)."""
     from ..retrieval.bm25 import analyze
 
@@ -244,7 +273,14 @@ def contextualise(reference: Reference, texts: Sequence[CitingText], model: Mode
             raise CitegraphError(f"the citing text {citing.text[:80]!r} holds no content words to match")
         scores = model.score(model.prepare(query, sentences, resources), params)
         top = ranking(scores)[:k]
-        found.append(Contextualised(reference.id, citing, tuple(
-            Evidence(rank, reference.sentences[i].sid, reference.sentences[i].text, float(scores[i]))
-            for rank, i in enumerate(top, 1))))
+        found.append(
+            Contextualised(
+                reference.id,
+                citing,
+                tuple(
+                    Evidence(rank, reference.sentences[i].sid, reference.sentences[i].text, float(scores[i]))
+                    for rank, i in enumerate(top, 1)
+                ),
+            )
+        )
     return found

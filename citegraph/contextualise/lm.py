@@ -127,12 +127,18 @@ class Features:
     syn_length: np.ndarray | None = None
 
 
-def prepare(query: Sequence[str], sentences: SentenceSet, background: Background,
-            vectors: WordVectors | None = None, ontology: Ontology | None = None) -> Features:
+def prepare(
+    query: Sequence[str],
+    sentences: SentenceSet,
+    background: Background,
+    vectors: WordVectors | None = None,
+    ontology: Ontology | None = None,
+) -> Features:
     counts = Counter(query)
     terms = list(counts)
-    features = Features(np.array([counts[t] for t in terms], dtype=float), background.p(terms),
-                        sentences.exact(terms), sentences.length)
+    features = Features(
+        np.array([counts[t] for t in terms], dtype=float), background.p(terms), sentences.exact(terms), sentences.length
+    )
     if vectors is not None:
         features.f_sem, features.sem_length = sentences.semantic(terms, vectors)
     if ontology is not None:
@@ -175,5 +181,9 @@ def dirichlet_grid() -> list[dict]:
 
 
 def interpolated_grid() -> list[dict]:
-    return [{"mu": mu, "lam": lam, "gamma": gamma} for mu in MU_GRID for lam in LAMBDA_GRID
-            for gamma in (GAMMA_GRID if lam < 1 else GAMMA_GRID[:1])]
+    return [
+        {"mu": mu, "lam": lam, "gamma": gamma}
+        for mu in MU_GRID
+        for lam in LAMBDA_GRID
+        for gamma in (GAMMA_GRID if lam < 1 else GAMMA_GRID[:1])
+    ]

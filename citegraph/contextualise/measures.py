@@ -72,6 +72,7 @@ class Prediction:
 # -- measures --------------------------------------------------------------------------
 def overlap(a: Iterable[tuple[int, int]], b: Iterable[tuple[int, int]]) -> int:
     """Characters covered by both span sets (each set's spans merged first)."""
+
     def merged(spans: Iterable[tuple[int, int]]) -> list[list[int]]:
         out: list[list[int]] = []
         for start, end in sorted(s for s in spans if s[1] > s[0]):
@@ -159,7 +160,7 @@ def official_f1(cases: Sequence[Case], predictions: Sequence[Prediction]) -> dic
     set (topic, annotator), then micro (counts summed) and macro (P and R averaged)."""
     counts: dict[tuple[str, str], np.ndarray] = {}
     for case, prediction in zip(cases, predictions):
-        chosen = {case.reference.sentences[int(i)].sid for i in prediction.order[:prediction.n]}
+        chosen = {case.reference.sentences[int(i)].sid for i in prediction.order[: prediction.n]}
         gold = set(case.citance.gold)
         hits = len(chosen & gold)
         key = (case.citance.topic, case.citance.annotator)
@@ -179,7 +180,9 @@ def ndcg(cases: Sequence[Case], orders: Sequence[np.ndarray]) -> dict[str, float
     from ..retrieval.base import Hit
 
     qrels = {c.citance.id: {c.reference.sentences[i].sid: 1 for i in np.flatnonzero(c.gold)} for c in cases}
-    run = {c.citance.id: [Hit(c.reference.sentences[i].sid, float(len(o) - r)) for r, i in enumerate(o)]
-           for c, o in zip(cases, orders)}
+    run = {
+        c.citance.id: [Hit(c.reference.sentences[i].sid, float(len(o) - r)) for r, i in enumerate(o)]
+        for c, o in zip(cases, orders)
+    }
     depth = max((len(o) for o in orders), default=1)
     return evaluate(qrels, run, ["nDCG"], depth=depth).per_query["nDCG"]

@@ -46,8 +46,10 @@ if TYPE_CHECKING:  # the registry stays cheap to import: the CLI takes its choic
 _YEAR = r"(?:1[89]|20)\d{2}[a-z]?"
 _NAME = r"[A-Z][\w'’`-]+"
 _MARKERS = [  # in this order: the names before "(2000)" go with it
-    re.compile(_NAME + r"(?:\s+(?:et\s+al\.?|and\s+" + _NAME + r"|&\s+" + _NAME + r"))?"  # Tillmann and Ney (2000)
-               r"\s*,?\s*\(\s*" + _YEAR + r"\s*\)"),
+    re.compile(
+        _NAME + r"(?:\s+(?:et\s+al\.?|and\s+" + _NAME + r"|&\s+" + _NAME + r"))?"  # Tillmann and Ney (2000)
+        r"\s*,?\s*\(\s*" + _YEAR + r"\s*\)"
+    ),
     re.compile(r"\((?=[^()]*\b" + _YEAR + r"\b)[^()]*\)"),  # (Brown et al., 1993; Och 2003)
     re.compile(r"\[(?:\s*\d+\s*(?:[,;–-]\s*\d+\s*)*|[A-Z]{2,}\d*)\]"),  # [12], [3, 4-6], [CIT]
 ]
@@ -94,20 +96,37 @@ class Model:
 
 def _lm(vectors: str | None = None, ontology: bool = False):
     def prepare(query, sentences, r: Resources):
-        return lm.prepare(query, sentences, r.background, getattr(r, vectors) if vectors else None,
-                          r.ontology if ontology else None)
+        return lm.prepare(
+            query, sentences, r.background, getattr(r, vectors) if vectors else None, r.ontology if ontology else None
+        )
 
     return prepare
 
 
-MODELS: dict[str, Model] = {m.name: m for m in [
-    Model("bm25", "BM25", bm25_.grid, lambda q, s, r: bm25_.prepare(q, s), bm25_.bm25),
-    Model("lmd", "LMD", lm.dirichlet_grid, _lm(), lm.dirichlet),
-    Model("we", "WE", lm.dirichlet_grid, _lm("vectors"), lm.semantic, ("vectors",)),
-    Model("we+rtrft", "WE+rtrft", lm.dirichlet_grid, _lm("retrofitted"), lm.semantic, ("vectors", "ontology", "retrofitted")),
-    Model("we+dmn", "WE+dmn", lm.interpolated_grid, _lm("vectors", ontology=True), lm.interpolated,
-          ("vectors", "ontology")),
-]}
+MODELS: dict[str, Model] = {
+    m.name: m
+    for m in [
+        Model("bm25", "BM25", bm25_.grid, lambda q, s, r: bm25_.prepare(q, s), bm25_.bm25),
+        Model("lmd", "LMD", lm.dirichlet_grid, _lm(), lm.dirichlet),
+        Model("we", "WE", lm.dirichlet_grid, _lm("vectors"), lm.semantic, ("vectors",)),
+        Model(
+            "we+rtrft",
+            "WE+rtrft",
+            lm.dirichlet_grid,
+            _lm("retrofitted"),
+            lm.semantic,
+            ("vectors", "ontology", "retrofitted"),
+        ),
+        Model(
+            "we+dmn",
+            "WE+dmn",
+            lm.interpolated_grid,
+            _lm("vectors", ontology=True),
+            lm.interpolated,
+            ("vectors", "ontology"),
+        ),
+    ]
+}
 DEFAULT_MODELS = tuple(MODELS)
 
 #: Parameters for use outside an evaluation (the graph), chosen by the CL-SciSumm cross-validation.

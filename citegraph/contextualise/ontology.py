@@ -88,7 +88,7 @@ class Ontology:
             analysed = [set(analyze(p)) for p in dict.fromkeys(p.strip() for p in phrases if p.strip())]
             count += 1
             for i, a in enumerate(analysed):
-                for b in analysed[i + 1:]:
+                for b in analysed[i + 1 :]:
                     for x in a - b:
                         for y in b - a:
                             links.setdefault(x, set()).add(y)
@@ -102,15 +102,20 @@ class Ontology:
         for other in others:
             for t, n in other.neighbours.items():
                 links.setdefault(t, set()).update(n)
-        return Ontology({t: frozenset(n) for t, n in links.items()},
-                        [*self.sources, *(s for o in others for s in o.sources)])
+        return Ontology(
+            {t: frozenset(n) for t, n in links.items()}, [*self.sources, *(s for o in others for s in o.sources)]
+        )
 
 
 # -- acronyms ------------------------------------------------------------------------
 def _is_short_form(text: str) -> bool:
     letters = [c for c in text if c.isalpha()]
-    return (2 <= len(text) <= 10 and text[0].isalnum() and " " not in text.strip()
-            and sum(c.isupper() for c in letters) >= 2)
+    return (
+        2 <= len(text) <= 10
+        and text[0].isalnum()
+        and " " not in text.strip()
+        and sum(c.isupper() for c in letters) >= 2
+    )
 
 
 def long_form(short: str, before: str) -> str | None:
@@ -120,7 +125,7 @@ def long_form(short: str, before: str) -> str | None:
     min(|short| + 5, 2·|short|) preceding words, its first letter at the start of a word.
     """
     words = before.split()
-    window = " ".join(words[-min(len(short) + 5, 2 * len(short)):])
+    window = " ".join(words[-min(len(short) + 5, 2 * len(short)) :])
     s, candidate = short.lower(), window.lower()
     si, li = len(s) - 1, len(candidate) - 1
     while si >= 0:
@@ -195,8 +200,10 @@ def _kind(path: Path) -> str:
         return "skos"
     if name.endswith(THESAURUS_SUFFIXES):
         return "thesaurus"
-    raise CitegraphError(f"{path}: an ontology is SKOS XML ({', '.join(SKOS_SUFFIXES)}) or a TAB-separated "
-                         f"thesaurus ({', '.join(THESAURUS_SUFFIXES)}), optionally compressed")
+    raise CitegraphError(
+        f"{path}: an ontology is SKOS XML ({', '.join(SKOS_SUFFIXES)}) or a TAB-separated "
+        f"thesaurus ({', '.join(THESAURUS_SUFFIXES)}), optionally compressed"
+    )
 
 
 def read_ontology(path: Path) -> Ontology:

@@ -34,8 +34,9 @@ def _share_label(share: float) -> str:
     return f"{share * 100:g} %"
 
 
-def _finished(run_dir: Path, data_dir: Path, labels: Sequence[str], folds: int, seed: int, share: float,
-              options: dict) -> tuple[list[Table], dict] | None:
+def _finished(
+    run_dir: Path, data_dir: Path, labels: Sequence[str], folds: int, seed: int, share: float, options: dict
+) -> tuple[list[Table], dict] | None:
     """The tables and per-citance values of an earlier run of the same setting in ``run_dir``
     (same data, folds, seed, corpus and share; every asked model in it), else None: an
     interrupted series resumes, and a learning curve reuses the seeds' full-corpus runs."""
@@ -45,10 +46,15 @@ def _finished(run_dir: Path, data_dir: Path, labels: Sequence[str], folds: int, 
         return None
     config, vectors = results["config"], results["config"].get("vectors", {})
     corpus = [str(c).rstrip("/").rsplit("/", 1)[-1] for c in options.get("corpus") or ()]  # named alike
-    same = (Path(config["data"]).resolve() == Path(data_dir).resolve()
-            and config["folds"] == folds and config["seed"] == seed
-            and vectors.get("corpus_share", 1.0) == share and all(c in vectors.get("trained_on", "") for c in corpus)
-            and not options.get("vectors") and set(labels) <= set(results["per_query"]))
+    same = (
+        Path(config["data"]).resolve() == Path(data_dir).resolve()
+        and config["folds"] == folds
+        and config["seed"] == seed
+        and vectors.get("corpus_share", 1.0) == share
+        and all(c in vectors.get("trained_on", "") for c in corpus)
+        and not options.get("vectors")
+        and set(labels) <= set(results["per_query"])
+    )
     if not same:
         return None
     tables = [Table(**t) for t in results["tables"]]
@@ -57,8 +63,16 @@ def _finished(run_dir: Path, data_dir: Path, labels: Sequence[str], folds: int, 
     return tables, {label: results["per_query"][label] for label in labels}
 
 
-def repeat(data_dir: Path, out: Path, models: Sequence[str], folds: int, seeds: Sequence[int],
-           shares: Sequence[float], log: Callable[[str], None] = lambda message: None, **options) -> Scores:
+def repeat(
+    data_dir: Path,
+    out: Path,
+    models: Sequence[str],
+    folds: int,
+    seeds: Sequence[int],
+    shares: Sequence[float],
+    log: Callable[[str], None] = lambda message: None,
+    **options,
+) -> Scores:
     """Run every (share, seed); ``options`` are passed on to ``evaluate_clscisumm``."""
     out = Path(out)
     shares = sorted(set(shares))
@@ -70,8 +84,9 @@ def repeat(data_dir: Path, out: Path, models: Sequence[str], folds: int, seeds: 
             run_dir = out / f"share-{share:g}" / f"seed-{seed}"
             done = _finished(run_dir, data_dir, labels, folds, seed, share, options)
             log(f"corpus share {_share_label(share)}, seed {seed}" + (f": reusing {run_dir}" if done else ""))
-            tables, per_query = done or evaluate_clscisumm(data_dir, run_dir, models, folds, seed, log=log,
-                                                           corpus_share=share, **options)
+            tables, per_query = done or evaluate_clscisumm(
+                data_dir, run_dir, models, folds, seed, log=log, corpus_share=share, **options
+            )
             for label, cells in tables[0].rows.items():
                 for column, (mean, _) in cells.items():
                     means.setdefault(share, {}).setdefault(label, {}).setdefault(column, []).append(mean)
@@ -79,35 +94,65 @@ def repeat(data_dir: Path, out: Path, models: Sequence[str], folds: int, seeds: 
                 last_per_query.append(per_query)
 
     seeds_text = f"seeds {', '.join(map(str, seeds))}"
-    top = Table(f"Citation contextualisation, CL-SciSumm, corpus share {_share_label(shares[-1])}: "
-                f"mean ± sd over {seeds_text}", COLUMNS, name="contextualise_seeds")
+    top = Table(
+        f"Citation contextualisation, CL-SciSumm, corpus share {_share_label(shares[-1])}: mean ± sd over {seeds_text}",
+        COLUMNS,
+        name="contextualise_seeds",
+    )
     for label in labels:
         for column in COLUMNS:
             values = means[shares[-1]][label][column]
             top.set(label, column, float(np.mean(values)), float(np.std(values, ddof=1)) if len(values) > 1 else None)
-    curve = Table(f"Learning curve: c-F by share of the corpus documents, mean ± sd over {seeds_text}",
-                  [_share_label(s) for s in shares], name="contextualise_curve")
+    curve = Table(
+        f"Learning curve: c-F by share of the corpus documents, mean ± sd over {seeds_text}",
+        [_share_label(s) for s in shares],
+        name="contextualise_curve",
+    )
     for label in labels:
         for share in shares:
             values = means[share][label]["c-F"]
-            curve.set(label, _share_label(share), float(np.mean(values)),
-                      float(np.std(values, ddof=1)) if len(values) > 1 else None)
+            curve.set(
+                label,
+                _share_label(share),
+                float(np.mean(values)),
+                float(np.std(values, ddof=1)) if len(values) > 1 else None,
+            )
 
-    pooled = {label: {"c-F": {cid: float(np.mean([run[label]["c-F"][cid] for run in last_per_query]))
-                              for cid in last_per_query[0][label]["c-F"]}} for label in labels}
+    pooled = {
+        label: {
+            "c-F": {
+                cid: float(np.mean([run[label]["c-F"][cid] for run in last_per_query]))
+                for cid in last_per_query[0][label]["c-F"]
+            }
+        }
+        for label in labels
+    }
     versus = significance(pooled, labels)
-    test = Table(f"c-F per citance averaged over the seeds, against {versus.get('baseline', '—')} "
-                 "(Δ in points; paired t-test and randomisation p)", ["Δ c-F", "t-test p", "randomisation p"],
-                 scale=1.0, name="contextualise_pooled_test")
+    test = Table(
+        f"c-F per citance averaged over the seeds, against {versus.get('baseline', '—')} "
+        "(Δ in points; paired t-test and randomisation p)",
+        ["Δ c-F", "t-test p", "randomisation p"],
+        scale=1.0,
+        name="contextualise_pooled_test",
+    )
     for label in labels:
         found = versus.get(label)
         if isinstance(found, dict):
             test.set(label, "Δ c-F", 100 * (found["mean"] - found["baseline"]))
             test.set(label, "t-test p", found["t_test_p"])
             test.set(label, "randomisation p", found["randomisation_p"])
-    return Scores([top, curve, test], {"data": str(data_dir), "seeds": list(seeds), "shares": shares, "folds": folds,
-                                       "runs": {f"{s:g}": means[s] for s in shares}, "pooled_significance": versus},
-                  pooled)
+    return Scores(
+        [top, curve, test],
+        {
+            "data": str(data_dir),
+            "seeds": list(seeds),
+            "shares": shares,
+            "folds": folds,
+            "runs": {f"{s:g}": means[s] for s in shares},
+            "pooled_significance": versus,
+        },
+        pooled,
+    )
 
 
 @dataclass(frozen=True)

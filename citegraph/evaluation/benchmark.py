@@ -46,12 +46,15 @@ class Topics:
     def rank(self, retriever: Retriever, k: int, depth: int = DEPTH) -> dict[str, Ranking]:
         """Each query's top ``depth`` of the ``k`` hits asked for."""
         rankings = retriever.search(list(self.queries.values()), k, self.pools)
-        return {q: [h for h in ranking if not self.leave_out_query or h.id != q][:depth]
-                for q, ranking in zip(self.queries, rankings)}
+        return {
+            q: [h for h in ranking if not self.leave_out_query or h.id != q][:depth]
+            for q, ranking in zip(self.queries, rankings)
+        }
 
 
-def score_topics(retriever: Retriever, topics: Topics, measures: Sequence[str], k: int,
-                 depth: int = DEPTH) -> Evaluation:
+def score_topics(
+    retriever: Retriever, topics: Topics, measures: Sequence[str], k: int, depth: int = DEPTH
+) -> Evaluation:
     """``retriever`` on ``topics``: ranked (:meth:`Topics.rank`) and scored with ``measures``."""
     return evaluate(topics.qrels, topics.rank(retriever, k, depth), measures, depth)
 

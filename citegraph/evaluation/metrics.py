@@ -45,8 +45,9 @@ class Evaluation:
 
     @property
     def mean(self) -> dict[str, float]:
-        return {m: float(np.mean([v[q] for q in self.queries])) if self.queries else 0.0
-                for m, v in self.per_query.items()}
+        return {
+            m: float(np.mean([v[q] for q in self.queries])) if self.queries else 0.0 for m, v in self.per_query.items()
+        }
 
 
 def _measure(name: str):
@@ -58,8 +59,9 @@ def _measure(name: str):
     try:
         return ir_measures.parse_measure(base + sep + tail)
     except (ValueError, NameError, SyntaxError) as exc:
-        raise CitegraphError(f"unknown measure {name!r} (e.g. MAP, nDCG, nDCG@20, R@30, P@20, MRR, R-Prec, "
-                             "NDCG%20, P(rel=2)@20)") from exc
+        raise CitegraphError(
+            f"unknown measure {name!r} (e.g. MAP, nDCG, nDCG@20, R@30, P@20, MRR, R-Prec, NDCG%20, P(rel=2)@20)"
+        ) from exc
 
 
 def _strict(ranking: Ranking, depth: int) -> dict[str, float]:
@@ -68,8 +70,13 @@ def _strict(ranking: Ranking, depth: int) -> dict[str, float]:
     return {hit.id: float(len(ordered) - i) for i, hit in enumerate(ordered)}
 
 
-def evaluate(qrels: Qrels, run: Mapping[str, Ranking], measures: Sequence[str], depth: int = DEPTH,
-             pool_sizes: Mapping[str, int] | None = None) -> Evaluation:
+def evaluate(
+    qrels: Qrels,
+    run: Mapping[str, Ranking],
+    measures: Sequence[str],
+    depth: int = DEPTH,
+    pool_sizes: Mapping[str, int] | None = None,
+) -> Evaluation:
     """Score ``run`` against ``qrels``; see the module docstring for the decided edge cases."""
     import ir_measures
 
@@ -97,8 +104,9 @@ def _calc(measure, qrels: Qrels, scored: Mapping[str, dict[str, float]], queries
     import ir_measures
 
     with_results = [q for q in queries if scored[q]]
-    found = ir_measures.iter_calc([measure], {q: dict(qrels[q]) for q in with_results},
-                                  {q: scored[q] for q in with_results})
+    found = ir_measures.iter_calc(
+        [measure], {q: dict(qrels[q]) for q in with_results}, {q: scored[q] for q in with_results}
+    )
     return {m.query_id: float(m.value) for m in found}
 
 
@@ -121,8 +129,9 @@ def compare(a: Evaluation, b: Evaluation, measure: str, permutations: int = 10_0
     if len(queries) < 2 or np.allclose(x, y):
         return Comparison(measure, float(x.mean()) if len(x) else 0.0, float(y.mean()) if len(y) else 0.0, 1.0, 1.0)
     t = stats.ttest_rel(x, y).pvalue
-    permuted = stats.permutation_test((x, y), lambda u, v: np.mean(u - v), permutation_type="samples",
-                                      n_resamples=permutations, random_state=seed)
+    permuted = stats.permutation_test(
+        (x, y), lambda u, v: np.mean(u - v), permutation_type="samples", n_resamples=permutations, random_state=seed
+    )
     return Comparison(measure, float(x.mean()), float(y.mean()), float(t), float(permuted.pvalue))
 
 

@@ -142,9 +142,17 @@ def _declared(f: dataclasses.Field, annotation: Any) -> Option:
     declared: _Declared = f.metadata[_KEY]
     default = _default(f) if declared.cli_default is _FIELD_DEFAULT else declared.cli_default
     kind = declared.type or _type(annotation)
-    return Option(option_name(declared.flag), declared.flag, declared.help, kind,
-                  list(default) if kind is list and isinstance(default, tuple) else default, path=declared.path,
-                  minimum=declared.minimum, maximum=declared.maximum, open_bounds=declared.open_bounds)
+    return Option(
+        option_name(declared.flag),
+        declared.flag,
+        declared.help,
+        kind,
+        list(default) if kind is list and isinstance(default, tuple) else default,
+        path=declared.path,
+        minimum=declared.minimum,
+        maximum=declared.maximum,
+        open_bounds=declared.open_bounds,
+    )
 
 
 def options_of(cls: type) -> tuple[Option, ...]:

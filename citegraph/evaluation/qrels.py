@@ -9,8 +9,9 @@ from pathlib import Path
 from ..errors import CitegraphError
 
 
-def write_qrels(path: Path, relevant: Mapping[str, Iterable[str]],
-                grades: Mapping[str, Mapping[str, int]] | None = None) -> None:
+def write_qrels(
+    path: Path, relevant: Mapping[str, Iterable[str]], grades: Mapping[str, Mapping[str, int]] | None = None
+) -> None:
     """TREC qrels (``query 0 doc grade``); grade 1 for ``relevant``, or as ``grades`` give."""
     with open(path, "w", encoding="utf-8") as f:
         for query, docs in relevant.items():

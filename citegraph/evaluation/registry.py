@@ -62,8 +62,10 @@ def build(name: str, *, store: GraphStore | None = None, **options: Any) -> Benc
     entry = get(name)
     unknown = sorted(set(options) - {o.name for o in entry.options})
     if unknown:
-        raise CitegraphError(f"benchmark {name!r} takes no option {', '.join(unknown)}; it takes "
-                             f"{', '.join(o.name for o in entry.options)}")
+        raise CitegraphError(
+            f"benchmark {name!r} takes no option {', '.join(unknown)}; it takes "
+            f"{', '.join(o.name for o in entry.options)}"
+        )
     if entry.graph and store is None:
         raise CitegraphError(f"benchmark {name!r} reads the graph: pass store=")
     values = {o.name: default(o) for o in entry.options} | options

@@ -37,8 +37,12 @@ class Table:
         return max(values) if values else None
 
     def markdown(self) -> str:
-        lines = [f"**{self.title}**", "", "| model | " + " | ".join(self.columns) + " |",
-                 "|---|" + "---:|" * len(self.columns)]
+        lines = [
+            f"**{self.title}**",
+            "",
+            "| model | " + " | ".join(self.columns) + " |",
+            "|---|" + "---:|" * len(self.columns),
+        ]
         for model, cells in self.rows.items():
             shown = []
             for column in self.columns:
@@ -57,8 +61,10 @@ class Table:
 def write_results(out: Path, config: dict, tables: list[Table], per_query: dict) -> None:
     """``results.json``, ``results.csv`` and ``results.md`` in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps({"config": config, "tables": [asdict(t) for t in tables],
-                                                  "per_query": per_query}, indent=1) + "\n", encoding="utf-8")
+    (out / "results.json").write_text(
+        json.dumps({"config": config, "tables": [asdict(t) for t in tables], "per_query": per_query}, indent=1) + "\n",
+        encoding="utf-8",
+    )
     with open(out / "results.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["table", "model", "column", "mean", "std"])
@@ -142,8 +148,14 @@ def heatmap(table: Table, stem: Path) -> list[Path]:
     for i in range(len(models)):
         for j in range(len(table.columns)):
             if not np.isnan(values[i, j]):
-                axis.text(j, i, f"{values[i, j]:.1f}", ha="center", va="center",
-                          color="white" if values[i, j] < np.nanmean(values) else "black")
+                axis.text(
+                    j,
+                    i,
+                    f"{values[i, j]:.1f}",
+                    ha="center",
+                    va="center",
+                    color="white" if values[i, j] < np.nanmean(values) else "black",
+                )
     figure.colorbar(image, ax=axis)
     axis.set_title(table.title)
     return _save(figure, stem)

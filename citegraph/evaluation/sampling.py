@@ -61,8 +61,9 @@ def split_part(name: str, n: int, values: Sequence[T], seed: int, *purpose: obje
     return split(values, [n] * (SPLITS.index(name) + 1), seed, *purpose)[-1]
 
 
-def sample_where(values: Sequence[T], n: int, rng: np.random.Generator, keep: Callable[[T], bool],
-                 tries: int = 20) -> list[T]:
+def sample_where(
+    values: Sequence[T], n: int, rng: np.random.Generator, keep: Callable[[T], bool], tries: int = 20
+) -> list[T]:
     """``n`` distinct values that ``keep`` accepts, drawn uniformly from ``values``.
 
     Rejection sampling for a large ``values`` of which most are acceptable (a random

@@ -33,16 +33,16 @@ class RunFile:
                 if not parts:
                     continue
                 if len(parts) != 6:
-                    raise CitegraphError(f"{self.path}:{number}: expected 'qid Q0 doc rank score tag', "
-                                         f"got {len(parts)} columns")
+                    raise CitegraphError(
+                        f"{self.path}:{number}: expected 'qid Q0 doc rank score tag', got {len(parts)} columns"
+                    )
                 try:
                     score = float(parts[4])
                 except ValueError:
                     raise CitegraphError(f"{self.path}:{number}: score {parts[4]!r} is not a number") from None
                 self.rankings.setdefault(parts[0], []).append(Hit(parts[2], score))
 
-    def search(self, queries: Sequence[Query], k: int,
-               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+    def search(self, queries: Sequence[Query], k: int, pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
         out = []
         for i, query in enumerate(queries):
             if not isinstance(query, Document):

@@ -40,8 +40,7 @@ from .metrics import DEPTH, Evaluation, compare, evaluate
 from .report import Table
 from .scorers import write_run
 
-FIELDS = {"title": ("title", "query"), "desc": ("desc", "description", "question"),
-          "narr": ("narr", "narrative")}
+FIELDS = {"title": ("title", "query"), "desc": ("desc", "description", "question"), "narr": ("narr", "narrative")}
 _ID_KEYS = ("id", "qid", "_id", "query_id")
 _TEXT_KEYS = ("text", "query", "title")
 _TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
@@ -86,8 +85,14 @@ def _pick(fields: Mapping[str, str], field: str, where: Location) -> str:
         names = FIELDS.get(part.strip(), (part.strip(),))
         found = next((fields[n] for n in names if fields.get(n)), None)
         if found is None:
-            raise InputError(Problem(where, part.strip(), f"the topic has no {' or '.join(f'<{n}>' for n in names)} "
-                                     f"text (it has: {', '.join(sorted(k for k, v in fields.items() if v)) or 'none'})"))
+            raise InputError(
+                Problem(
+                    where,
+                    part.strip(),
+                    f"the topic has no {' or '.join(f'<{n}>' for n in names)} "
+                    f"text (it has: {', '.join(sorted(k for k, v in fields.items() if v)) or 'none'})",
+                )
+            )
         texts.append(found)
     return " ".join(texts)
 
@@ -150,20 +155,27 @@ def _jsonl_topics(path: Path, content: str, field: str | None) -> list[Topic]:
 #: the later text wins (Anserini reads topics into a map), the first does, or it is an error.
 TopicDuplicatePolicy = Literal["first", "last", "error"]
 TOPIC_DUPLICATE_POLICIES: tuple[TopicDuplicatePolicy, ...] = ("first", "last", "error")
-TOPIC_ON_DUPLICATE_HELP = ("A topic id given more than once: keep the last text (as Anserini reads topics) or the "
-                           "first, with a warning naming both lines, or stop with an error.")
+TOPIC_ON_DUPLICATE_HELP = (
+    "A topic id given more than once: keep the last text (as Anserini reads topics) or the "
+    "first, with a warning naming both lines, or stop with an error."
+)
 
 
-def read_topics(path: Path, field: str | None = None, on_duplicate: TopicDuplicatePolicy = "last",
-                warn: Callable[[str], None] = lambda message: None) -> list[Topic]:
+def read_topics(
+    path: Path,
+    field: str | None = None,
+    on_duplicate: TopicDuplicatePolicy = "last",
+    warn: Callable[[str], None] = lambda message: None,
+) -> list[Topic]:
     """The topics of a TREC topic file, a TSV or a JSONL file (see the module docstring), one per
     id in the order ids first appear; ``warn`` is told of each repeated id."""
     path = Path(path)
     try:
         content = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(Problem(Location(path, _line(path.read_bytes().decode("latin-1"), exc.start)), None,
-                                 "not UTF-8")) from None
+        raise InputError(
+            Problem(Location(path, _line(path.read_bytes().decode("latin-1"), exc.start)), None, "not UTF-8")
+        ) from None
     if ".jsonl" in path.suffixes or content.lstrip().startswith("{"):
         topics = _jsonl_topics(path, content, field)
     elif content.lstrip().startswith("<"):
@@ -171,8 +183,11 @@ def read_topics(path: Path, field: str | None = None, on_duplicate: TopicDuplica
     else:
         topics = _tsv_topics(path, content)
     if not topics:
-        raise InputError(Problem(Location(path, 1), None, "no topics found (TREC <top>/<topic>, qid<TAB>text, "
-                                 "or JSONL with id and text)"))
+        raise InputError(
+            Problem(
+                Location(path, 1), None, "no topics found (TREC <top>/<topic>, qid<TAB>text, or JSONL with id and text)"
+            )
+        )
     kept: dict[str, Topic] = {}
     for topic in topics:
         earlier = kept.get(topic.id)
@@ -182,9 +197,17 @@ def read_topics(path: Path, field: str | None = None, on_duplicate: TopicDuplica
         where, first_line = topic.where or Location(path, 1), earlier.where.line if earlier.where else 1
         if on_duplicate == "error":
             raise InputError(Problem(where, "id", f"topic {topic.id} already given at line {first_line}"))
-        warn(str(Problem(where, "id", f"topic {topic.id} also given at line {first_line}"
-                                      f"{' with another text' if topic.text != earlier.text else ''}; "
-                                      f"the {on_duplicate} text is kept (--on-duplicate {on_duplicate})")))
+        warn(
+            str(
+                Problem(
+                    where,
+                    "id",
+                    f"topic {topic.id} also given at line {first_line}"
+                    f"{' with another text' if topic.text != earlier.text else ''}; "
+                    f"the {on_duplicate} text is kept (--on-duplicate {on_duplicate})",
+                )
+            )
+        )
         if on_duplicate == "last":
             kept[topic.id] = topic  # in the place the id first took (a dict keeps its keys' order)
     return list(kept.values())
@@ -227,17 +250,26 @@ class RunScores:
         """The table of means and, when there is more than one system, the randomisation tests' p."""
         if not self.significance:
             return [self.table]
-        tests = Table(f"randomisation test p against {next(iter(self.evaluations))} (paired, per topic)",
-                      self.table.columns, scale=1.0, name="trec_significance")
+        tests = Table(
+            f"randomisation test p against {next(iter(self.evaluations))} (paired, per topic)",
+            self.table.columns,
+            scale=1.0,
+            name="trec_significance",
+        )
         for name, by_measure in self.significance.items():
             for measure, p in by_measure.items():
                 tests.set(name, measure, p["randomisation_p"])
         return [self.table, tests]
 
 
-def score_runs(topics: Sequence[Topic], qrels: Mapping[str, Mapping[str, int]],
-               runs: Mapping[str, Mapping[str, Ranking]], k: int, depth: int | None = None,
-               title: str = "") -> RunScores:
+def score_runs(
+    topics: Sequence[Topic],
+    qrels: Mapping[str, Mapping[str, int]],
+    runs: Mapping[str, Mapping[str, Ranking]],
+    k: int,
+    depth: int | None = None,
+    title: str = "",
+) -> RunScores:
     """R@k, nDCG@k, MAP and MRR of every run (system → topic id → ranking) over the judged
     topics, ids compared with :func:`comparable`; the first system is the baseline of the
     paired t-test and randomisation test of every other one."""
@@ -247,8 +279,9 @@ def score_runs(topics: Sequence[Topic], qrels: Mapping[str, Mapping[str, int]],
         raise CitegraphError("no topic has a relevant document in the qrels (do the topic ids match the qrels'?)")
     wanted = comparable_qrels({q: qrels[q] for q in judged})
     measures = measures_at(k)
-    evaluations = {name: evaluate(wanted, comparable_run(run), measures, depth or max(k, DEPTH))
-                   for name, run in runs.items()}
+    evaluations = {
+        name: evaluate(wanted, comparable_run(run), measures, depth or max(k, DEPTH)) for name, run in runs.items()
+    }
     table = Table(title or f"{len(judged)} judged topics", measures, name="trec")
     for name, found in evaluations.items():
         for measure, value in found.mean.items():
@@ -263,8 +296,9 @@ def score_runs(topics: Sequence[Topic], qrels: Mapping[str, Mapping[str, int]],
     return RunScores(table, evaluations, significance, unjudged)
 
 
-def rank_topics(retriever: Retriever, topics: Sequence[Topic], k: int,
-                pools: Sequence[Collection[str]] | None = None) -> dict[str, Ranking]:
+def rank_topics(
+    retriever: Retriever, topics: Sequence[Topic], k: int, pools: Sequence[Collection[str]] | None = None
+) -> dict[str, Ranking]:
     """Every topic ranked by ``retriever`` in one call (a topic is a query paper: its text as
     the title, its id for run files, which answer by id)."""
     rankings = retriever.search([Document(t.id, t.text) for t in topics], k, pools)
@@ -302,17 +336,33 @@ class TRECCollection:
             log(f"{name}: {len(self.topics)} topics ranked in {time.perf_counter() - started:.1f} s")
             if self.rerank_depth and pools is None:
                 pools = [{h.id for h in runs[name][t.id]} for t in self.topics]
-        how = f"the top {self.rerank_depth} of {next(iter(runs))} re-ranked" if self.rerank_depth else f"depth {self.depth}"
-        scores = score_runs(self.topics, self.qrels, runs, self.k,
-                            title=f"TREC collection: {len(self.topics)} topics ({how})")
+        how = (
+            f"the top {self.rerank_depth} of {next(iter(runs))} re-ranked"
+            if self.rerank_depth
+            else f"depth {self.depth}"
+        )
+        scores = score_runs(
+            self.topics, self.qrels, runs, self.k, title=f"TREC collection: {len(self.topics)} topics ({how})"
+        )
         (Path(out) / "runs").mkdir(parents=True, exist_ok=True)
         for name, run in runs.items():
             write_run(Path(out) / "runs" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')}.trec", run, name)
         if scores.unjudged:
-            log(f"{len(scores.unjudged)} topic(s) without a relevant judgement, not scored: "
-                f"{', '.join(scores.unjudged[:10])}")
-        config = {"topics": len(self.topics), "judged": len(self.topics) - len(scores.unjudged),
-                  "unjudged": scores.unjudged, "k": self.k, "depth": self.depth, "rerank_depth": self.rerank_depth,
-                  "retrievers": list(runs), "significance": scores.significance, "topic_warnings": list(self.warnings)}
-        return Scores(scores.tables(), config, {n: e.per_query for n, e in scores.evaluations.items()},
-                      {"scores": scores})
+            log(
+                f"{len(scores.unjudged)} topic(s) without a relevant judgement, not scored: "
+                f"{', '.join(scores.unjudged[:10])}"
+            )
+        config = {
+            "topics": len(self.topics),
+            "judged": len(self.topics) - len(scores.unjudged),
+            "unjudged": scores.unjudged,
+            "k": self.k,
+            "depth": self.depth,
+            "rerank_depth": self.rerank_depth,
+            "retrievers": list(runs),
+            "significance": scores.significance,
+            "topic_warnings": list(self.warnings),
+        }
+        return Scores(
+            scores.tables(), config, {n: e.per_query for n, e in scores.evaluations.items()}, {"scores": scores}
+        )

@@ -22,10 +22,15 @@ class Tuning:
     table: dict[tuple[float, float], float]
 
 
-def tune(retrievers: Callable[[float, float], Retriever] | str | os.PathLike,
-         queries: Mapping[str, str], qrels: Mapping[str, Mapping[str, int]],
-         pools: Mapping[str, Collection[str]] | None = None,
-         k1s: Sequence[float] = K1_GRID, bs: Sequence[float] = B_GRID, depth: int = 500) -> Tuning:
+def tune(
+    retrievers: Callable[[float, float], Retriever] | str | os.PathLike,
+    queries: Mapping[str, str],
+    qrels: Mapping[str, Mapping[str, int]],
+    pools: Mapping[str, Collection[str]] | None = None,
+    k1s: Sequence[float] = K1_GRID,
+    bs: Sequence[float] = B_GRID,
+    depth: int = 500,
+) -> Tuning:
     """Grid-search k1 and b for MAP on validation queries, as the MDCR paper tuned BM25.
 
     ``retrievers`` makes a retriever for (k1, b), or is an index directory (opened with

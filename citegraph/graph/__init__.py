@@ -21,8 +21,21 @@ from .backend import ArcadeDBBackend, Backend, Neo4jBackend
 from .queries import CypherQuery, load
 from .store import GraphStore, MessageTooLarge, Write
 
-__all__ = ["ArcadeDBBackend", "ArcadeServer", "Backend", "CypherQuery", "GraphStore", "MessageTooLarge",
-           "Neo4jBackend", "Write", "embedded_server", "load", "model", "open_backend", "open_store"]
+__all__ = [
+    "ArcadeDBBackend",
+    "ArcadeServer",
+    "Backend",
+    "CypherQuery",
+    "GraphStore",
+    "MessageTooLarge",
+    "Neo4jBackend",
+    "Write",
+    "embedded_server",
+    "load",
+    "model",
+    "open_backend",
+    "open_store",
+]
 
 
 def embedded_server(config: Config) -> ArcadeServer:
@@ -48,17 +61,24 @@ def open_store(config: Config) -> GraphStore:
         except (DriverError, Neo4jError, OSError) as exc:
             driver.close()
             raise ServerError(f"cannot reach the graph at {config.uri}: {exc}") from exc
-        return GraphStore(driver, config.database, read_timeout=config.read_timeout,
-                          write_timeout=config.write_timeout)
+        return GraphStore(driver, config.database, read_timeout=config.read_timeout, write_timeout=config.write_timeout)
 
     server = embedded_server(config)
     info = server.start()
     # a loopback server answers in milliseconds: a slow handshake is not ours (see ArcadeServer.status);
     # each new connection asks where the server of the data directory listens now
-    driver = GraphDatabase.driver(info.uri, auth=(USER, server.password()), connection_timeout=10,
-                                  resolver=lambda _: [Address(a) for a in server.bolt_address()])
+    driver = GraphDatabase.driver(
+        info.uri,
+        auth=(USER, server.password()),
+        connection_timeout=10,
+        resolver=lambda _: [Address(a) for a in server.bolt_address()],
+    )
     on_close = server.stop if server.started_here else None
-    return GraphStore(driver, config.database or DATABASE, on_close=on_close, gone=server.gone,
-                      read_timeout=config.read_timeout, write_timeout=config.write_timeout)
-
-
+    return GraphStore(
+        driver,
+        config.database or DATABASE,
+        on_close=on_close,
+        gone=server.gone,
+        read_timeout=config.read_timeout,
+        write_timeout=config.write_timeout,
+    )

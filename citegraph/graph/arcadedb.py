@@ -238,8 +238,9 @@ class ArcadeServer:
             _MAIN_CLASS,
         ]
 
-    def start(self, port: int | None = None, *, detach: bool = False, timeout: float = 120.0,
-              thread_lasts: bool = False) -> ServerInfo:
+    def start(
+        self, port: int | None = None, *, detach: bool = False, timeout: float = 120.0, thread_lasts: bool = False
+    ) -> ServerInfo:
         """Start the server, or return the one already running for this home.
 
         ``detach=False`` ties the server to this process: it is stopped by :meth:`stop`
@@ -269,9 +270,13 @@ class ArcadeServer:
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     start_new_session=detach,
-                    preexec_fn=None if detach else (
+                    preexec_fn=None
+                    if detach
+                    else (
                         tied_to_parent(signal.SIGTERM)
-                        if thread_lasts or threading.current_thread() is threading.main_thread() else os.setpgrp),
+                        if thread_lasts or threading.current_thread() is threading.main_thread()
+                        else os.setpgrp
+                    ),
                 )
             info = self._info = ServerInfo(self._process.pid, bolt_port, http_port, detach)
             self._superseded = False
@@ -382,8 +387,10 @@ class ArcadeServer:
             raise ServerError(f"no ArcadeDB server runs for {self.home}")
         token = base64.b64encode(f"{USER}:{self.password()}".encode()).decode()
         request = urllib.request.Request(
-            f"http://{HOST}:{info.http_port}/api/v1/server", data=json.dumps({"command": command}).encode(),
-            headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"})
+            f"http://{HOST}:{info.http_port}/api/v1/server",
+            data=json.dumps({"command": command}).encode(),
+            headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"},
+        )
         try:
             with urllib.request.urlopen(request, timeout=120) as response:
                 response.read()

@@ -52,20 +52,35 @@ class ArcadeDBBackend:
         the next ingest starts. Raises :class:`ServerError` with the tail of ``log`` (the
         loader's standard error) if it fails.
         """
-        command = [sys.executable, "-m", module, str(self.server.home / "databases" / self.database),
-                   heap or self.server.heap or "", *args]
+        command = [
+            sys.executable,
+            "-m",
+            module,
+            str(self.server.home / "databases" / self.database),
+            heap or self.server.heap or "",
+            *args,
+        ]
         self.server.server_command(f"close database {self.database}")
         try:
             with open(log, "w") as stderr:
                 # this thread waits for the loader, so the loader cannot outlive it
-                done = subprocess.run(command, stdout=subprocess.PIPE, stderr=stderr, text=True,
-                                      cwd=self.server.home, check=False, preexec_fn=tied_to_parent(signal.SIGKILL))
+                done = subprocess.run(
+                    command,
+                    stdout=subprocess.PIPE,
+                    stderr=stderr,
+                    text=True,
+                    cwd=self.server.home,
+                    check=False,
+                    preexec_fn=tied_to_parent(signal.SIGKILL),
+                )
         finally:
             self.server.server_command(f"open database {self.database}")
         if done.returncode:
             tail = "\n".join(log.read_text(errors="replace").splitlines()[-20:])
-            raise ServerError(f"the ArcadeDB bulk loader failed (exit {done.returncode}); the database may hold "
-                              f"part of the graph, so recreate it before trying again. Last lines of its log:\n{tail}")
+            raise ServerError(
+                f"the ArcadeDB bulk loader failed (exit {done.returncode}); the database may hold "
+                f"part of the graph, so recreate it before trying again. Last lines of its log:\n{tail}"
+            )
         return done.stdout
 
 
@@ -76,14 +91,23 @@ class Neo4jBackend:
         return f"deleted {clear_graph(store):,} nodes"
 
     @staticmethod
-    def import_command(database: str, nodes: list[tuple[str, str]], relationships: list[tuple[str, str]],
-                       array_delimiter: str) -> list[str]:
+    def import_command(
+        database: str, nodes: list[tuple[str, str]], relationships: list[tuple[str, str]], array_delimiter: str
+    ) -> list[str]:
         """The Neo4j 5 bulk load of CSV files: ``nodes`` are (labels 'A:B', 'header,data')
         pairs, ``relationships`` (type, 'header,data'). The database must not exist yet."""
-        return ["neo4j-admin", "database", "import", "full", database,
-                f"--array-delimiter=U+{ord(array_delimiter):04X}", "--multiline-fields=true", "--id-type=string",
-                *(f"--nodes={labels}={files}" for labels, files in nodes),
-                *(f"--relationships={kind}={files}" for kind, files in relationships)]
+        return [
+            "neo4j-admin",
+            "database",
+            "import",
+            "full",
+            database,
+            f"--array-delimiter=U+{ord(array_delimiter):04X}",
+            "--multiline-fields=true",
+            "--id-type=string",
+            *(f"--nodes={labels}={files}" for labels, files in nodes),
+            *(f"--relationships={kind}={files}" for kind, files in relationships),
+        ]
 
 
 Backend = ArcadeDBBackend | Neo4jBackend

@@ -104,8 +104,11 @@ class Relationship(Element):
     def columns(self, only: Iterable[Property] | None = None) -> list[str]:
         """neo4j-admin header of a relationship file: the ends' ID spaces (their labels),
         then ``only`` (default: every property a bulk load writes)."""
-        return [f":START_ID({self.source})", f":END_ID({self.target})",
-                *(p.column() for p in (self.written() if only is None else only))]
+        return [
+            f":START_ID({self.source})",
+            f":END_ID({self.target})",
+            *(p.column() for p in (self.written() if only is None else only)),
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,11 +133,13 @@ class GraphModel:
         """This model with ``prop`` added to the node label or relationship type ``owner``."""
         if owner not in {n.label for n in self.nodes} | {r.type for r in self.relationships}:
             raise KeyError(f"the graph model has no label or relationship type {owner!r}")
-        return replace(self,
-                       nodes=tuple(replace(n, properties=(*n.properties, prop)) if n.label == owner else n
-                                   for n in self.nodes),
-                       relationships=tuple(replace(r, properties=(*r.properties, prop)) if r.type == owner else r
-                                           for r in self.relationships))
+        return replace(
+            self,
+            nodes=tuple(replace(n, properties=(*n.properties, prop)) if n.label == owner else n for n in self.nodes),
+            relationships=tuple(
+                replace(r, properties=(*r.properties, prop)) if r.type == owner else r for r in self.relationships
+            ),
+        )
 
 
 def snake(name: str) -> str:
@@ -147,33 +152,58 @@ def _string(*names: str) -> tuple[Property, ...]:
 
 GRAPH = GraphModel(
     nodes=(
-        Node("Paper", Property("id"), (
-            *_string("title", "abstract"), Property("year", "long", indexed=True), *_string("venue", "doi", "arxiv_id"),
-            Property("retracted", "boolean"),
-            Property("full_text"),  # sentences one a line, where a source has them (ScisummNet)
-            Property("keywords", "string[]", empty_is_unset=True),  # a source's own keywords (BibTeX), indexed text
-            Property("citation_count", "long", set_by="ingest", indexed=True),  # inbound CITES
-            # YYYY-MM-DD (UTC) of the ingest run that made it a full paper (created it, or upgraded its
-            # :External stub); kept by later runs and restatements (what `citegraph watch --since` reads)
-            Property("ingested", set_by="run"),
-            Property("eligible", "boolean", set_by="prefilter", indexed=True))),
+        Node(
+            "Paper",
+            Property("id"),
+            (
+                *_string("title", "abstract"),
+                Property("year", "long", indexed=True),
+                *_string("venue", "doi", "arxiv_id"),
+                Property("retracted", "boolean"),
+                Property("full_text"),  # sentences one a line, where a source has them (ScisummNet)
+                Property("keywords", "string[]", empty_is_unset=True),  # a source's own keywords (BibTeX), indexed text
+                Property("citation_count", "long", set_by="ingest", indexed=True),  # inbound CITES
+                # YYYY-MM-DD (UTC) of the ingest run that made it a full paper (created it, or upgraded its
+                # :External stub); kept by later runs and restatements (what `citegraph watch --since` reads)
+                Property("ingested", set_by="run"),
+                Property("eligible", "boolean", set_by="prefilter", indexed=True),
+            ),
+        ),
         Node("Author", Property("id"), _string("name")),
         Node("Field", Property("name")),  # a MAG top-level field of study
-        Node("ArxivCategory", Property("code"),
-             (*_string("name", "archive", "group", "group_name"), Property("active", "boolean"))),
+        Node(
+            "ArxivCategory",
+            Property("code"),
+            (*_string("name", "archive", "group", "group_name"), Property("active", "boolean")),
+        ),
         Node("AcmConcept", Property("code"), (*_string("label", "scheme"), Property("alt_labels", "string[]"))),
         # OpenAlex's topic tree, one label for its four levels (domain, field, subfield, topic), as
         # AcmConcept holds both ACM schemes: ids "domains/3", "fields/17", "subfields/1702", "T10181".
         Node("Topic", Property("id"), _string("name", "level")),
-        Node("IngestCheckpoint", Property("key"),
-             (Property("file", set_by="ingest"), Property("line", "long", set_by="ingest"),
-              Property("done", "boolean", set_by="ingest")), data=False),
+        Node(
+            "IngestCheckpoint",
+            Property("key"),
+            (
+                Property("file", set_by="ingest"),
+                Property("line", "long", set_by="ingest"),
+                Property("done", "boolean", set_by="ingest"),
+            ),
+            data=False,
+        ),
     ),
     relationships=(
-        Relationship("CITES", "Paper", "Paper", (
-            Property("contexts", "string[]", empty_is_unset=True), Property("sections", "string[]", empty_is_unset=True),
-            Property("n_contexts", "long"), Property("intents", "string[]", empty_is_unset=True),
-            Property("influential", "boolean"))),
+        Relationship(
+            "CITES",
+            "Paper",
+            "Paper",
+            (
+                Property("contexts", "string[]", empty_is_unset=True),
+                Property("sections", "string[]", empty_is_unset=True),
+                Property("n_contexts", "long"),
+                Property("intents", "string[]", empty_is_unset=True),
+                Property("influential", "boolean"),
+            ),
+        ),
         Relationship("WROTE", "Author", "Paper", (Property("position", "long", set_by="ingest"),)),
         Relationship("IN_FIELD", "Paper", "Field"),
         Relationship("IN_CATEGORY", "Paper", "ArxivCategory"),
@@ -193,6 +223,7 @@ def schema_items(model: GraphModel = GRAPH) -> list[SchemaItem]:
     """What ``cypher/schema.cypher`` must create: a uniqueness constraint per key (which also
     indexes it, so MERGE on a key is a lookup), then an index per indexed property."""
     constraints = [("constraint", n.constraint, n.label, n.key.name) for n in model.nodes]
-    indexes = [("index", f"{snake(n.label)}_{p.name}", n.label, p.name)
-               for n in model.nodes for p in n.properties if p.indexed]
+    indexes = [
+        ("index", f"{snake(n.label)}_{p.name}", n.label, p.name) for n in model.nodes for p in n.properties if p.indexed
+    ]
     return constraints + indexes

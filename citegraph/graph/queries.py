@@ -69,7 +69,9 @@ class Parameter:
             return self.accept(json.loads(text))
         except (ValueError, CitegraphError):  # ValueError: not JSON, or an integer json will not build (4,300+ digits)
             shown = repr(text) if len(text) <= 80 else f"{text[:60]!r}… ({len(text):,} characters)"
-            raise CitegraphError(f"parameter ${self.name} must be {self.type} (JSON for list/map), got {shown}") from None
+            raise CitegraphError(
+                f"parameter ${self.name} must be {self.type} (JSON for list/map), got {shown}"
+            ) from None
 
     def accept(self, value: object) -> object:
         """``value`` (decoded JSON) as this parameter's type — an int serves as a float, a
@@ -78,7 +80,7 @@ class Parameter:
             value = float(value)
         if not isinstance(value, TYPES[self.type]) or (self.type in ("int", "float") and isinstance(value, bool)):
             raise CitegraphError(f"${self.name} must be {self.type}, got {json.dumps(value)[:80]}")
-        if self.type == "int" and isinstance(value, int) and not -2**63 <= value < 2**63:
+        if self.type == "int" and isinstance(value, int) and not -(2**63) <= value < 2**63:
             raise CitegraphError(f"${self.name} is out of the 64-bit range")
         return canonical_id(value) if self.type == "id" and isinstance(value, str) else value
 
@@ -99,14 +101,13 @@ class CypherQuery:
     def check(self, params: dict[str, object]) -> None:
         missing = sorted(self.parameters.keys() - params.keys())
         if missing:
-            raise CitegraphError(
-                f"query '{self.name}' needs parameter(s) {', '.join('$' + m for m in missing)}"
-            )
+            raise CitegraphError(f"query '{self.name}' needs parameter(s) {', '.join('$' + m for m in missing)}")
         for name in self.counting:
             value = params[name]
             if isinstance(value, int) and value not in ROW_COUNT:
-                raise CitegraphError(f"${name} counts rows: it must be between 0 and {ROW_COUNT.stop - 1:,}, "
-                                     f"got {value}")
+                raise CitegraphError(
+                    f"${name} counts rows: it must be between 0 and {ROW_COUNT.stop - 1:,}, got {value}"
+                )
 
 
 def _cypher_dir():
@@ -124,9 +125,7 @@ def parse(name: str, text: str) -> CypherQuery:
         if not line.lstrip().startswith("//"):
             break
         header.append(line.lstrip()[2:].strip())
-    statements = tuple(
-        s.strip() for s in _STATEMENT_END.split(_strip_comments(text)) if s.strip()
-    )
+    statements = tuple(s.strip() for s in _STATEMENT_END.split(_strip_comments(text)) if s.strip())
     if not header:
         raise CitegraphError(f"query '{name}' has no header comment (what it does, parameters, returns)")
     if not statements:
@@ -136,22 +135,31 @@ def parse(name: str, text: str) -> CypherQuery:
         if match := _DECLARED.match(line):
             pname, ptype, pdoc = match.groups()
             if ptype not in TYPES:
-                raise CitegraphError(f"query '{name}': parameter ${pname} has unknown type '{ptype}' "
-                                     f"(known: {', '.join(TYPES)})")
+                raise CitegraphError(
+                    f"query '{name}': parameter ${pname} has unknown type '{ptype}' (known: {', '.join(TYPES)})"
+                )
             declared[pname] = Parameter(pname, ptype, (pdoc or "").strip())
     used = {p for s in statements for p in PARAMETER.findall(s)}
     if used != declared.keys():
         raise CitegraphError(f"query '{name}': the header declares {sorted(declared)} but the text uses {sorted(used)}")
-    return CypherQuery(name, "\n".join(header).strip(), statements, declared, _mode(name, header),
-                       tuple(dict.fromkeys(_COUNTING.findall(";\n".join(statements)))))
+    return CypherQuery(
+        name,
+        "\n".join(header).strip(),
+        statements,
+        declared,
+        _mode(name, header),
+        tuple(dict.fromkeys(_COUNTING.findall(";\n".join(statements)))),
+    )
 
 
 def _mode(name: str, header: list[str]) -> str:
     """The access mode the header's one ``Mode:`` line declares."""
     modes = [match.group(1) for line in header if (match := _MODE.match(line))]
     if len(modes) != 1:
-        raise CitegraphError(f"query '{name}': the header must declare its access mode once, as '// Mode: read' "
-                             f"or '// Mode: write' (found {len(modes)})")
+        raise CitegraphError(
+            f"query '{name}': the header must declare its access mode once, as '// Mode: read' "
+            f"or '// Mode: write' (found {len(modes)})"
+        )
     if modes[0] not in MODES:
         raise CitegraphError(f"query '{name}': unknown mode '{modes[0]}' (known: {', '.join(MODES)})")
     return modes[0]

@@ -21,5 +21,7 @@ def clear_graph(store: GraphStore, batch: int = 10_000) -> int:
 def graph_stats(store: GraphStore) -> dict[str, list[dict]]:
     """Counts per label and relationship type, the citation degree summary, the dated
     snapshot partitions ingested and the OpenAlex topic tree's nodes per level."""
-    return {name: store.run(f"stats/{name}")
-            for name in ("labels", "relationships", "citation_degrees", "partitions", "topics")}
+    return {
+        name: store.run(f"stats/{name}")
+        for name in ("labels", "relationships", "citation_degrees", "partitions", "topics")
+    }

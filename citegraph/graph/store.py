@@ -86,8 +86,13 @@ class Write(NamedTuple):
 
 
 def _counters(summary) -> Counter[str]:
-    return Counter({k: v for k, v in vars(summary.counters).items()
-                    if not k.startswith("_") and isinstance(v, int) and not isinstance(v, bool) and v})
+    return Counter(
+        {
+            k: v
+            for k, v in vars(summary.counters).items()
+            if not k.startswith("_") and isinstance(v, int) and not isinstance(v, bool) and v
+        }
+    )
 
 
 def _consume(tx: ManagedTransaction, text: str, params: Mapping[str, Any]) -> None:
@@ -110,9 +115,17 @@ class GraphStore:
     when no URI is configured; closing the store stops a server it started.
     """
 
-    def __init__(self, driver: Driver, database: str | None = None, *, on_close=None,
-                 gone: Callable[[], str | None] | None = None, fetch_size: int = 1000,
-                 read_timeout: float | None = None, write_timeout: float | None = None):
+    def __init__(
+        self,
+        driver: Driver,
+        database: str | None = None,
+        *,
+        on_close=None,
+        gone: Callable[[], str | None] | None = None,
+        fetch_size: int = 1000,
+        read_timeout: float | None = None,
+        write_timeout: float | None = None,
+    ):
         self._driver = driver
         self.database = database
         self._on_close = on_close
@@ -132,8 +145,10 @@ class GraphStore:
         query = _single(name, params)
 
         def stream() -> Generator[dict[str, Any], None, None]:
-            with self._session(query.mode, name) as session, \
-                    session.begin_transaction(metadata={"query": name}, timeout=self.timeouts[query.mode]) as tx:
+            with (
+                self._session(query.mode, name) as session,
+                session.begin_transaction(metadata={"query": name}, timeout=self.timeouts[query.mode]) as tx,
+            ):
                 for record in tx.run(query.statements[0], params):
                     yield record.data()  # committed when the stream ends, rolled back when it is closed
 
@@ -151,8 +166,9 @@ class GraphStore:
         return lists of thousands of ids, that walk was the service's largest CPU cost."""
         return self._all(name, params, lambda record: dict(zip(record.keys(), record)))
 
-    def _all(self, name: str, params: dict[str, Any], as_dict: Callable[[Record], dict[str, Any]]
-             ) -> list[dict[str, Any]]:
+    def _all(
+        self, name: str, params: dict[str, Any], as_dict: Callable[[Record], dict[str, Any]]
+    ) -> list[dict[str, Any]]:
         query = _single(name, params)
 
         def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
@@ -178,8 +194,10 @@ class GraphStore:
         for step in steps:
             query = _single(step.query, step.params)
             if limit is not None and (size := encoded_size(step.params)) > limit:
-                raise MessageTooLarge(f"the parameters of '{step.query}' take about {size / 2**20:.1f} MiB, over "
-                                      f"the graph server's message limit ({limit / 2**20:.0f} MiB per statement)")
+                raise MessageTooLarge(
+                    f"the parameters of '{step.query}' take about {size / 2**20:.1f} MiB, over "
+                    f"the graph server's message limit ({limit / 2**20:.0f} MiB per statement)"
+                )
             loaded.append((query.statements[0], step.params))
 
         def work(tx: ManagedTransaction) -> list[Counter[str]]:
@@ -217,16 +235,21 @@ class GraphStore:
     def _session(self, mode: str, name: str) -> Iterator[Any]:
         """A session of access ``mode``, in which a transaction the server stops at its time
         limit is one :class:`ServerError` naming the query ``name`` and the timeout."""
-        with self._reachable(), self._driver.session(database=self.database, default_access_mode=_ACCESS[mode],
-                                                     fetch_size=self.fetch_size) as session:
+        with (
+            self._reachable(),
+            self._driver.session(
+                database=self.database, default_access_mode=_ACCESS[mode], fetch_size=self.fetch_size
+            ) as session,
+        ):
             try:
                 yield session
             except ClientError as exc:
                 if not (exc.code or "").startswith(_TIMED_OUT):
                     raise
-                raise ServerError(f"the graph server stopped '{name}' at its time limit: {exc.message} (citegraph's "
-                                  f"{mode} timeout: {self.timeouts[mode]} s, {ENV_PREFIX}{mode.upper()}_TIMEOUT)"
-                                  ) from exc
+                raise ServerError(
+                    f"the graph server stopped '{name}' at its time limit: {exc.message} (citegraph's "
+                    f"{mode} timeout: {self.timeouts[mode]} s, {ENV_PREFIX}{mode.upper()}_TIMEOUT)"
+                ) from exc
 
     @contextmanager
     def _reachable(self) -> Iterator[None]:
@@ -252,8 +275,11 @@ class GraphStore:
 
     def server_info(self) -> dict[str, str]:
         info = self._driver.get_server_info()
-        return {"agent": info.agent, "protocol": ".".join(map(str, info.protocol_version)),
-                "address": str(info.address)}
+        return {
+            "agent": info.agent,
+            "protocol": ".".join(map(str, info.protocol_version)),
+            "address": str(info.address),
+        }
 
     def close(self) -> None:
         self._driver.close()

@@ -41,13 +41,22 @@ def read(file: Path) -> Iterator[Item]:
 
 
 def _paper(obj: dict[str, Any]) -> list[Paper]:
-    return [Paper(id=text(obj, "paper_id", required=True), title=text(obj, "title"),
-                  abstract=text(obj, "abstract"), year=integer(obj, "year"))]
+    return [
+        Paper(
+            id=text(obj, "paper_id", required=True),
+            title=text(obj, "title"),
+            abstract=text(obj, "abstract"),
+            year=integer(obj, "year"),
+        )
+    ]
 
 
 def _edge(row: dict[str, str]) -> list[Citation]:
     n_contexts = integer(row, "n_contexts")
     if n_contexts is not None and n_contexts < 0:
         raise BadField("n_contexts", f"must not be negative, got {n_contexts}")
-    return [Citation(text(row, "citing", required=True),
-                     Reference(text(row, "cited", required=True), n_contexts=n_contexts))]
+    return [
+        Citation(
+            text(row, "citing", required=True), Reference(text(row, "cited", required=True), n_contexts=n_contexts)
+        )
+    ]

@@ -72,8 +72,14 @@ def load(work: Path, database: Path, heap: str | None = None) -> dict[str, int]:
         _create_types(db.schema, {g.labels for g in vertices}, {g.type for g in edges})
         vertex_batcher = jpype.JClass("com.arcadedb.python.VertexBatcher")
         edge_batcher = jpype.JClass("com.arcadedb.python.EdgeBatcher")
-        batch = (db.get_java_database().batch().withBidirectional(True).withCommitEvery(_COMMIT_EVERY)
-                 .withExpectedEdgeCount(sum(g.pairs.shape[1] for g in edges)).build())
+        batch = (
+            db.get_java_database()
+            .batch()
+            .withBidirectional(True)
+            .withCommitEvery(_COMMIT_EVERY)
+            .withExpectedEdgeCount(sum(g.pairs.shape[1] for g in edges))
+            .build()
+        )
         rids: dict[str, list[str]] = {}  # per space: index → RID
         for group in vertices:
             space = rids.setdefault(group.space, [])
@@ -83,13 +89,15 @@ def load(work: Path, database: Path, heap: str | None = None) -> dict[str, int]:
         for group in edges:
             sources, targets = rids[group.source], rids[group.target]
             for lo in range(0, group.pairs.shape[1], _CHUNK):
-                part = group.pairs[:, lo:lo + _CHUNK].tolist()
+                part = group.pairs[:, lo : lo + _CHUNK].tolist()
                 if group.props is None:
-                    edge_batcher.newEdgesJoined(batch, ";".join(sources[i] for i in part[0]), group.type,
-                                                ";".join(targets[i] for i in part[1]))
+                    edge_batcher.newEdgesJoined(
+                        batch, ";".join(sources[i] for i in part[0]), group.type, ";".join(targets[i] for i in part[1])
+                    )
                 else:
-                    rows = [{"_src": sources[s], "_dst": targets[t], **p}
-                            for s, t, p in zip(part[0], part[1], group.props)]
+                    rows = [
+                        {"_src": sources[s], "_dst": targets[t], **p} for s, t, p in zip(part[0], part[1], group.props)
+                    ]
                     edge_batcher.newEdgesJson(batch, group.type, encode(rows))
         batch.close()
     finally:

@@ -58,16 +58,44 @@ def files(path: Path) -> list[Path]:
 
 
 #: The fields citegraph reads: decoded, and held to :data:`MAX_FIELD_CHARS`; others are left alone.
-READ_FIELDS = frozenset({"title", "abstract", "author", "keywords", "keyword", "year", "date", "doi", "url", "eprint",
-                         "archiveprefix", "citegraph-id", *VENUE_FIELDS})
+READ_FIELDS = frozenset(
+    {
+        "title",
+        "abstract",
+        "author",
+        "keywords",
+        "keyword",
+        "year",
+        "date",
+        "doi",
+        "url",
+        "eprint",
+        "archiveprefix",
+        "citegraph-id",
+        *VENUE_FIELDS,
+    }
+)
 #: A field citegraph reads is refused past this (abstracts run to a few thousand characters).
 MAX_FIELD_CHARS = 100_000
 #: The month macros BibTeX's standard styles define (``month = jan``).
 MONTHS = {name[:3].lower(): name for name in calendar.month_name[1:]}
 #: What a ``crossref`` child does not take from its parent: what names or describes the parent
 #: itself (its ``title`` becomes the child's ``booktitle`` where the child has none).
-NOT_INHERITED = frozenset({"crossref", "doi", "url", "eprint", "archiveprefix", "isbn", "citegraph-id", "abstract",
-                           "keywords", "keyword", "title"})
+NOT_INHERITED = frozenset(
+    {
+        "crossref",
+        "doi",
+        "url",
+        "eprint",
+        "archiveprefix",
+        "isbn",
+        "citegraph-id",
+        "abstract",
+        "keywords",
+        "keyword",
+        "title",
+    }
+)
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BRACE = re.compile(r"(?<!\\)[{}]")  # as bibtexparser's splitter counts them
 _QUOTED = re.compile(r'(?<!\\)[{}"]')
@@ -119,14 +147,22 @@ def parse_text(text: str, file: Path) -> list[Entry]:
     for e in library.entries:
         found = _Found(file, {})
         for f in e.fields:
-            found.fields[f.key.lower()] = (macros.resolve(f.value, found.warner(f.key.lower(), f.start_line + 1)),
-                                           f.start_line + 1)
+            found.fields[f.key.lower()] = (
+                macros.resolve(f.value, found.warner(f.key.lower(), f.start_line + 1)),
+                f.start_line + 1,
+            )
         resolved.append((e, found))
     parents = {e.key.lower(): found.fields for e, found in resolved}
     # the parser sets every block's start_line; the library types it Optional for blocks made by hand
-    entries = [_entry(Location(file, e.start_line + 1), e.key,  # type: ignore[operator]
-                      e.entry_type.lower(), _inherited(found, parents))
-               for e, found in resolved]
+    entries = [
+        _entry(
+            Location(file, e.start_line + 1),  # type: ignore[operator]
+            e.key,
+            e.entry_type.lower(),
+            _inherited(found, parents),
+        )
+        for e, found in resolved
+    ]
     for block in library.failed_blocks:
         error = getattr(block, "error", None)
         reason = (getattr(error, "abort_reason", None) or str(error or "")).strip() or "the parser gave up here"
@@ -168,8 +204,10 @@ class _Macros:
         if name in self._done:
             return self._done[name]
         if name in expanding:
-            warn(f"@string macro '{text}' is defined by itself ({' → '.join((*expanding, name))}); "
-                 "BibTeX's empty text used")
+            warn(
+                f"@string macro '{text}' is defined by itself ({' → '.join((*expanding, name))}); "
+                "BibTeX's empty text used"
+            )
             return ""
         if name not in self._raw:
             if name in MONTHS:
@@ -187,9 +225,9 @@ def _pieces(raw: str) -> Iterator[tuple[str, str]]:
         char = raw[at]
         if char.isspace() or char == "#":
             at += 1
-        elif char in "{\"":
+        elif char in '{"':
             end = _closing(raw, at)
-            yield "text", raw[at + 1:end]
+            yield "text", raw[at + 1 : end]
             at = end + 1
         else:
             name = _NAME.match(raw, at)
@@ -219,8 +257,11 @@ def _inherited(found: _Found, parents: Mapping[str, dict[str, tuple[str, int]]])
     key, line = found.fields["crossref"]
     parent = parents.get(key.strip().lower())
     if parent is None or parent is found.fields:
-        found.warnings.append(Problem(Location(found.file, line), "crossref", f"no entry {key.strip()!r} in this "
-                                      "file to take fields from"))
+        found.warnings.append(
+            Problem(
+                Location(found.file, line), "crossref", f"no entry {key.strip()!r} in this file to take fields from"
+            )
+        )
         return found
     given = {name: value for name, value in parent.items() if name not in NOT_INHERITED}
     if "title" in parent:
@@ -238,9 +279,16 @@ def _entry(where: Location, key: str, entry_type: str, found: _Found) -> Entry:
             continue
         warn = found.warner(name, line)
         if len(value) > MAX_FIELD_CHARS:
-            return Entry(where, key, entry_type, problem=Problem(
-                Location(where.path, line), name, f"{len(value):,} characters; citegraph reads at most "
-                f"{MAX_FIELD_CHARS:,} of a field"))
+            return Entry(
+                where,
+                key,
+                entry_type,
+                problem=Problem(
+                    Location(where.path, line),
+                    name,
+                    f"{len(value):,} characters; citegraph reads at most {MAX_FIELD_CHARS:,} of a field",
+                ),
+            )
         if CONTROL_CHARACTERS.search(value):
             warn("control characters (a NUL, …) dropped")
             value = CONTROL_CHARACTERS.sub("", value)
@@ -309,9 +357,16 @@ def _paper(entry: Entry, paper_id: str, doi: str | None) -> Paper:
     except ValueError as bad:
         raise BadField("year", str(bad)) from None
     venue = next((v for name in VENUE_FIELDS if (v := _string(fields, name))), None)
-    return Paper(id=paper_id, title=_string(fields, "title"), abstract=_string(fields, "abstract"), year=year,
-                 venue=venue, doi=doi, keywords=keywords_of(fields),
-                 authors=tuple(Author.from_name(n) for n in fields.get("author", ())))
+    return Paper(
+        id=paper_id,
+        title=_string(fields, "title"),
+        abstract=_string(fields, "abstract"),
+        year=year,
+        venue=venue,
+        doi=doi,
+        keywords=keywords_of(fields),
+        authors=tuple(Author.from_name(n) for n in fields.get("author", ())),
+    )
 
 
 def _identify(entry: Entry, id_from: str, spellings: dict[str, str]) -> tuple[str, str | None]:
@@ -333,8 +388,13 @@ def _selected(entry: Entry, entry_types: frozenset[str] | None) -> bool:
     return entry_types is None or entry.type in entry_types
 
 
-def read(file: Path, entry_types: Iterable[str] | None = None, id_from: str = "doi",
-         spellings: Mapping[str, str] | None = None, surveyed: Surveyed | None = None) -> Iterator[Item]:
+def read(
+    file: Path,
+    entry_types: Iterable[str] | None = None,
+    id_from: str = "doi",
+    spellings: Mapping[str, str] | None = None,
+    surveyed: Surveyed | None = None,
+) -> Iterator[Item]:
     """One Item per entry of ``file`` (of the ``entry_types``, all when None), by line: the
     survey's (``surveyed``) if it read the file as it is now, else parsed here."""
     kept = surveyed.items(file) if surveyed is not None else None
@@ -344,8 +404,9 @@ def read(file: Path, entry_types: Iterable[str] | None = None, id_from: str = "d
     return _items(file, parse(file), types, id_from, dict(spellings or {}))
 
 
-def _items(file: Path, entries: Iterable[Entry], types: frozenset[str] | None, id_from: str,
-           spellings: dict[str, str]) -> Iterator[Item]:
+def _items(
+    file: Path, entries: Iterable[Entry], types: frozenset[str] | None, id_from: str, spellings: dict[str, str]
+) -> Iterator[Item]:
     for entry in entries:
         if entry.problem is not None:
             yield Item(entry.where, problem=entry.problem)
@@ -406,15 +467,17 @@ class Survey:
 
     def rows(self) -> list[dict]:
         """The table the CLI prints: entries per type, read or left out, and those without a DOI."""
-        out = [{"entries": f"@{t}", "count": n, "read": t not in self.left_out}
-               for t, n in sorted(self.entries.items())]
+        out = [
+            {"entries": f"@{t}", "count": n, "read": t not in self.left_out} for t, n in sorted(self.entries.items())
+        ]
         return [*out, {"entries": "read, without a DOI (id: citation key)", "count": self.without_doi, "read": True}]
 
     def notes(self) -> list[str]:
         """One line per id given more than once (the later entries' values win), then one per warning."""
-        return [*(f"duplicate id {paper_id}: {', '.join(places)}"
-                  for paper_id, places in sorted(self.duplicates.items())),
-                *(f"warning: {problem}" for problem in self.warnings)]
+        return [
+            *(f"duplicate id {paper_id}: {', '.join(places)}" for paper_id, places in sorted(self.duplicates.items())),
+            *(f"warning: {problem}" for problem in self.warnings),
+        ]
 
 
 def survey(files: Sequence[Path], entry_types: Iterable[str] | None = None, id_from: str = "doi") -> Survey:

@@ -57,9 +57,16 @@ def complete_import(store: GraphStore, options: IngestOptions = IngestOptions())
     return prefilter(store, options.prefilter)
 
 
-def bulk_ingest(backend: ArcadeDBBackend, store: GraphStore, fmt: Format, paths: list[Path],
-                options: IngestOptions = IngestOptions(), progress: Progress | None = None,
-                *, heap: str | None = None) -> IngestSummary:
+def bulk_ingest(
+    backend: ArcadeDBBackend,
+    store: GraphStore,
+    fmt: Format,
+    paths: list[Path],
+    options: IngestOptions = IngestOptions(),
+    progress: Progress | None = None,
+    *,
+    heap: str | None = None,
+) -> IngestSummary:
     """Load ``paths`` into the empty graph of the embedded ``backend`` (``store`` speaks to it).
 
     Produces the graph the streaming :func:`~citegraph.ingest.pipeline.ingest` would,
@@ -77,25 +84,29 @@ def bulk_ingest(backend: ArcadeDBBackend, store: GraphStore, fmt: Format, paths:
             shutil.rmtree(leftover, ignore_errors=True)
     if store.value("bulk/any_node"):
         interrupted = interrupted_bulk(backend.work_root)
-        raise CitegraphError("the bulk ingest loads an empty graph only, and this one holds nodes: "
-                             "ingest without --bulk, or start from an empty database"
-                             + (f". Note: {interrupted}" if interrupted else ""))
+        raise CitegraphError(
+            "the bulk ingest loads an empty graph only, and this one holds nodes: "
+            "ingest without --bulk, or start from an empty database" + (f". Note: {interrupted}" if interrupted else "")
+        )
     marker = backend.work_root / BULK_MARKER
     with tempfile.TemporaryDirectory(prefix="bulk-", dir=backend.work_root) as work:
         graph, lines = build(fmt, files, options, progress, summary, Path(work))
         marker.write_text(json.dumps({"pid": os.getpid(), "format": fmt.name, "paths": _resolved(paths)}))
         progress.start("loading", None)
         try:
-            output = backend.load_offline(arcadedb_loader.__name__, str(graph.work), heap=heap,
-                                          log=graph.work / "loader.log")
+            output = backend.load_offline(
+                arcadedb_loader.__name__, str(graph.work), heap=heap, log=graph.work / "loader.log"
+            )
         finally:
             progress.finish()
         summary.write = graph.write_stats()
     loaded = json.loads(output.splitlines()[-1])
     expected = {"vertices": summary.write.nodes_created, "edges": summary.write.relationships_created}
     if loaded != expected:
-        raise ServerError(f"the ArcadeDB bulk loader created {loaded} where the graph has {expected}: "
-                          "recreate the database and report this")
+        raise ServerError(
+            f"the ArcadeDB bulk loader created {loaded} where the graph has {expected}: "
+            "recreate the database and report this"
+        )
     merges = (MergedId(old, into) for old, into in graph.manifest["merges"])
     for part in batched(merges, options.batch_size):  # Cypher moves citations; no loader does
         GraphWriter(store).write(part)
@@ -106,8 +117,15 @@ def bulk_ingest(backend: ArcadeDBBackend, store: GraphStore, fmt: Format, paths:
     else:  # the loader wrote eligible with every paper: the indexes are built once, from it
         apply_schema(store)
         summary.eligibility = eligibility(store, options.prefilter)
-    store.write(*(Write("ingest/checkpoint_set", {"key": pipeline.checkpoint_key(fmt, file), "file": str(file),
-                                                  "line": lines[file], "done": True}) for file in files))
+    store.write(
+        *(
+            Write(
+                "ingest/checkpoint_set",
+                {"key": pipeline.checkpoint_key(fmt, file), "file": str(file), "line": lines[file], "done": True},
+            )
+            for file in files
+        )
+    )
     marker.unlink()
     summary.seconds = time.perf_counter() - started
     return summary
@@ -130,9 +148,11 @@ def interrupted_bulk(work_root: Path) -> str | None:
     except PermissionError:
         return None
     command = shlex.join(["citegraph", "ingest", about["format"], *about["paths"]])
-    return (f"a bulk ingest (pid {about['pid']}) was interrupted while loading: the graph may be half-loaded, "
-            f"without schema, prefilter or checkpoints. Run `{command}` (without --bulk): the streaming ingest "
-            "completes it exactly. Or empty it with `citegraph clear --yes`.")
+    return (
+        f"a bulk ingest (pid {about['pid']}) was interrupted while loading: the graph may be half-loaded, "
+        f"without schema, prefilter or checkpoints. Run `{command}` (without --bulk): the streaming ingest "
+        "completes it exactly. Or empty it with `citegraph clear --yes`."
+    )
 
 
 def _resolved(paths: list[Path]) -> list[str]:

@@ -122,7 +122,8 @@ class Builder:
         self.prefilter = prefilter
         graph = model.GRAPH  # read when building, so that a property added to the model arrives
         self.paper, self.author, self.category, self.concept = map(
-            graph.node, ("Paper", "Author", "ArxivCategory", "AcmConcept"))
+            graph.node, ("Paper", "Author", "ArxivCategory", "AcmConcept")
+        )
         # every paper is new to the empty graph: it gets the run's date (papers.cypher: ON CREATE)
         self.run_props = {p.name: ingested.isoformat() for p in self.paper.properties if p.set_by == "run"}
         self.reference = graph.relationship("CITES")
@@ -151,9 +152,15 @@ class Builder:
         self._papers_out = open(work / "papers.jsonl", "w", encoding="utf-8")
         self._authors_out = open(work / "authors.jsonl", "w", encoding="utf-8")
         self._props_out = open(work / "cites_props.jsonl", "w", encoding="utf-8")
-        self._add: dict[type, Callable[[Any], None]] = {Paper: self._paper, Citation: self._citation, Field: self._field,
-                     ArxivCategory: self._category, AcmConcept: self._concept, CategoryMapping: self._mapping,
-                     MergedId: lambda m: self.merges.append((m.old_id, m.into_id))}
+        self._add: dict[type, Callable[[Any], None]] = {
+            Paper: self._paper,
+            Citation: self._citation,
+            Field: self._field,
+            ArxivCategory: self._category,
+            AcmConcept: self._concept,
+            CategoryMapping: self._mapping,
+            MergedId: lambda m: self.merges.append((m.old_id, m.into_id)),
+        }
 
     def add(self, record: Record) -> None:
         kind = record_type(record)
@@ -178,8 +185,10 @@ class Builder:
             for criterion in (self.has_year, self.has_title, self.abstract_len):
                 criterion.append(0)
         elif isinstance(paper, SnapshotPaper):  # a restated work replaces its edges too: Cypher's work
-            raise CitegraphError(f"work {paper.id} is stated twice (a newer partition restates it): load the "
-                                 "older partitions with --bulk, then ingest the newer ones without it")
+            raise CitegraphError(
+                f"work {paper.id} is stated twice (a newer partition restates it): load the "
+                "older partitions with --bulk, then ingest the newer ones without it"
+            )
         else:  # papers.cypher: SET p += props, so a later record's non-null values win
             self.updates.setdefault(row, {}).update(values)
         if "year" in values:
@@ -267,20 +276,26 @@ class Builder:
             "broader": _unique_pairs(_ints(self.broader[0]), _ints(self.broader[1])),
             "maps_to": _unique_pairs(_ints(self.maps_to[0]), _ints(self.maps_to[1])),
         }
-        arrays["eligible"] = self._eligible(arrays["citation_count"][:self.rows])
+        arrays["eligible"] = self._eligible(arrays["citation_count"][: self.rows])
         topics = self.topics.finish(new, self.work)
         for name, values in arrays.items():
             np.save(self.work / f"{name}.npy", values)
         manifest = {
-            "papers": self.rows, "stubs": n - self.rows, "stubs_found": int(stubs.size),
-            "authors": len(self.authors), "fields": list(self.fields),
+            "papers": self.rows,
+            "stubs": n - self.rows,
+            "stubs_found": int(stubs.size),
+            "authors": len(self.authors),
+            "fields": list(self.fields),
             "categories": [{"code": code, **self.category_props.get(i, {})} for code, i in self.categories.items()],
             "concepts": [{"code": code, **self.concept_props.get(i, {})} for code, i in self.concepts.items()],
             "topics": topics,
             "updates": {str(r): props for r, props in self.updates.items()},
             "merges": self.merges,
-            "stats": {"records": dict(self.stats.records), "citations": self.stats.citations,
-                      "self_citations": self.stats.self_citations},
+            "stats": {
+                "records": dict(self.stats.records),
+                "citations": self.stats.citations,
+                "self_citations": self.stats.self_citations,
+            },
         }
         (self.work / "manifest.json").write_text(encode(manifest), encoding="utf-8")
         return CompactGraph(self.work, manifest)
@@ -289,8 +304,12 @@ class Builder:
         """prefilter/mark for every full paper (stubs never are), from its properties and
         ``citation_count``: the same test, so bulk and streaming mark the same papers."""
         thresholds = self.prefilter
-        return ((_bools(self.has_year)) & _bools(self.has_title)
-                & (_ints(self.abstract_len) >= thresholds.min_abstract) & (counts >= thresholds.min_citations))
+        return (
+            (_bools(self.has_year))
+            & _bools(self.has_title)
+            & (_ints(self.abstract_len) >= thresholds.min_abstract)
+            & (counts >= thresholds.min_citations)
+        )
 
     def _cites(self, new: np.ndarray, n: int) -> dict[str, np.ndarray]:
         """One CITES per (citing, cited) among the ``n`` papers kept; ``citation_count``.
@@ -319,10 +338,13 @@ class Builder:
         last_groups, last_at = np.unique(prop_group[lines][::-1], return_index=True)
         with_props = last_groups[np.argsort(lines[::-1][last_at])]
         plain = per_group == 0
-        return {"citation_count": np.bincount(edge_cited, minlength=n),
-                "cites": np.stack([edge_citing[plain], edge_cited[plain]]),
-                "cites_with_props": np.stack([edge_citing[with_props], edge_cited[with_props]]),
-                "prop_group": prop_group, "props_per_group": per_group}
+        return {
+            "citation_count": np.bincount(edge_cited, minlength=n),
+            "cites": np.stack([edge_citing[plain], edge_cited[plain]]),
+            "cites_with_props": np.stack([edge_citing[with_props], edge_cited[with_props]]),
+            "prop_group": prop_group,
+            "props_per_group": per_group,
+        }
 
     def _wrote(self, new: np.ndarray, n: int) -> np.ndarray:
         """One WROTE per (author, paper) with the position of its last mention, as
@@ -401,15 +423,19 @@ class CompactGraph:
 
     def vertices(self) -> list[VertexGroup]:
         m, counts = self.manifest, self._array("citation_count")
-        return [group for group in [
-            VertexGroup("Paper", ("Paper",), m["papers"], self._papers(counts)),
-            VertexGroup("Paper", ("Paper", model.GRAPH.stub_label), m["stubs"], self._stubs(counts)),
-            VertexGroup("Author", ("Author",), m["authors"], self._authors()),
-            VertexGroup("Field", ("Field",), len(m["fields"]), (encode({"name": f}) for f in m["fields"])),
-            VertexGroup("ArxivCategory", ("ArxivCategory",), len(m["categories"]), map(encode, m["categories"])),
-            VertexGroup("AcmConcept", ("AcmConcept",), len(m["concepts"]), map(encode, m["concepts"])),
-            VertexGroup("Topic", ("Topic",), len(m["topics"]), map(encode, m["topics"])),
-        ] if group.count]
+        return [
+            group
+            for group in [
+                VertexGroup("Paper", ("Paper",), m["papers"], self._papers(counts)),
+                VertexGroup("Paper", ("Paper", model.GRAPH.stub_label), m["stubs"], self._stubs(counts)),
+                VertexGroup("Author", ("Author",), m["authors"], self._authors()),
+                VertexGroup("Field", ("Field",), len(m["fields"]), (encode({"name": f}) for f in m["fields"])),
+                VertexGroup("ArxivCategory", ("ArxivCategory",), len(m["categories"]), map(encode, m["categories"])),
+                VertexGroup("AcmConcept", ("AcmConcept",), len(m["concepts"]), map(encode, m["concepts"])),
+                VertexGroup("Topic", ("Topic",), len(m["topics"]), map(encode, m["topics"])),
+            ]
+            if group.count
+        ]
 
     def _merged_cite_props(self) -> Iterator[dict]:
         """CITES properties in the order of ``cites_with_props``: each edge's spilled lines
@@ -431,27 +457,33 @@ class CompactGraph:
 
     def edges(self) -> list[EdgeGroup]:
         wrote = self._array("wrote")
-        return [group for group in [
-            _edges("cites", "CITES", self._array("cites"), None),
-            _edges("cites_with_contexts", "CITES", self._array("cites_with_props"), self._merged_cite_props()),
-            _edges("wrote", "WROTE", wrote[:2], _positions(wrote[2])),
-            _edges("in_field", "IN_FIELD", self._array("in_field"), None),
-            _edges("in_category", "IN_CATEGORY", self._array("in_category"), None),
-            _edges("broader", "BROADER", self._array("broader"), None),
-            _edges("maps_to", "MAPS_TO", self._array("maps_to"), None),
-            _edges("broader_topic", "BROADER_TOPIC", self._array("broader_topic"), None),
-            _edges("in_topic", "IN_TOPIC", self._array("in_topic"), in_topic_props(self.work)),
-        ] if group.pairs.shape[1]]
+        return [
+            group
+            for group in [
+                _edges("cites", "CITES", self._array("cites"), None),
+                _edges("cites_with_contexts", "CITES", self._array("cites_with_props"), self._merged_cite_props()),
+                _edges("wrote", "WROTE", wrote[:2], _positions(wrote[2])),
+                _edges("in_field", "IN_FIELD", self._array("in_field"), None),
+                _edges("in_category", "IN_CATEGORY", self._array("in_category"), None),
+                _edges("broader", "BROADER", self._array("broader"), None),
+                _edges("maps_to", "MAPS_TO", self._array("maps_to"), None),
+                _edges("broader_topic", "BROADER_TOPIC", self._array("broader_topic"), None),
+                _edges("in_topic", "IN_TOPIC", self._array("in_topic"), in_topic_props(self.work)),
+            ]
+            if group.pairs.shape[1]
+        ]
 
     def write_stats(self) -> WriteStats:
         """Counted from the groups the loader loads (memory-mapped arrays: only their shapes are read)."""
         stats = self.manifest["stats"]
-        return WriteStats(nodes_created=sum(g.count for g in self.vertices()),
-                          relationships_created=sum(g.pairs.shape[1] for g in self.edges()),
-                          external_created=self.manifest["stubs_found"], self_citations=stats["self_citations"],
-                          citations=stats["citations"], records=Counter(stats["records"]))
-
-
+        return WriteStats(
+            nodes_created=sum(g.count for g in self.vertices()),
+            relationships_created=sum(g.pairs.shape[1] for g in self.edges()),
+            external_created=self.manifest["stubs_found"],
+            self_citations=stats["self_citations"],
+            citations=stats["citations"],
+            records=Counter(stats["records"]),
+        )
 
 
 class _Tee:
@@ -468,8 +500,9 @@ class _Tee:
             yield item
 
 
-def build(fmt: Format, files: list[Path], options: IngestOptions, progress: Progress, summary: IngestSummary,
-          work: Path) -> tuple[CompactGraph, dict[Path, int]]:
+def build(
+    fmt: Format, files: list[Path], options: IngestOptions, progress: Progress, summary: IngestSummary, work: Path
+) -> tuple[CompactGraph, dict[Path, int]]:
     """Validate ``files`` as the streaming ingest does (same errors, same rejects file with
     ``skip_bad``) and build their graph in ``work``; also returns each file's line count.
     Bad input raises before anything reaches a database."""

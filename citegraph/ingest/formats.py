@@ -40,8 +40,10 @@ class Format:
         given = {k: v for k, v in settings.items() if v is not None}
         unknown = sorted(set(given) - set(self.accepts))
         if unknown:
-            raise CitegraphError(f"format '{self.name}' has no setting {', '.join(unknown)}"
-                                 + (f" (it has: {', '.join(self.accepts)})" if self.accepts else ""))
+            raise CitegraphError(
+                f"format '{self.name}' has no setting {', '.join(unknown)}"
+                + (f" (it has: {', '.join(self.accepts)})" if self.accepts else "")
+            )
         return replace(self, settings=tuple(sorted({**dict(self.settings), **given}.items())))
 
     @property
@@ -60,16 +62,19 @@ class Format:
             return self._load().read(Path(file), **settings)
         self._refuse_unless_selecting()
         if selection.include_referenced and selection.referenced is None:
-            raise CitegraphError("include_referenced: the referenced works are found over all files of the "
-                                 "ingest first (Format.widened)")
+            raise CitegraphError(
+                "include_referenced: the referenced works are found over all files of the ingest first (Format.widened)"
+            )
         return self._load().read(Path(file), selection, **settings)
 
     def _refuse_unless_selecting(self) -> None:
         if not self.selects:
             choosers = ", ".join(f.name for f in FORMATS.values() if f.selects)
-            raise CitegraphError(f"format '{self.name}' reads every record; selecting works (--field, --topic, "
-                                 f"--since, --until, --language, --type, --include-referenced, ...) applies "
-                                 f"to: {choosers}")
+            raise CitegraphError(
+                f"format '{self.name}' reads every record; selecting works (--field, --topic, "
+                f"--since, --until, --language, --type, --include-referenced, ...) applies "
+                f"to: {choosers}"
+            )
 
     def widened(self, files: Sequence[Path], selection: Selection) -> Selection:
         """``selection`` with the works its criteria admit reference (``include_referenced``),
@@ -96,22 +101,50 @@ class Format:
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in [
-        Format("s2orc", "S2ORC metadata JSONL (paper_id, title, abstract, year, mag_field_of_study, "
-               "outbound_citations, inbound_citations, ...)", "s2orc"),
+        Format(
+            "s2orc",
+            "S2ORC metadata JSONL (paper_id, title, abstract, year, mag_field_of_study, "
+            "outbound_citations, inbound_citations, ...)",
+            "s2orc",
+        ),
         Format("unarxive", "unarXive full-text JSONL: arXiv papers with citation contexts", "unarxive"),
         Format("acl200", "ACL-200 graph folder: papers.jsonl and edges.tsv", "acl200"),
-        Format("scisummnet", "ScisummNet folder (CL-SciSumm 2019): per ACL paper Reference_XML/<id>.xml "
-               "(full text) and citing_sentences.json (citing sentences, citation marked [CIT])", "scisummnet"),
-        Format("taxonomy", "taxonomy folder: MAG fields, arXiv categories, ACM CCS 2012 (SKOS XML), "
-               "arXiv→ACM 1998 map (default: the bundled copy)", "taxonomy"),
-        Format("openalex", "OpenAlex works snapshot: updated_date=*/part_*.gz partitions, a manifest, or files",
-               "openalex", selects=True),
-        Format("s2ag", "Semantic Scholar datasets: papers/, abstracts/, citations/ shards (contexts, intents)",
-               "s2ag", selects=True),
-        Format("jsonl", "citegraph's generic JSONL: id, title, abstract, year, fields, categories, "
-               "authors, references [{id, contexts, sections}]", "generic"),
-        Format("bibtex", "BibTeX (.bib): DOI (else citation key) as id, title, abstract, year, venue, authors, "
-               "keywords", "bibtex", accepts=("entry_types", "id_from")),
+        Format(
+            "scisummnet",
+            "ScisummNet folder (CL-SciSumm 2019): per ACL paper Reference_XML/<id>.xml "
+            "(full text) and citing_sentences.json (citing sentences, citation marked [CIT])",
+            "scisummnet",
+        ),
+        Format(
+            "taxonomy",
+            "taxonomy folder: MAG fields, arXiv categories, ACM CCS 2012 (SKOS XML), "
+            "arXiv→ACM 1998 map (default: the bundled copy)",
+            "taxonomy",
+        ),
+        Format(
+            "openalex",
+            "OpenAlex works snapshot: updated_date=*/part_*.gz partitions, a manifest, or files",
+            "openalex",
+            selects=True,
+        ),
+        Format(
+            "s2ag",
+            "Semantic Scholar datasets: papers/, abstracts/, citations/ shards (contexts, intents)",
+            "s2ag",
+            selects=True,
+        ),
+        Format(
+            "jsonl",
+            "citegraph's generic JSONL: id, title, abstract, year, fields, categories, "
+            "authors, references [{id, contexts, sections}]",
+            "generic",
+        ),
+        Format(
+            "bibtex",
+            "BibTeX (.bib): DOI (else citation key) as id, title, abstract, year, venue, authors, keywords",
+            "bibtex",
+            accepts=("entry_types", "id_from"),
+        ),
     ]
 }
 
@@ -131,8 +164,15 @@ def not_an_input(path: Path) -> CitegraphError:
         return CitegraphError(f"{path}: no such file or folder")
     except OSError as exc:
         return CitegraphError(f"{path}: cannot be read ({exc.strerror})")
-    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file")
+    kind = (
+        "a named pipe (FIFO)"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a special file"
+    )
     return CitegraphError(f"{path}: {kind}, not a regular file or a folder: give a file or a folder of them")
 
 
@@ -147,4 +187,3 @@ def files_in(path: Path, patterns: tuple[str, ...]) -> list[Path]:
     if not found:
         raise CitegraphError(f"{path}: no input files ({', '.join(patterns)})")
     return found
-

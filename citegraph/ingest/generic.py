@@ -61,16 +61,18 @@ def _reference(value: Any, i: int) -> Reference:
 
 def parse(obj: dict[str, Any]) -> list[Paper]:
     paper_id = text(obj, "id", required=True)
-    return [Paper(
-        id=paper_id,
-        title=text(obj, "title"),
-        abstract=text(obj, "abstract"),
-        year=integer(obj, "year"),
-        venue=text(obj, "venue"),
-        doi=text(obj, "doi"),
-        arxiv_id=text(obj, "arxiv_id"),
-        fields=unique_strings(strings(obj, "fields")),
-        categories=unique_strings(strings(obj, "categories")),
-        authors=tuple(_author(a, i) for i, a in enumerate(objects(obj, "authors"))),
-        references=merge_references(_reference(r, i) for i, r in enumerate(objects(obj, "references"))),
-    )]
+    return [
+        Paper(
+            id=paper_id,
+            title=text(obj, "title"),
+            abstract=text(obj, "abstract"),
+            year=integer(obj, "year"),
+            venue=text(obj, "venue"),
+            doi=text(obj, "doi"),
+            arxiv_id=text(obj, "arxiv_id"),
+            fields=unique_strings(strings(obj, "fields")),
+            categories=unique_strings(strings(obj, "categories")),
+            authors=tuple(_author(a, i) for i, a in enumerate(objects(obj, "authors"))),
+            references=merge_references(_reference(r, i) for i, r in enumerate(objects(obj, "references"))),
+        )
+    ]

@@ -52,7 +52,7 @@ def decode(value: str) -> tuple[str, list[str]]:
         depth += _count(text, "{") - _count(text, "}")
         math ^= _count(text, "$") % 2 == 1
         if depth <= 0 and not math and not _ENDS_IN_MACRO.search(text):
-            out += [value[done:start], _decode_run(value[start:word.end()])]
+            out += [value[done:start], _decode_run(value[start : word.end()])]
             done, start, depth = word.end(), None, 0
     if start is not None:  # an open group or math to the end: pylatexenc closes it
         out += [value[done:start], _decode_run(value[start:])]

@@ -75,8 +75,10 @@ def ingest_lock(config: Config) -> Iterator[None]:
         except BlockingIOError:
             lock.seek(0)
             holder = lock.read().strip() or "unknown"
-            raise CitegraphError(f"another ingest into this graph is running (pid {holder}); wait for it to "
-                                 "finish, or stop it (a stopped ingest resumes when run again)") from None
+            raise CitegraphError(
+                f"another ingest into this graph is running (pid {holder}); wait for it to "
+                "finish, or stop it (a stopped ingest resumes when run again)"
+            ) from None
         try:
             lock.seek(0)
             lock.truncate()

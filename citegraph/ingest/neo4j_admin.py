@@ -48,8 +48,11 @@ class Neo4jAdminExport:
             return f"{mounted_at.rstrip('/')}/{path.relative_to(root)}" if mounted_at and root else str(path)
 
         return Neo4jBackend.import_command(
-            self.database, [(labels, f"{seen(header)},{seen(data)}") for labels, header, data in self.nodes],
-            [(kind, f"{seen(header)},{seen(data)}") for kind, header, data in self.relationships], ARRAY_DELIMITER)
+            self.database,
+            [(labels, f"{seen(header)},{seen(data)}") for labels, header, data in self.nodes],
+            [(kind, f"{seen(header)},{seen(data)}") for kind, header, data in self.relationships],
+            ARRAY_DELIMITER,
+        )
 
     @property
     def command(self) -> list[str]:
@@ -60,8 +63,15 @@ class Neo4jAdminExport:
         return shlex.join(self.command)
 
 
-def export_neo4j_admin(fmt: Format, paths: list[Path], out: Path, options: IngestOptions = IngestOptions(),
-                       progress: Progress | None = None, *, database: str = "neo4j") -> Neo4jAdminExport:
+def export_neo4j_admin(
+    fmt: Format,
+    paths: list[Path],
+    out: Path,
+    options: IngestOptions = IngestOptions(),
+    progress: Progress | None = None,
+    *,
+    database: str = "neo4j",
+) -> Neo4jAdminExport:
     """Write the graph of ``paths`` as neo4j-admin CSV files (a header file and a data file
     per label set and relationship type) into ``out``.
 
@@ -83,9 +93,11 @@ def export_neo4j_admin(fmt: Format, paths: list[Path], out: Path, options: Inges
     with tempfile.TemporaryDirectory(prefix="bulk-", dir=out) as work:
         graph, _ = build(fmt, files, options, progress, summary, Path(work))
         if graph.manifest["merges"]:  # neo4j-admin creates; moving citations is Cypher's
-            raise CitegraphError(f"{len(graph.manifest['merges']):,} merged ids among the inputs: export the works "
-                                 "without the merged_ids files, import them and run `citegraph complete-import`, "
-                                 "then `citegraph ingest openalex <the merged_ids folder>` against the database")
+            raise CitegraphError(
+                f"{len(graph.manifest['merges']):,} merged ids among the inputs: export the works "
+                "without the merged_ids files, import them and run `citegraph complete-import`, "
+                "then `citegraph ingest openalex <the merged_ids folder>` against the database"
+            )
         progress.start("writing CSV", None)
         try:
             export = _write_csv(graph, out, summary, database)
@@ -106,8 +118,9 @@ def _cell(value) -> str:
     if isinstance(value, list):
         for element in value:
             if ARRAY_DELIMITER in element:
-                raise CitegraphError(f"cannot export {element[:80]!r} for neo4j-admin: it holds U+001F, "
-                                     "the array delimiter")
+                raise CitegraphError(
+                    f"cannot export {element[:80]!r} for neo4j-admin: it holds U+001F, the array delimiter"
+                )
         return ARRAY_DELIMITER.join(value)
     return str(value)
 

@@ -88,8 +88,10 @@ def files(path: Path) -> list[Path]:
         return [path]
     if not path.is_dir():
         raise CitegraphError(f"{path}: no such file or folder")
-    found = sorted({p for pattern in PATTERNS for p in path.rglob(pattern) if p.is_file()},
-                   key=lambda p: (_is_merges(p), _partition(p), str(p)))
+    found = sorted(
+        {p for pattern in PATTERNS for p in path.rglob(pattern) if p.is_file()},
+        key=lambda p: (_is_merges(p), _partition(p), str(p)),
+    )
     if not found:
         raise CitegraphError(f"{path}: no OpenAlex works files (updated_date=*/part_*.gz)")
     return found
@@ -163,10 +165,14 @@ def _manifest(manifest: Path) -> dict[Path, tuple[str, int | None]]:
     folder = _normal(manifest.parent)
     found = {}
     for url, count in listed:
-        if not isinstance(url, str) or count is not None and (isinstance(count, bool) or not isinstance(count, int)
-                                                              or count < 0):
-            raise CitegraphError(f"{manifest}: not an OpenAlex manifest (an entry {url!r:.80} with record_count "
-                                 f"{count!r:.40})")
+        if (
+            not isinstance(url, str)
+            or count is not None
+            and (isinstance(count, bool) or not isinstance(count, int) or count < 0)
+        ):
+            raise CitegraphError(
+                f"{manifest}: not an OpenAlex manifest (an entry {url!r:.80} with record_count {count!r:.40})"
+            )
         tail = url.split("/works/", 1)[-1] if "/works/" in url else url.rsplit("/", 1)[-1]
         local = _normal(folder / tail)
         if not local.is_relative_to(folder) or local == folder:
@@ -202,8 +208,12 @@ def _counted(file: Path, located: Iterator[tuple[Location, Any]]) -> Iterator[tu
         yield where, value
     if listed and read != listed[1]:
         where = Location(file, last + 1)
-        yield where, Problem(where, None, f"{read:,} works in the file, but {listed[0]} lists {listed[1]:,} "
-                                          "(download incomplete?)")
+        yield (
+            where,
+            Problem(
+                where, None, f"{read:,} works in the file, but {listed[0]} lists {listed[1]:,} (download incomplete?)"
+            ),
+        )
 
 
 def short_id(value: str, field: str) -> str:
@@ -222,8 +232,9 @@ def abstract(index: Any) -> str | None:
         raise BadField("abstract_inverted_index", "expected an object {word: [positions]}")
     placed: dict[int, str] = {}
     for word, positions in index.items():
-        if not isinstance(positions, list) or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0
-                                                      for p in positions):
+        if not isinstance(positions, list) or not all(
+            isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in positions
+        ):
             raise BadField(f"abstract_inverted_index.{word[:40]}", "expected a list of non-negative positions")
         for position in positions:
             placed[position] = word
@@ -257,8 +268,9 @@ def _authors(work: dict[str, Any]) -> tuple[Author, ...]:
         if not name:
             continue
         given = text(author, "id")
-        authors.append(Author(short_id(given, f"authorships[{i}].author.id"), name) if given
-                       else Author.from_name(name))
+        authors.append(
+            Author(short_id(given, f"authorships[{i}].author.id"), name) if given else Author.from_name(name)
+        )
     return tuple(dict.fromkeys(authors))
 
 
@@ -311,8 +323,14 @@ def _topic(topic: Any, field: str) -> TopicLink:
         if not isinstance(node, dict):
             raise BadField(f"{field}.{level}", "expected an object {id, display_name}")
         where = f"{field}.{level}"
-        lineage.append(Topic(_tree_id(node.get("id"), level, f"{where}.id"), _name(node, where), level,
-                             lineage[-1].id if lineage else None))
+        lineage.append(
+            Topic(
+                _tree_id(node.get("id"), level, f"{where}.id"),
+                _name(node, where),
+                level,
+                lineage[-1].id if lineage else None,
+            )
+        )
     given = topic.get("id")
     topic_id = short_id(given, f"{field}.id") if isinstance(given, str) else None
     if topic_id is None or not topic_id.startswith("T"):
@@ -352,24 +370,34 @@ def parse(work: dict[str, Any], selection: Selection = Selection()) -> list[Snap
     year = integer(work, "publication_year")
     fields = _fields(work)
     topics = _topics(work)
-    if not selection.admits(year=year, fields=fields, language=text(work, "language"), kind=text(work, "type"),
-                            retracted=work.get("is_retracted") is True, cited_by=integer(work, "cited_by_count"),
-                            topics=_topic_keys(topics) if selection.topics else (), number=_number(paper_id)):
+    if not selection.admits(
+        year=year,
+        fields=fields,
+        language=text(work, "language"),
+        kind=text(work, "type"),
+        retracted=work.get("is_retracted") is True,
+        cited_by=integer(work, "cited_by_count"),
+        topics=_topic_keys(topics) if selection.topics else (),
+        number=_number(paper_id),
+    ):
         return []
     doi = _doi(text(work, "doi"))
-    references = unique_strings(short_id(w, f"referenced_works[{i}]")
-                                for i, w in enumerate(strings(work, "referenced_works")))
-    return [SnapshotPaper(
-        id=paper_id,
-        title=text(work, "title") or text(work, "display_name"),
-        abstract=abstract(work.get("abstract_inverted_index")),
-        year=year,
-        venue=_venue(work),
-        doi=doi,
-        arxiv_id=_arxiv_id(work, doi),
-        fields=fields,
-        topics=topics,
-        authors=_authors(work),
-        references=tuple(Reference(cited) for cited in references if cited != paper_id),
-        retracted=True if work.get("is_retracted") is True else None,
-    )]
+    references = unique_strings(
+        short_id(w, f"referenced_works[{i}]") for i, w in enumerate(strings(work, "referenced_works"))
+    )
+    return [
+        SnapshotPaper(
+            id=paper_id,
+            title=text(work, "title") or text(work, "display_name"),
+            abstract=abstract(work.get("abstract_inverted_index")),
+            year=year,
+            venue=_venue(work),
+            doi=doi,
+            arxiv_id=_arxiv_id(work, doi),
+            fields=fields,
+            topics=topics,
+            authors=_authors(work),
+            references=tuple(Reference(cited) for cited in references if cited != paper_id),
+            retracted=True if work.get("is_retracted") is True else None,
+        )
+    ]

@@ -121,14 +121,15 @@ def prefilter(store: GraphStore, thresholds: Prefilter = Prefilter(), batch: int
     params = {"min_abstract": thresholds.min_abstract, "min_citations": thresholds.min_citations}
     ids = [row["id"] for row in store.rows("prefilter/ids")]
     for start in range(0, len(ids), batch):
-        store.write(Write("prefilter/mark", {"ids": ids[start:start + batch], **params}))
+        store.write(Write("prefilter/mark", {"ids": ids[start : start + batch], **params}))
     return eligibility(store, thresholds)
 
 
 def eligibility(store: GraphStore, thresholds: Prefilter = Prefilter()) -> dict[str, int]:
     """How many papers pass each prefilter criterion, as marked."""
-    return store.run("prefilter/counts", min_abstract=thresholds.min_abstract,
-                     min_citations=thresholds.min_citations)[0]
+    return store.run("prefilter/counts", min_abstract=thresholds.min_abstract, min_citations=thresholds.min_citations)[
+        0
+    ]
 
 
 class Duplicates:
@@ -147,8 +148,13 @@ class Duplicates:
 
     _GRAPH = -1  # the occurrence to write of an id the graph holds: none
 
-    def __init__(self, policy: DuplicatePolicy, graph: GraphStore | None = None,
-                 committed: dict[Path, int] | None = None, batch: int = 10_000):
+    def __init__(
+        self,
+        policy: DuplicatePolicy,
+        graph: GraphStore | None = None,
+        committed: dict[Path, int] | None = None,
+        batch: int = 10_000,
+    ):
         self.policy = policy
         self.count = 0
         self._files: dict[Path, int] = {}
@@ -196,15 +202,22 @@ class Duplicates:
         asked, self._unasked = self._unasked, {}
         if not asked or self._graph is None:
             return []
-        present = sorted((asked[row["id"]], row["id"]) for row in self._graph.rows("ingest/papers_present",
-                                                                                 ids=list(asked)))
+        present = sorted(
+            (asked[row["id"]], row["id"]) for row in self._graph.rows("ingest/papers_present", ids=list(asked))
+        )
         for _, paper_id in present:
             self._kept[paper_id] = self._GRAPH
         self.count += len(present)
         if self.policy != "error":
             return []
-        return [Problem(self._unpack(here), None, f"duplicate paper id {paper_id!r} (already in the graph from an "
-                                                  "earlier ingest)") for here, paper_id in present]
+        return [
+            Problem(
+                self._unpack(here),
+                None,
+                f"duplicate paper id {paper_id!r} (already in the graph from an earlier ingest)",
+            )
+            for here, paper_id in present
+        ]
 
     def write(self, paper: Paper, where: Location) -> bool:
         """Whether to write this record of ``paper`` (all of them with policy ``merge``)."""
@@ -257,8 +270,17 @@ class _Rejects:
         with self._failing():
             if self._file is None:
                 self._file = open(self.path, "w", encoding="utf-8")
-            self._file.write(json.dumps({"file": str(problem.where.path), "line": problem.where.line,
-                                         "field": problem.field, "reason": problem.reason}) + "\n")
+            self._file.write(
+                json.dumps(
+                    {
+                        "file": str(problem.where.path),
+                        "line": problem.where.line,
+                        "field": problem.field,
+                        "reason": problem.reason,
+                    }
+                )
+                + "\n"
+            )
 
     def close(self) -> None:
         if self._file is not None:
@@ -280,9 +302,15 @@ class Reader(Protocol):
     def read(self, file: Path, selection: Selection = ...) -> Iterator[Item]: ...
 
 
-def validate(fmt: Reader, files: list[Path], options: IngestOptions, progress: Progress,
-             summary: IngestSummary, duplicates: Duplicates | None = None,
-             cited: set[str] | None = None) -> dict[Path, int]:
+def validate(
+    fmt: Reader,
+    files: list[Path],
+    options: IngestOptions,
+    progress: Progress,
+    summary: IngestSummary,
+    duplicates: Duplicates | None = None,
+    cited: set[str] | None = None,
+) -> dict[Path, int]:
     """Read every file once; returns each file's line count. Raises on the first problem
     unless ``skip_bad``, in which case problems go to the rejects file. Repeated paper ids
     are counted in ``summary`` (and noted in ``duplicates`` for the write); the ids the
@@ -338,12 +366,23 @@ class WriteRefused(CitegraphError):
 
 
 def _committed_up_to(file: Path, committed: int) -> str:
-    return (f"The ingest of {file} is committed up to line {committed:,} and nothing after it was written; once "
-            f"the graph is back or can write again, run the same command again: it resumes after line {committed:,}")
+    return (
+        f"The ingest of {file} is committed up to line {committed:,} and nothing after it was written; once "
+        f"the graph is back or can write again, run the same command again: it resumes after line {committed:,}"
+    )
 
 
-def _write_file(fmt: Format, file: Path, key: str, start_after: int, writer: GraphWriter,
-                options: IngestOptions, progress: Progress, stats: WriteStats, duplicates: Duplicates) -> None:
+def _write_file(
+    fmt: Format,
+    file: Path,
+    key: str,
+    start_after: int,
+    writer: GraphWriter,
+    options: IngestOptions,
+    progress: Progress,
+    stats: WriteStats,
+    duplicates: Duplicates,
+) -> None:
     batch: list = []
     last_line = committed = start_after
 
@@ -353,8 +392,9 @@ def _write_file(fmt: Format, file: Path, key: str, start_after: int, writer: Gra
         try:
             stats.add(writer.write(batch, extra=[checkpoint]))
         except MessageTooLarge as exc:
-            raise CitegraphError(f"{file}: a record of lines {committed + 1}-{last_line} alone is too large to "
-                                 f"write: {exc}") from None
+            raise CitegraphError(
+                f"{file}: a record of lines {committed + 1}-{last_line} alone is too large to write: {exc}"
+            ) from None
         except ServerError as exc:
             raise ServerError(f"{exc}. {_committed_up_to(file, committed)}") from exc
         except Neo4jError as exc:
@@ -372,14 +412,20 @@ def _write_file(fmt: Format, file: Path, key: str, start_after: int, writer: Gra
                 flush(done=False)
             progress.advance(line - last_line)
             last_line = line
-        if item.record is not None and (not duplicates.tracks(item.record)
-                                        or duplicates.write(item.record, item.where)):
+        if item.record is not None and (
+            not duplicates.tracks(item.record) or duplicates.write(item.record, item.where)
+        ):
             batch.append(item.record)
     flush(done=False)  # done once the cited papers are recounted (ingest)
 
 
-def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOptions = IngestOptions(),
-           progress: Progress | None = None) -> IngestSummary:
+def ingest(
+    store: GraphStore,
+    fmt: Format,
+    paths: list[Path],
+    options: IngestOptions = IngestOptions(),
+    progress: Progress | None = None,
+) -> IngestSummary:
     """Ingest ``paths`` read as ``fmt`` into the graph; see the module docstring."""
     progress = progress or NoProgress()
     started = time.perf_counter()
@@ -411,8 +457,7 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
             if resume_after[file]:
                 summary.resumed[str(file)] = resume_after[file]
                 progress.advance(resume_after[file])
-            _write_file(fmt, file, keys[file], resume_after[file], writer, options, progress, summary.write,
-                        duplicates)
+            _write_file(fmt, file, keys[file], resume_after[file], writer, options, progress, summary.write, duplicates)
     finally:
         progress.finish()
     try:
@@ -420,15 +465,24 @@ def ingest(store: GraphStore, fmt: Format, paths: list[Path], options: IngestOpt
         writer.recount(cited)
         progress.finish()
         if todo:
-            store.write(*(Write("ingest/checkpoint_set", {"key": keys[file], "file": str(file),
-                                                          "line": line_counts[file], "done": True}) for file in todo))
+            store.write(
+                *(
+                    Write(
+                        "ingest/checkpoint_set",
+                        {"key": keys[file], "file": str(file), "line": line_counts[file], "done": True},
+                    )
+                    for file in todo
+                )
+            )
         if options.external == "drop":
             summary.external_dropped = writer.drop_external()
         progress.start("marking eligibility", None)
         summary.eligibility = prefilter(store, options.prefilter)
         progress.finish()
     except Neo4jError as exc:
-        raise WriteRefused(f"{WriteRefused.said(exc)}. Every line of the input is written; once the graph can write "
-                           "again, run the same command again: it finishes the ingest") from None
+        raise WriteRefused(
+            f"{WriteRefused.said(exc)}. Every line of the input is written; once the graph can write "
+            "again, run the same command again: it finishes the ingest"
+        ) from None
     summary.seconds = time.perf_counter() - started
     return summary

@@ -59,12 +59,17 @@ def merge_references(references: Iterable[Reference]) -> tuple[Reference, ...]:
             merged[ref.cited_id] = ref
             continue
         counts = [n for n in (seen.n_contexts, ref.n_contexts) if n is not None]
-        influential = None if seen.influential is None and ref.influential is None else bool(
-            seen.influential or ref.influential)
-        merged[ref.cited_id] = Reference(ref.cited_id, seen.contexts + ref.contexts,
-                                         unique_strings(seen.sections + ref.sections),
-                                         sum(counts) if counts else None,
-                                         unique_strings(seen.intents + ref.intents), influential)
+        influential = (
+            None if seen.influential is None and ref.influential is None else bool(seen.influential or ref.influential)
+        )
+        merged[ref.cited_id] = Reference(
+            ref.cited_id,
+            seen.contexts + ref.contexts,
+            unique_strings(seen.sections + ref.sections),
+            sum(counts) if counts else None,
+            unique_strings(seen.intents + ref.intents),
+            influential,
+        )
     return tuple(merged.values())
 
 

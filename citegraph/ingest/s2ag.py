@@ -68,8 +68,10 @@ def files(path: Path) -> list[Path]:
         return [path]
     if not path.is_dir():
         raise CitegraphError(f"{path}: no such file or folder")
-    found = sorted({p for pattern in PATTERNS for p in path.rglob(pattern) if p.is_file()},
-                   key=lambda p: (DATASETS.index(_dataset(p)), str(p)))
+    found = sorted(
+        {p for pattern in PATTERNS for p in path.rglob(pattern) if p.is_file()},
+        key=lambda p: (DATASETS.index(_dataset(p)), str(p)),
+    )
     if not found:
         raise CitegraphError(f"{path}: no S2AG shards (papers/, abstracts/, citations/ with *.gz)")
     return found
@@ -111,10 +113,13 @@ def _selected(release: Path, selection: Selection) -> WorkIds:
     from the papers shards."""
     shards = [f for f in files(release) if _dataset(f) == "papers"]
     if not shards:
-        raise CitegraphError(f"{release}: reading abstracts or selecting works needs the papers dataset "
-                             "(papers/*.gz) beside abstracts/ and citations/")
-    return WorkIds(int(item.record.id) for shard in shards for item in read(shard, selection)
-                   if isinstance(item.record, Paper))
+        raise CitegraphError(
+            f"{release}: reading abstracts or selecting works needs the papers dataset "
+            "(papers/*.gz) beside abstracts/ and citations/"
+        )
+    return WorkIds(
+        int(item.record.id) for shard in shards for item in read(shard, selection) if isinstance(item.record, Paper)
+    )
 
 
 def referenced(paths: list[Path], criteria: Selection) -> WorkIds:
@@ -124,8 +129,11 @@ def referenced(paths: list[Path], criteria: Selection) -> WorkIds:
     for release in dict.fromkeys(map(_release, paths)):
         for shard in files(release):
             if _dataset(shard) == "citations":
-                found.update(int(item.record.reference.cited_id) for item in read(shard, criteria)
-                             if isinstance(item.record, Citation))
+                found.update(
+                    int(item.record.reference.cited_id)
+                    for item in read(shard, criteria)
+                    if isinstance(item.record, Citation)
+                )
     return found
 
 
@@ -159,8 +167,15 @@ def _paper(obj: dict[str, Any], selection: Selection) -> list[Record]:
     fields = unique_strings(fields)
     kinds = [kind.lower() for kind in strings(obj, "publicationtypes")]
     kind = next((k for k in kinds if k in selection.types), kinds[0] if kinds else None)
-    if not selection.admits(year=year, fields=fields, language=None, kind=kind, retracted=False,
-                            cited_by=integer(obj, "citationcount"), number=int(corpus_id)):
+    if not selection.admits(
+        year=year,
+        fields=fields,
+        language=None,
+        kind=kind,
+        retracted=False,
+        cited_by=integer(obj, "citationcount"),
+        number=int(corpus_id),
+    ):
         return []
     external = obj.get("externalids") or {}
     if not isinstance(external, dict):
@@ -174,10 +189,18 @@ def _paper(obj: dict[str, Any], selection: Selection) -> list[Record]:
         if name:
             given = text(author, "authorId")
             authors.append(Author(f"s2:{given}", name) if given else Author.from_name(name))
-    return [Paper(id=corpus_id, title=text(obj, "title"), year=year,
-                  venue=text(obj, "venue") or (text(journal, "name") if isinstance(journal, dict) else None),
-                  doi=text(external, "DOI"), arxiv_id=text(external, "ArXiv"), fields=fields,
-                  authors=tuple(dict.fromkeys(authors)))]
+    return [
+        Paper(
+            id=corpus_id,
+            title=text(obj, "title"),
+            year=year,
+            venue=text(obj, "venue") or (text(journal, "name") if isinstance(journal, dict) else None),
+            doi=text(external, "DOI"),
+            arxiv_id=text(external, "ArXiv"),
+            fields=fields,
+            authors=tuple(dict.fromkeys(authors)),
+        )
+    ]
 
 
 #: Why an abstract is left out when the release's papers dataset lacks its paper.
@@ -225,5 +248,9 @@ def _citation(obj: dict[str, Any], selected: WorkIds | None) -> list[Record]:
     if cited is None or cited == citing or not _in(selected, citing):
         return []
     contexts = strings(obj, "contexts")
-    return [Citation(citing, Reference(cited, contexts, (), len(contexts) or None, _intents(obj),
-                                       obj.get("isinfluential") is True))]
+    return [
+        Citation(
+            citing,
+            Reference(cited, contexts, (), len(contexts) or None, _intents(obj), obj.get("isinfluential") is True),
+        )
+    ]

@@ -44,7 +44,8 @@ _NAME = _PARTICLE + r"[^\W\d_][^\W\d_]*(?:[-'’][^\W\d_]+)*"
 #: An author-year citation: "Brants, 2000", "Brants (2000)", "Brants et al. 2000a", "Och and Ney (2003)".
 AUTHOR_YEAR = re.compile(
     rf"(?P<name>{_NAME})(?:\s+et\s+al\.?|\s+(?:and|&)\s+{_NAME})?"
-    r",?\s*(?P<open>\(\s*)?(?P<year>(?:19|20)\d\d)[a-z]?(?(open)[^()]{0,30}\))")
+    r",?\s*(?P<open>\(\s*)?(?P<year>(?:19|20)\d\d)[a-z]?(?(open)[^()]{0,30}\))"
+)
 NUMERIC = re.compile(r"\[\s*\d+\s*\]")
 
 
@@ -63,8 +64,11 @@ def acl_year(paper_id: str) -> int:
 
 def _citations(sentence: str, year: int) -> list[re.Match]:
     """The author-year strings of ``year`` whose name is capitalised ("in 2000" is no citation)."""
-    return [m for m in AUTHOR_YEAR.finditer(sentence)
-            if int(m.group("year")) == year and m.group("name").split()[-1][0].isupper()]
+    return [
+        m
+        for m in AUTHOR_YEAR.finditer(sentence)
+        if int(m.group("year")) == year and m.group("name").split()[-1][0].isupper()
+    ]
 
 
 def cited_surname(sentences: Iterable[str], year: int) -> str | None:
@@ -93,7 +97,7 @@ def mark(sentence: str, surname: str | None, year: int) -> str | None:
         return None
     out, at = [], 0
     for m in ours:
-        out += [sentence[at:m.start()], CONTEXT_MARKER]
+        out += [sentence[at : m.start()], CONTEXT_MARKER]
         at = m.end()
     return "".join(out + [sentence[at:]])
 
@@ -108,8 +112,9 @@ def files(path: Path) -> list[Path]:
     for folder in folders:
         xml, citances = folder / XML_DIR / f"{folder.name}.xml", folder / CITANCES
         if not xml.is_file() or not citances.is_file():
-            raise CitegraphError(f"{folder}: a ScisummNet paper folder holds {XML_DIR}/{folder.name}.xml "
-                                 f"and {CITANCES}")
+            raise CitegraphError(
+                f"{folder}: a ScisummNet paper folder holds {XML_DIR}/{folder.name}.xml and {CITANCES}"
+            )
         found += [xml, citances]
     if not found:
         raise CitegraphError(f"{path}: not a ScisummNet folder (one folder per paper with {CITANCES})")
@@ -136,9 +141,16 @@ def _reference(file: Path) -> Iterator[Item]:
     title = sentences[0] if sentences else ""
     abstract = " ".join(_clean(s.text) for s in root.iterfind("ABSTRACT/S")) or None
     paper_id = file.stem
-    yield Item(where, record=Paper(id=paper_id, title=title or None,
-                                   abstract=abstract, year=_year(paper_id),
-                                   full_text="\n".join(sentences) if any(sentences) else None))
+    yield Item(
+        where,
+        record=Paper(
+            id=paper_id,
+            title=title or None,
+            abstract=abstract,
+            year=_year(paper_id),
+            full_text="\n".join(sentences) if any(sentences) else None,
+        ),
+    )
 
 
 def _year(paper_id: str) -> int | None:
@@ -152,8 +164,9 @@ def _year(paper_id: str) -> int | None:
 def acl200_titles() -> dict[str, str]:
     """Titles of the bundled ACL-200 graph's papers, by id."""
     bundled = Path(str(resources.files("citegraph") / "data" / "acl200" / "papers.jsonl.gz"))
-    return {obj["paper_id"]: obj["title"] for _, obj in json_objects(bundled)
-            if isinstance(obj, dict) and obj.get("title")}
+    return {
+        obj["paper_id"]: obj["title"] for _, obj in json_objects(bundled) if isinstance(obj, dict) and obj.get("title")
+    }
 
 
 def _located_objects(file: Path) -> Iterator[tuple[Location, dict[str, Any] | Problem]]:
@@ -187,8 +200,12 @@ def _located_objects(file: Path) -> Iterator[tuple[Location, dict[str, Any] | Pr
             at_line = Location(file, exc.lineno) if isinstance(exc, json.JSONDecodeError) else where
             yield at_line, Problem(at_line, None, json_failure(exc))
             return
-        yield where, value if isinstance(value, dict) else \
-            Problem(where, None, f"expected a JSON object, got {type(value).__name__}")
+        yield (
+            where,
+            value
+            if isinstance(value, dict)
+            else Problem(where, None, f"expected a JSON object, got {type(value).__name__}"),
+        )
 
 
 def _citance(obj: dict[str, Any]) -> tuple[str, str]:
@@ -227,6 +244,8 @@ def _citances(file: Path) -> Iterator[Item]:
     for citing, sentences in by_citing.items():
         where = first_line[citing]
         contexts = tuple(mark(s, surname, year) or s if year else s for s in sentences)
-        found += [Item(where, record=Paper(id=citing, year=acl_year(citing), title=titles.get(citing))),
-                  Item(where, record=Citation(citing, Reference(cited, contexts=contexts)))]
+        found += [
+            Item(where, record=Paper(id=citing, year=acl_year(citing), title=titles.get(citing))),
+            Item(where, record=Citation(citing, Reference(cited, contexts=contexts))),
+        ]
     yield from sorted(found, key=lambda item: item.where.line)

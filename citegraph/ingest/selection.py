@@ -97,8 +97,18 @@ class Selection:
         """This selection without the referenced works: what the first read selects by."""
         return replace(self, include_referenced=False, referenced=None)
 
-    def admits(self, *, year: int | None, fields: Iterable[str], language: str | None, kind: str | None,
-               retracted: bool, cited_by: int | None, topics: Iterable[str] = (), number: int | None = None) -> bool:
+    def admits(
+        self,
+        *,
+        year: int | None,
+        fields: Iterable[str],
+        language: str | None,
+        kind: str | None,
+        retracted: bool,
+        cited_by: int | None,
+        topics: Iterable[str] = (),
+        number: int | None = None,
+    ) -> bool:
         """``topics``: the topic_key()s of the ids and names of every node on the paths of
         the work's topics (a work is in a field when one of its topics is below it);
         ``number``: the work's id as in :class:`WorkIds`, admitted if referenced."""
@@ -110,8 +120,9 @@ class Selection:
             return False
         if (self.since is not None or self.until is not None) and year is None:
             return False
-        if year is not None and (self.since is not None and year < self.since
-                                 or self.until is not None and year > self.until):
+        if year is not None and (
+            self.since is not None and year < self.since or self.until is not None and year > self.until
+        ):
             return False
         if self.languages and (language or "").lower() not in self.languages:
             return False

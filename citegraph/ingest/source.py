@@ -65,7 +65,10 @@ def lines(path: Path) -> Iterator[tuple[Location, str | Problem]]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                yield where, Problem(where, None, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})")
+                yield (
+                    where,
+                    Problem(where, None, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"),
+                )
                 continue
             yield where, text
 
@@ -111,7 +114,9 @@ def json_objects(path: Path) -> Iterator[tuple[Location, dict[str, Any] | Proble
 TSV: dict[str, Any] = {"delimiter": "\t", "quoting": csv.QUOTE_NONE, "strict": True}
 
 
-def table(file: Path, columns: list[str], dialect: Mapping[str, Any]) -> Iterator[tuple[Location, dict[str, str] | Problem]]:
+def table(
+    file: Path, columns: list[str], dialect: Mapping[str, Any]
+) -> Iterator[tuple[Location, dict[str, str] | Problem]]:
     """The rows of a CSV/TSV whose first line is the header ``columns``, one row per line."""
     for where, line in lines(file):
         if isinstance(line, Problem):

@@ -52,9 +52,16 @@ _CSV: dict[str, Any] = {"strict": True}
 # The 11 top-level classes of ACM 1998 (public fact). The map names only C, H and K; these
 # label the other tops its codes imply (I for I.2.7).
 ACM1998_TOP = {
-    "A": "General Literature", "B": "Hardware", "C": "Computer Systems Organization",
-    "D": "Software", "E": "Data", "F": "Theory of Computation", "G": "Mathematics of Computing",
-    "H": "Information Systems", "I": "Computing Methodologies", "J": "Computer Applications",
+    "A": "General Literature",
+    "B": "Hardware",
+    "C": "Computer Systems Organization",
+    "D": "Software",
+    "E": "Data",
+    "F": "Theory of Computation",
+    "G": "Mathematics of Computing",
+    "H": "Information Systems",
+    "I": "Computing Methodologies",
+    "J": "Computer Applications",
     "K": "Computing Milieux",
 }
 # A class letter, then subclass numbers ('m' is ACM 1998's "miscellaneous"): I, I.2, I.2.10.
@@ -64,8 +71,9 @@ _ACM1998_CODE = re.compile(r"[A-Z](\.(\d+|m))*")
 def files(path: Path) -> list[Path]:
     """The four files of the folder ``path``, in reading order; all are required."""
     if not path.is_dir():
-        raise CitegraphError(f"{path}: the taxonomy format reads a folder holding {FIELDS}, "
-                             f"{CATEGORIES}, {CCS2012} and {ACM1998_MAP}")
+        raise CitegraphError(
+            f"{path}: the taxonomy format reads a folder holding {FIELDS}, {CATEGORIES}, {CCS2012} and {ACM1998_MAP}"
+        )
     found = []
     for name in (FIELDS, CATEGORIES, CCS2012, ACM1998_MAP):
         match = next((c for c in (path / name, path / f"{name}.gz") if c.is_file()), None)
@@ -78,7 +86,11 @@ def files(path: Path) -> list[Path]:
 def read(file: Path) -> Iterator[Item]:
     """The records of one of the four files, told apart by name."""
     readers: dict[str, Callable[[Path], Iterator[Item]]] = {
-        FIELDS: _read_fields, CATEGORIES: _read_categories, CCS2012: _read_ccs2012, ACM1998_MAP: _read_map}
+        FIELDS: _read_fields,
+        CATEGORIES: _read_categories,
+        CCS2012: _read_ccs2012,
+        ACM1998_MAP: _read_map,
+    }
     reader = readers.get(file.name.removesuffix(".gz"))
     if reader is None:
         raise CitegraphError(f"{file}: not a taxonomy file (expected one of {', '.join(readers)})")
@@ -98,9 +110,16 @@ def _category(row: dict[str, str]) -> list[ArxivCategory]:
     active = row["is_active"].strip()
     if active not in ("True", "False"):
         raise BadField("is_active", f"expected True or False, got {active!r}")
-    return [ArxivCategory(code=text(row, "category", required=True), name=text(row, "name", required=True),
-                          archive=text(row, "archive", required=True), group=text(row, "group", required=True),
-                          group_name=text(row, "group_name", required=True), active=active == "True")]
+    return [
+        ArxivCategory(
+            code=text(row, "category", required=True),
+            name=text(row, "name", required=True),
+            archive=text(row, "archive", required=True),
+            group=text(row, "group", required=True),
+            group_name=text(row, "group_name", required=True),
+            active=active == "True",
+        )
+    ]
 
 
 # -- ACM CCS 2012 (SKOS XML) -------------------------------------------------------------
@@ -117,7 +136,9 @@ def _ccs_concept(concept: SkosConcept) -> list[AcmConcept]:
     if None in concept.broader:
         raise BadField("skos:broader", "has no rdf:resource")
     alt_labels = unique_strings(label.strip() for label in concept.alt_labels if label.strip())
-    return [AcmConcept(concept.about, labels[0], "ccs2012", tuple(b for b in concept.broader if b is not None), alt_labels)]
+    return [
+        AcmConcept(concept.about, labels[0], "ccs2012", tuple(b for b in concept.broader if b is not None), alt_labels)
+    ]
 
 
 # -- the arXiv→ACM 1998 map --------------------------------------------------------------

@@ -41,8 +41,11 @@ def topic_rows(papers: Iterable[Paper]) -> list[dict]:
 def paper_topic_rows(papers: Iterable[Paper]) -> list[dict]:
     """``ingest/paper_topics`` rows: each paper with its topics and the IN_TOPIC properties."""
     edge = model.GRAPH.relationship("IN_TOPIC")
-    return [{"id": p.id, "topics": [{"id": link.topic_id, "props": edge.values(link)} for link in p.topics]}
-            for p in papers if p.topics]
+    return [
+        {"id": p.id, "topics": [{"id": link.topic_id, "props": edge.values(link)} for link in p.topics]}
+        for p in papers
+        if p.topics
+    ]
 
 
 # -- the bulk builder ------------------------------------------------------------------
@@ -97,6 +100,7 @@ class TopicTree:
 def in_topic_props(work: Path) -> Iterator[dict]:
     """The IN_TOPIC property maps in the order of ``in_topic.npy``, as the model makes them of a link."""
     edge = model.GRAPH.relationship("IN_TOPIC")
-    for score, primary in zip(np.load(work / "in_topic_scores.npy").tolist(),
-                              np.load(work / "in_topic_primary.npy").tolist()):
+    for score, primary in zip(
+        np.load(work / "in_topic_scores.npy").tolist(), np.load(work / "in_topic_primary.npy").tolist()
+    ):
         yield edge.values(TopicLink((), None if math.isnan(score) else score, primary))

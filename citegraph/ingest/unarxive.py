@@ -48,12 +48,50 @@ _PLACEHOLDER = re.compile(r"\{\{(\w+):[^{}]*\}\}")
 # and anything but a lower-case letter. Citation markers right after the full stop
 # ("... as shown. {{cite:…}} Next") still belong to the sentence they close.
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?:\s*\{\{cite:[^{}]*\}\})*\s+(?=[^\sa-z])")
-ABBREVIATIONS = frozenset({
-    "al.", "app.", "approx.", "cf.", "ch.", "chap.", "cor.", "def.", "dr.", "e.g.", "ed.",
-    "eds.", "eq.", "eqn.", "eqs.", "etc.", "fig.", "figs.", "i.e.", "lem.", "mr.", "ms.",
-    "no.", "nos.", "p.", "pp.", "prof.", "prop.", "ref.", "refs.", "resp.", "sec.", "sect.",
-    "secs.", "st.", "tab.", "thm.", "viz.", "vol.", "vs.",
-})
+ABBREVIATIONS = frozenset(
+    {
+        "al.",
+        "app.",
+        "approx.",
+        "cf.",
+        "ch.",
+        "chap.",
+        "cor.",
+        "def.",
+        "dr.",
+        "e.g.",
+        "ed.",
+        "eds.",
+        "eq.",
+        "eqn.",
+        "eqs.",
+        "etc.",
+        "fig.",
+        "figs.",
+        "i.e.",
+        "lem.",
+        "mr.",
+        "ms.",
+        "no.",
+        "nos.",
+        "p.",
+        "pp.",
+        "prof.",
+        "prop.",
+        "ref.",
+        "refs.",
+        "resp.",
+        "sec.",
+        "sect.",
+        "secs.",
+        "st.",
+        "tab.",
+        "thm.",
+        "viz.",
+        "vol.",
+        "vs.",
+    }
+)
 
 
 def files(path: Path) -> list[Path]:
@@ -75,9 +113,15 @@ def parse(obj: dict[str, Any]) -> list[Paper]:
     bib = _bibliography(obj)
     references = [Reference(cited, n_contexts=0) for cited in bib.values()]
     references += _citations(obj, bib)
-    return [Paper(id=paper_id, arxiv_id=paper_id, **metadata,
-                  fields=(discipline,) if discipline in MAG_FIELDS else (),
-                  references=merge_references(references))]
+    return [
+        Paper(
+            id=paper_id,
+            arxiv_id=paper_id,
+            **metadata,
+            fields=(discipline,) if discipline in MAG_FIELDS else (),
+            references=merge_references(references),
+        )
+    ]
 
 
 # -- identifiers ------------------------------------------------------------------------
@@ -118,9 +162,14 @@ def _bibliography(obj: Mapping[str, Any]) -> dict[str, str]:
 # -- metadata ---------------------------------------------------------------------------
 def _metadata(meta: Mapping[str, Any]) -> dict[str, Any]:
     """The Paper fields taken from the arXiv metadata record."""
-    return {"title": _clean(text(meta, "title")), "abstract": _clean(text(meta, "abstract")),
-            "year": _year(meta), "doi": text(meta, "doi"), "categories": _categories(meta),
-            "authors": _authors(meta)}
+    return {
+        "title": _clean(text(meta, "title")),
+        "abstract": _clean(text(meta, "abstract")),
+        "year": _year(meta),
+        "doi": text(meta, "doi"),
+        "categories": _categories(meta),
+        "authors": _authors(meta),
+    }
 
 
 def _clean(value: str | None) -> str | None:
@@ -216,7 +265,7 @@ def sentence_starts(body: str) -> list[int]:
     """
     starts = [0]
     for match in _SENTENCE_END.finditer(body):
-        before = body[max(match.start() - 20, 0):match.start() + 1].split()
+        before = body[max(match.start() - 20, 0) : match.start() + 1].split()
         word = before[-1].lstrip("([{\"'“‘") if before else ""
         if word.casefold() in ABBREVIATIONS or _initials(word):
             continue

@@ -78,8 +78,17 @@ class WriteStats:
     records: Counter = field(default_factory=Counter)
 
     def add(self, other: WriteStats) -> None:
-        for name in ("nodes_created", "relationships_created", "properties_set", "external_created",
-                     "external_upgraded", "self_citations", "citations", "contexts", "unmarked_contexts"):
+        for name in (
+            "nodes_created",
+            "relationships_created",
+            "properties_set",
+            "external_created",
+            "external_upgraded",
+            "self_citations",
+            "citations",
+            "contexts",
+            "unmarked_contexts",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.records.update(other.records)
 
@@ -141,17 +150,31 @@ class GraphWriter:
         papers: list[Paper] = by_type.get(Paper, [])
 
         add("fields", "rows", [{"name": f.name} for f in by_type.get(Field, [])])
-        add("arxiv_categories", "rows", [
-            {"code": c.code, "props": category.values(c)} for c in by_type.get(ArxivCategory, [])])
-        add("acm_concepts", "rows", [
-            {"code": c.code, "props": concept.values(c), "broader": list(c.broader)}
-            for c in by_type.get(AcmConcept, [])])
-        add("category_maps", "rows", [
-            {"category": m.category, "codes": list(m.acm_codes)} for m in by_type.get(CategoryMapping, [])])
+        add(
+            "arxiv_categories",
+            "rows",
+            [{"code": c.code, "props": category.values(c)} for c in by_type.get(ArxivCategory, [])],
+        )
+        add(
+            "acm_concepts",
+            "rows",
+            [
+                {"code": c.code, "props": concept.values(c), "broader": list(c.broader)}
+                for c in by_type.get(AcmConcept, [])
+            ],
+        )
+        add(
+            "category_maps",
+            "rows",
+            [{"category": m.category, "codes": list(m.acm_codes)} for m in by_type.get(CategoryMapping, [])],
+        )
 
         restated = [p for p in papers if isinstance(p, SnapshotPaper)]
-        add("restate_citations", "rows", [{"id": p.id, "references": [r.cited_id for r in p.references]}
-                                          for p in restated])
+        add(
+            "restate_citations",
+            "rows",
+            [{"id": p.id, "references": [r.cited_id for r in p.references]} for p in restated],
+        )
         add("restate_links", "rows", [{"id": p.id} for p in restated])
         # a work merged away (4) takes the topics only it had with it, as a restated one does
         unlinked = [{"id": p.id} for p in restated] + [{"id": m.old_id} for m in by_type.get(MergedId, [])]
@@ -160,15 +183,30 @@ class GraphWriter:
             steps.append(Write("ingest/prune_topics", {}))
             roles.append("")
         add("topics", "rows", topic_rows(papers))
-        add("papers", "rows", [{"id": p.id, "props": paper.values(p), "count": self._start_count(p.id)} for p in papers],
-            "papers", ingested=self.ingested)
+        add(
+            "papers",
+            "rows",
+            [{"id": p.id, "props": paper.values(p), "count": self._start_count(p.id)} for p in papers],
+            "papers",
+            ingested=self.ingested,
+        )
         add("paper_fields", "rows", [{"id": p.id, "names": list(p.fields)} for p in papers if p.fields])
         add("paper_categories", "rows", [{"id": p.id, "codes": list(p.categories)} for p in papers if p.categories])
         add("paper_topics", "rows", paper_topic_rows(papers))
-        add("paper_authors", "rows", [
-            {"id": p.id, "authors": [{"id": a.id, "props": author.values(a), "position": i}
-                                for i, a in enumerate(p.authors)]}
-            for p in papers if p.authors])
+        add(
+            "paper_authors",
+            "rows",
+            [
+                {
+                    "id": p.id,
+                    "authors": [
+                        {"id": a.id, "props": author.values(a), "position": i} for i, a in enumerate(p.authors)
+                    ],
+                }
+                for p in papers
+                if p.authors
+            ],
+        )
 
         edges = [(p.id, ref) for p in papers for ref in p.references]
         edges += [(c.citing_id, c.reference) for c in by_type.get(Citation, [])]
@@ -184,8 +222,11 @@ class GraphWriter:
         by_citing: dict[str, list[dict]] = {}
         for citing, ref in kept:
             by_citing.setdefault(citing, []).append({"cited": ref.cited_id, "props": reference.values(ref)})
-        add("cites", "rows", [{"citing": citing, "refs": refs} for citing, refs in by_citing.items()
-                              if len(refs) <= MANY_REFERENCES])
+        add(
+            "cites",
+            "rows",
+            [{"citing": citing, "refs": refs} for citing, refs in by_citing.items() if len(refs) <= MANY_REFERENCES],
+        )
         for citing, refs in by_citing.items():
             if len(refs) > MANY_REFERENCES:
                 for part in batched(refs, MANY_REFERENCES):

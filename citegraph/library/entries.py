@@ -16,8 +16,9 @@ from pathlib import Path
 
 from ..errors import CitegraphError, InputError, Location, Problem
 
-_ARXIV = re.compile(r"(?:arxiv[:/]\s*|arxiv\.org/(?:abs|pdf)/)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?",
-                    re.IGNORECASE)
+_ARXIV = re.compile(
+    r"(?:arxiv[:/]\s*|arxiv\.org/(?:abs|pdf)/)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.IGNORECASE
+)
 _DOI = re.compile(r"(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)", re.IGNORECASE)
 
 
@@ -44,9 +45,10 @@ def read_library(path: Path) -> list[LibraryEntry]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        where = Location(path, data[:exc.start].count(b"\n") + 1)
-        raise InputError(Problem(where, None, f"not valid UTF-8 (byte 0x{data[exc.start]:02x}): save the library "
-                                              "as UTF-8")) from None
+        where = Location(path, data[: exc.start].count(b"\n") + 1)
+        raise InputError(
+            Problem(where, None, f"not valid UTF-8 (byte 0x{data[exc.start]:02x}): save the library as UTF-8")
+        ) from None
     entries = parse_library(text, path)
     if not entries:
         raise CitegraphError(f"{path}: no entries found")
@@ -77,8 +79,11 @@ def entry_from_id(text: str, where: str = "") -> LibraryEntry:
 
 
 def _plain(path: Path, text: str) -> list[LibraryEntry]:
-    return [entry_from_id(line, f"{path}:{number}") for number, line in enumerate(text.splitlines(), start=1)
-            if line.strip() and not line.lstrip().startswith("#")]
+    return [
+        entry_from_id(line, f"{path}:{number}")
+        for number, line in enumerate(text.splitlines(), start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
 
 
 def _bibtex(path: Path, text: str) -> list[LibraryEntry]:
@@ -95,10 +100,17 @@ def _bibtex(path: Path, text: str) -> list[LibraryEntry]:
         except ValueError as bad:
             raise InputError(Problem(Location(path, entry.lines.get("doi", line)), "doi", str(bad))) from None
         arxiv = fields.get("eprint", "") if "arxiv" in fields.get("archiveprefix", "arxiv").lower() else ""
-        out.append(LibraryEntry(f"{path}:{line} ({entry.key})", " ".join(fields.get("title", "").split()),
-                                _year(fields.get("year", ""), path, entry.lines.get("year", line)), doi,
-                                arxiv or _found(_ARXIV, fields.get("url", "")), fields.get("citegraph-id", ""),
-                                tuple(map(str, entry.warnings))))
+        out.append(
+            LibraryEntry(
+                f"{path}:{line} ({entry.key})",
+                " ".join(fields.get("title", "").split()),
+                _year(fields.get("year", ""), path, entry.lines.get("year", line)),
+                doi,
+                arxiv or _found(_ARXIV, fields.get("url", "")),
+                fields.get("citegraph-id", ""),
+                tuple(map(str, entry.warnings)),
+            )
+        )
     return out
 
 
@@ -113,9 +125,16 @@ def _ris(path: Path, text: str) -> list[LibraryEntry]:
     for number, record in enumerate(records, start=1):
         year = record.get("year") or record.get("publication_year") or ""
         url = " ".join(record.get("urls", []))
-        out.append(LibraryEntry(f"{path}: record {number}", record.get("title") or record.get("primary_title") or "",
-                                _year(str(year)[:4], path, number), record.get("doi", "") or _found(_DOI, url),
-                                _found(_ARXIV, url), record.get("id", "")))
+        out.append(
+            LibraryEntry(
+                f"{path}: record {number}",
+                record.get("title") or record.get("primary_title") or "",
+                _year(str(year)[:4], path, number),
+                record.get("doi", "") or _found(_DOI, url),
+                _found(_ARXIV, url),
+                record.get("id", ""),
+            )
+        )
     return out
 
 
@@ -131,11 +150,19 @@ def _csl_json(path: Path, text: str) -> list[LibraryEntry]:
     out = []
     for number, item in enumerate(items, start=1):
         where = Location(path, number)
-        key, title, doi, url, report, graph_id = (_csl_text(item, name, where) for name in (
-            "id", "title", "DOI", "URL", "number", "citegraph-id"))
-        out.append(LibraryEntry(f"{path}: item {number} ({key})", title,
-                                _year(_csl_year(item.get("issued"), where), path, number), doi or _found(_DOI, url),
-                                _found(_ARXIV, url) or _found(_ARXIV, report), graph_id))
+        key, title, doi, url, report, graph_id = (
+            _csl_text(item, name, where) for name in ("id", "title", "DOI", "URL", "number", "citegraph-id")
+        )
+        out.append(
+            LibraryEntry(
+                f"{path}: item {number} ({key})",
+                title,
+                _year(_csl_year(item.get("issued"), where), path, number),
+                doi or _found(_DOI, url),
+                _found(_ARXIV, url) or _found(_ARXIV, report),
+                graph_id,
+            )
+        )
     return out
 
 
@@ -167,4 +194,3 @@ def _year(text: str, path: Path, line: int) -> int | None:
 def _found(pattern: re.Pattern, text: str) -> str:
     match = pattern.search(text)
     return match.group(1) if match else ""
-

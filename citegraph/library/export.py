@@ -40,20 +40,38 @@ class Exported:
     extra: dict = field(default_factory=dict)  # the JSON-lines record's own fields (score, signals)
 
 
-def exported(store: GraphStore, ids: Sequence[str], notes: dict[str, str] | None = None,
-             extra: dict[str, dict] | None = None) -> list[Exported]:
+def exported(
+    store: GraphStore, ids: Sequence[str], notes: dict[str, str] | None = None, extra: dict[str, dict] | None = None
+) -> list[Exported]:
     """The papers ``ids`` (in that order, in the form ids are stored) with their metadata from the graph."""
     ids = [canonical_id(i) for i in ids]
     rows = {r["id"]: r for r in store.run("library/export", ids=ids)}
     notes = {canonical_id(i): note for i, note in (notes or {}).items()}
     extra = extra or {}
-    return [Exported(i, rows[i]["title"] or "", rows[i]["year"], rows[i]["venue"] or "", rows[i]["doi"] or "",
-                     rows[i]["arxiv"] or "", tuple(rows[i]["authors"]), notes.get(i, ""), extra.get(i, {}))
-            for i in ids if i in rows]
+    return [
+        Exported(
+            i,
+            rows[i]["title"] or "",
+            rows[i]["year"],
+            rows[i]["venue"] or "",
+            rows[i]["doi"] or "",
+            rows[i]["arxiv"] or "",
+            tuple(rows[i]["authors"]),
+            notes.get(i, ""),
+            extra.get(i, {}),
+        )
+        for i in ids
+        if i in rows
+    ]
 
 
-def export(store: GraphStore, format_: str, ids: Sequence[str], notes: dict[str, str] | None = None,
-           extra: dict[str, dict] | None = None) -> str:
+def export(
+    store: GraphStore,
+    format_: str,
+    ids: Sequence[str],
+    notes: dict[str, str] | None = None,
+    extra: dict[str, dict] | None = None,
+) -> str:
     """The papers ``ids`` as a file of ``format_`` (a :data:`WRITERS` name), notes as given."""
     return WRITERS[format_](exported(store, ids, notes, extra))
 
@@ -65,12 +83,20 @@ def to_bibtex(papers: Sequence[Exported]) -> str:
     library = bibtexparser.Library()
     latex = _latex_encoder().unicode_to_latex
     for p in papers:
-        fields = {"title": "{" + latex(p.title) + "}", "year": str(p.year or ""),
-                  "author": " and ".join(map(latex, p.authors)), "booktitle": latex(p.venue), "doi": latex(p.doi),
-                  "eprint": latex(p.arxiv), "archiveprefix": "arXiv" if p.arxiv else "", "note": latex(p.note),
-                  "citegraph-id": latex(p.id)}
-        library.add(Entry("inproceedings" if p.venue else "misc", _key(p.id),
-                          [Field(k, v) for k, v in fields.items() if v]))
+        fields = {
+            "title": "{" + latex(p.title) + "}",
+            "year": str(p.year or ""),
+            "author": " and ".join(map(latex, p.authors)),
+            "booktitle": latex(p.venue),
+            "doi": latex(p.doi),
+            "eprint": latex(p.arxiv),
+            "archiveprefix": "arXiv" if p.arxiv else "",
+            "note": latex(p.note),
+            "citegraph-id": latex(p.id),
+        }
+        library.add(
+            Entry("inproceedings" if p.venue else "misc", _key(p.id), [Field(k, v) for k, v in fields.items() if v])
+        )
     return bibtexparser.write_string(library)
 
 
@@ -84,11 +110,21 @@ def _latex_encoder() -> Any:
         UnicodeToLatexEncoder,
     )
 
-    escapes = {"\\": r"{\textbackslash}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$", "#": r"\#",
-               "_": r"\_", "~": r"{\textasciitilde}"}
+    escapes = {
+        "\\": r"{\textbackslash}",
+        "{": r"\{",
+        "}": r"\}",
+        "%": r"\%",
+        "&": r"\&",
+        "$": r"\$",
+        "#": r"\#",
+        "_": r"\_",
+        "~": r"{\textasciitilde}",
+    }
     rule = UnicodeToLatexConversionRule(RULE_DICT, {ord(c): latex for c, latex in escapes.items()})
-    return UnicodeToLatexEncoder(conversion_rules=[rule], non_ascii_only=False, unknown_char_policy="keep",
-                                 unknown_char_warning=False)
+    return UnicodeToLatexEncoder(
+        conversion_rules=[rule], non_ascii_only=False, unknown_char_policy="keep", unknown_char_warning=False
+    )
 
 
 def to_ris(papers: Sequence[Exported]) -> str:
@@ -96,11 +132,17 @@ def to_ris(papers: Sequence[Exported]) -> str:
 
     records = []
     for p in papers:
-        record = {"type_of_reference": "CPAPER" if p.venue else "GEN", "id": _line(p.id), "title": _line(p.title),
-                  "year": str(p.year or ""), "authors": [_line(a) for a in p.authors],
-                  "secondary_title": _line(p.venue), "doi": _line(p.doi),
-                  "urls": [f"https://arxiv.org/abs/{_line(p.arxiv)}"] if p.arxiv else [],
-                  "notes": [_line(p.note)] if p.note else []}
+        record = {
+            "type_of_reference": "CPAPER" if p.venue else "GEN",
+            "id": _line(p.id),
+            "title": _line(p.title),
+            "year": str(p.year or ""),
+            "authors": [_line(a) for a in p.authors],
+            "secondary_title": _line(p.venue),
+            "doi": _line(p.doi),
+            "urls": [f"https://arxiv.org/abs/{_line(p.arxiv)}"] if p.arxiv else [],
+            "notes": [_line(p.note)] if p.note else [],
+        }
         records.append({k: v for k, v in record.items() if v})
     return rispy.dumps(records, implementation=_plain_ris())
 
@@ -125,22 +167,49 @@ def _plain_ris():
 def to_csl_json(papers: Sequence[Exported]) -> str:
     items = []
     for p in papers:
-        item = {"id": p.id, "citegraph-id": p.id, "type": "paper-conference" if p.venue else "article",
-                "title": p.title, "issued": {"date-parts": [[p.year]]} if p.year else None,
-                "author": [{"literal": a} for a in p.authors], "container-title": p.venue, "DOI": p.doi,
-                "URL": f"https://arxiv.org/abs/{p.arxiv}" if p.arxiv else "", "note": p.note}
+        item = {
+            "id": p.id,
+            "citegraph-id": p.id,
+            "type": "paper-conference" if p.venue else "article",
+            "title": p.title,
+            "issued": {"date-parts": [[p.year]]} if p.year else None,
+            "author": [{"literal": a} for a in p.authors],
+            "container-title": p.venue,
+            "DOI": p.doi,
+            "URL": f"https://arxiv.org/abs/{p.arxiv}" if p.arxiv else "",
+            "note": p.note,
+        }
         items.append({k: v for k, v in item.items() if v})
     return json.dumps(items, ensure_ascii=False, indent=1) + "\n"
 
 
 def to_jsonl(papers: Sequence[Exported]) -> str:
-    return "".join(json.dumps({"id": p.id, "title": p.title, "year": p.year, "venue": p.venue or None,
-                               "doi": p.doi or None, "arxiv": p.arxiv or None, "authors": list(p.authors),
-                               "note": p.note or None, **p.extra}, ensure_ascii=False) + "\n" for p in papers)
+    return "".join(
+        json.dumps(
+            {
+                "id": p.id,
+                "title": p.title,
+                "year": p.year,
+                "venue": p.venue or None,
+                "doi": p.doi or None,
+                "arxiv": p.arxiv or None,
+                "authors": list(p.authors),
+                "note": p.note or None,
+                **p.extra,
+            },
+            ensure_ascii=False,
+        )
+        + "\n"
+        for p in papers
+    )
 
 
 WRITERS: dict[str, Callable[[Sequence[Exported]], str]] = {
-    "bibtex": to_bibtex, "ris": to_ris, "csl-json": to_csl_json, "jsonl": to_jsonl}
+    "bibtex": to_bibtex,
+    "ris": to_ris,
+    "csl-json": to_csl_json,
+    "jsonl": to_jsonl,
+}
 
 
 def _key(paper_id: str) -> str:

@@ -52,8 +52,14 @@ def normalise_title(title: str) -> str:
 class PaperIndex:
     """The graph's papers by id, DOI, arXiv id and normalised title (one Cypher statement)."""
 
-    def __init__(self, ids: Sequence[str], titles: Sequence[str], years: Sequence[int],
-                 dois: Sequence[str] = (), arxiv: Sequence[str] = ()):
+    def __init__(
+        self,
+        ids: Sequence[str],
+        titles: Sequence[str],
+        years: Sequence[int],
+        dois: Sequence[str] = (),
+        arxiv: Sequence[str] = (),
+    ):
         self.titles = dict(zip(ids, titles))
         self.by_doi = {d.lower(): i for i, d in zip(ids, dois) if d}
         self.by_arxiv = {_bare_arxiv(a): i for i, a in zip(ids, arxiv) if a}
@@ -99,12 +105,16 @@ class PaperIndex:
         from rapidfuzz import fuzz, process
 
         query = normalise_title(entry.title)
-        years = ([entry.year - 1, entry.year, entry.year + 1, None] if entry.year is not None else list(self.by_year))
+        years = [entry.year - 1, entry.year, entry.year + 1, None] if entry.year is not None else list(self.by_year)
         choices = {i: t for y in years for i, t in self.by_year.get(y, {}).items()}
         best = process.extractOne(query, choices, scorer=fuzz.WRatio, score_cutoff=threshold) if query else None
         if best is None:
-            return Match(entry, None, f"no title within {threshold:g} of similarity"
-                         + (f" in {entry.year - 1}–{entry.year + 1}" if entry.year is not None else ""))
+            return Match(
+                entry,
+                None,
+                f"no title within {threshold:g} of similarity"
+                + (f" in {entry.year - 1}–{entry.year + 1}" if entry.year is not None else ""),
+            )
         _, score, paper = best
         return self._found(entry, paper, f"title (score {score:.0f})")
 
@@ -121,6 +131,7 @@ def matched_ids(matches: Sequence[Match]) -> list[str]:
 def mangle(title: str, rng: random.Random) -> str:
     """A title as a person or a reference manager might give it: one or two of lower or
     upper case, punctuation dropped, a word dropped, a typo, the subtitle cut off."""
+
     def case(t):
         return rng.choice([t.lower(), t.upper(), t.title()])
 
@@ -137,7 +148,7 @@ def mangle(title: str, rng: random.Random) -> str:
         if len(t) < 4:
             return t
         i = rng.randrange(len(t) - 1)
-        return rng.choice([t[:i] + t[i + 1:], t[:i] + t[i + 1] + t[i] + t[i + 2:], t[:i] + "e" + t[i + 1:]])
+        return rng.choice([t[:i] + t[i + 1 :], t[:i] + t[i + 1] + t[i] + t[i + 2 :], t[:i] + "e" + t[i + 1 :]])
 
     def cut_subtitle(t):
         return re.split(r"[:?.] ", t, maxsplit=1)[0] if re.search(r"[:?.] ", t) else drop_word(t)
@@ -157,17 +168,25 @@ class MatcherQuality:
 
     @property
     def f1(self) -> float:
-        return 2 * self.precision * self.recall / (self.precision + self.recall) if self.precision + self.recall else 0.0
+        return (
+            2 * self.precision * self.recall / (self.precision + self.recall) if self.precision + self.recall else 0.0
+        )
 
 
-def measure_matcher(index: PaperIndex, n: int = 300, seed: int = 0,
-                    thresholds: Sequence[float] = (80, 85, 88, 90, 92, 95)) -> list[MatcherQuality]:
+def measure_matcher(
+    index: PaperIndex, n: int = 300, seed: int = 0, thresholds: Sequence[float] = (80, 85, 88, 90, 92, 95)
+) -> list[MatcherQuality]:
     """Precision (matches that are the right paper) and recall (present papers found) of
     title matching, per threshold, on ``n`` mangled titles of papers in the index and ``n``
     of papers removed from it (any match of those is wrong)."""
     rng = random.Random(seed)
-    papers = sorted((i, t, y) for y, titles in index.by_year.items() for i in titles
-                    for t in [index.titles[i]] if len(normalise_title(t).split()) >= 2)
+    papers = sorted(
+        (i, t, y)
+        for y, titles in index.by_year.items()
+        for i in titles
+        for t in [index.titles[i]]
+        if len(normalise_title(t).split()) >= 2
+    )
     chosen = rng.sample(papers, 2 * n)
     present, absent = chosen[:n], chosen[n:]
     reduced = index.without(i for i, _, _ in absent)

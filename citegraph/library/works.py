@@ -21,10 +21,15 @@ class Work:
     links: int  # neighbourhood papers citing it (prior) or cited by it (derivative)
 
 
-def prior_and_derivative(store: GraphStore, ids: Sequence[str], *, as_of: int | None = None, k: int = 20,
-                         fanout: int = 100) -> dict[str, list[Work]]:
+def prior_and_derivative(
+    store: GraphStore, ids: Sequence[str], *, as_of: int | None = None, k: int = 20, fanout: int = 100
+) -> dict[str, list[Work]]:
     """``{"prior": [...], "derivative": [...]}``, most linked first, ties by id."""
-    rows = {row["kind"]: row["papers"] for row in store.run("library/works", ids=list(ids), fanout=fanout,
-                                                            as_of=as_of, limit=k)}
-    return {kind: [Work(i, title or "", year, links) for i, title, year, links in rows.get(kind, [])]
-            for kind in ("prior", "derivative")}
+    rows = {
+        row["kind"]: row["papers"]
+        for row in store.run("library/works", ids=list(ids), fanout=fanout, as_of=as_of, limit=k)
+    }
+    return {
+        kind: [Work(i, title or "", year, links) for i, title, year, links in rows.get(kind, [])]
+        for kind in ("prior", "derivative")
+    }

@@ -23,6 +23,10 @@ def build(store: GraphStore, **options: Any) -> Benchmark:
 
 
 LOCAL = Registered(
-    "local", "SymTax's Tables 3 and 4: prefetch → enrichment → taxonomy-aware reranker, and its ablations, "
-    "trained on older citing papers and tested on newer ones, the test citations hidden from the graph.", build,
-    options_of(LocalConfig), graph=True)
+    "local",
+    "SymTax's Tables 3 and 4: prefetch → enrichment → taxonomy-aware reranker, and its ablations, "
+    "trained on older citing papers and tested on newer ones, the test citations hidden from the graph.",
+    build,
+    options_of(LocalConfig),
+    graph=True,
+)

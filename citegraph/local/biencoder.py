@@ -64,22 +64,39 @@ def checkpoint_steps(values: Sequence[str]) -> tuple[int, ...]:
 @dataclass(frozen=True)
 class BiEncoderConfig:
     lm: str = "minilm"  # an encoder name of citegraph.retrieval.encoders, or hf:<hub id or folder>
-    max_length: int = field(default=128, metadata=option(
-        "--bi-max-length", "Bi-encoder tokens of a context or a candidate.", minimum=8))
-    batch_queries: int = field(default=32, metadata=option(  # each one's positive is a negative of the others
-        "--bi-batch", "Bi-encoder contexts per step (in-batch negatives of each other).", minimum=1))
-    negatives: tuple[str, ...] = field(default=NEGATIVE_TYPES, metadata=option(
-        "--bi-negatives", f"Bi-encoder hard negatives per context, one of each: {', '.join(NEGATIVE_TYPES)} ('' for "
-        "in-batch only)."))
+    max_length: int = field(
+        default=128, metadata=option("--bi-max-length", "Bi-encoder tokens of a context or a candidate.", minimum=8)
+    )
+    batch_queries: int = field(
+        default=32,
+        metadata=option(  # each one's positive is a negative of the others
+            "--bi-batch", "Bi-encoder contexts per step (in-batch negatives of each other).", minimum=1
+        ),
+    )
+    negatives: tuple[str, ...] = field(
+        default=NEGATIVE_TYPES,
+        metadata=option(
+            "--bi-negatives",
+            f"Bi-encoder hard negatives per context, one of each: {', '.join(NEGATIVE_TYPES)} ('' for in-batch only).",
+        ),
+    )
     prefetch_top: int = 20
     popular_top: int = 100
-    max_steps: int = field(default=300, metadata=option(
-        "--bi-steps", "Bi-encoder training steps (the CPU bound).", minimum=0))
-    checkpoints: tuple[int, ...] = field(default=(), metadata=option(
-        "--bi-checkpoints", "Bi-encoder steps, before the last, at which the model also ranks the test contexts "
-        "(rows of the table: a learning curve from one run), e.g. '100,200,400'.", convert=checkpoint_steps))
-    lr: float = field(default=2e-5, metadata=option(
-        "--bi-lr", "Bi-encoder learning rate.", minimum=0, open_bounds=True))
+    max_steps: int = field(
+        default=300, metadata=option("--bi-steps", "Bi-encoder training steps (the CPU bound).", minimum=0)
+    )
+    checkpoints: tuple[int, ...] = field(
+        default=(),
+        metadata=option(
+            "--bi-checkpoints",
+            "Bi-encoder steps, before the last, at which the model also ranks the test contexts "
+            "(rows of the table: a learning curve from one run), e.g. '100,200,400'.",
+            convert=checkpoint_steps,
+        ),
+    )
+    lr: float = field(
+        default=2e-5, metadata=option("--bi-lr", "Bi-encoder learning rate.", minimum=0, open_bounds=True)
+    )
     warmup: float = 0.1  # share of the steps with a linearly rising learning rate
     scale: float = 20.0  # the inverse temperature of the cosine logits (sentence-transformers' default)
     batch_size: int = 64  # texts per LM pass when ranking
@@ -89,11 +106,14 @@ class BiEncoderConfig:
     def __post_init__(self) -> None:
         unknown = sorted(set(self.negatives) - set(NEGATIVE_TYPES))
         if unknown:
-            raise CitegraphError(f"unknown negative type(s) {', '.join(unknown)}; choose from {', '.join(NEGATIVE_TYPES)}")
+            raise CitegraphError(
+                f"unknown negative type(s) {', '.join(unknown)}; choose from {', '.join(NEGATIVE_TYPES)}"
+            )
         late = [s for s in self.checkpoints if not 0 < s < self.max_steps]
         if late:
-            raise CitegraphError(f"checkpoint step(s) {', '.join(map(str, late))} not between 0 and the last step "
-                                 f"({self.max_steps})")
+            raise CitegraphError(
+                f"checkpoint step(s) {', '.join(map(str, late))} not between 0 and the last step ({self.max_steps})"
+            )
         if self.batch_queries < 2 and not self.negatives:
             raise CitegraphError("one context per batch and no hard negatives leave nothing to contrast")
 
@@ -120,9 +140,11 @@ class HardNegatives:
 
     def draw(self, example: Training, rng: np.random.Generator) -> list[str]:
         cited = set(example.context.cited)
-        pools = {"prefetch": [p for p in example.prefetched[:self.config.prefetch_top] if p not in cited],
-                 "cocited": sorted(self.cited_by.get(example.context.citing, set()) - cited),
-                 "popular": [p for p in self.popular if p not in cited]}
+        pools = {
+            "prefetch": [p for p in example.prefetched[: self.config.prefetch_top] if p not in cited],
+            "cocited": sorted(self.cited_by.get(example.context.citing, set()) - cited),
+            "popular": [p for p in self.popular if p not in cited],
+        }
         return [pool[int(rng.integers(len(pool)))] for kind in self.config.negatives if (pool := pools[kind])]
 
 
@@ -155,8 +177,12 @@ class BiEncoder:
         target = torch.tensor([column[p] for _, p, _ in batch], device=logits.device)
         return torch.nn.functional.cross_entropy(logits.masked_fill(also_cited, float("-inf")), target)
 
-    def train(self, examples: Sequence[Training], log: Callable[[str], None] | None = None,
-              at_checkpoint: Callable[[int], None] | None = None) -> list[float]:
+    def train(
+        self,
+        examples: Sequence[Training],
+        log: Callable[[str], None] | None = None,
+        at_checkpoint: Callable[[int], None] | None = None,
+    ) -> list[float]:
         """Up to ``max_steps`` steps of ``batch_queries`` contexts, cycling through shuffled examples;
         ``at_checkpoint(step)`` is called, the model in eval mode, after each of ``checkpoints``
         (a learning curve from one run: the learning rate follows the whole run's schedule);
@@ -170,7 +196,9 @@ class BiEncoder:
         optimizer = torch.optim.AdamW(self.encoder.model.parameters(), lr=config.lr)
         warmup = max(1, int(config.warmup * config.max_steps))
         schedule = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda s: min((s + 1) / warmup, max(0.0, (config.max_steps - s) / (config.max_steps - warmup + 1))))
+            optimizer,
+            lambda s: min((s + 1) / warmup, max(0.0, (config.max_steps - s) / (config.max_steps - warmup + 1))),
+        )
         order, position = rng.permutation(len(usable)), 0
         self.encoder.model.train()
         every = max(1, config.max_steps // 10)
@@ -192,8 +220,10 @@ class BiEncoder:
             self.losses.append(float(loss.detach()))
             self.seconds = time.perf_counter() - started - at_checkpoints
             if log and (step + 1) % every == 0:
-                log(f"step {step + 1}/{config.max_steps}: loss {np.mean(self.losses[-every:]):.4f} "
-                    f"({self.seconds / (step + 1):.1f} s/step)")
+                log(
+                    f"step {step + 1}/{config.max_steps}: loss {np.mean(self.losses[-every:]):.4f} "
+                    f"({self.seconds / (step + 1):.1f} s/step)"
+                )
             if at_checkpoint and step + 1 in config.checkpoints:
                 paused = time.perf_counter()
                 self.encoder.model.eval()
@@ -218,10 +248,14 @@ class BiEncoder:
         return rankings
 
     def describe(self) -> dict[str, Any]:
-        return {**asdict(self.config), "device": self.config.device or default_device(), "steps": self.steps,
-                "train_seconds": round(self.seconds, 1),
-                "first_loss": None if not self.losses else float(np.mean(self.losses[:10])),
-                "final_loss": None if not self.losses else float(np.mean(self.losses[-10:]))}
+        return {
+            **asdict(self.config),
+            "device": self.config.device or default_device(),
+            "steps": self.steps,
+            "train_seconds": round(self.seconds, 1),
+            "first_loss": None if not self.losses else float(np.mean(self.losses[:10])),
+            "final_loss": None if not self.losses else float(np.mean(self.losses[-10:])),
+        }
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:

@@ -36,18 +36,39 @@ def lm_name(value: str) -> str:
 class SplitConfig:
     """Which contexts are answerable, where the time-ordered split cuts, how many are used."""
 
-    test_share: float = field(default=0.2, metadata=option(
-        "--test-share", "Share of the contexts, newest citing papers first, held out for testing.",
-        minimum=0, maximum=1, open_bounds=True))
-    whole_years: bool = field(default=False, metadata=option(
-        "--whole-years", "Cut the time-ordered split between years only."))
-    max_train: int | None = field(default=2000, metadata=option(
-        "--max-train", "Training contexts: a random sample of the older citing papers' contexts.", minimum=1))
-    max_test: int | None = field(default=500, metadata=option(
-        "--max-test", "Test contexts: a random sample of the newer citing papers' contexts.", minimum=1))
-    textless: Textless = field(default="skip", metadata=option(
-        "--textless", "Contexts citing a paper without title and abstract: skip them, or keep them (such papers "
-        "are reachable only through enrichment)."))
+    test_share: float = field(
+        default=0.2,
+        metadata=option(
+            "--test-share",
+            "Share of the contexts, newest citing papers first, held out for testing.",
+            minimum=0,
+            maximum=1,
+            open_bounds=True,
+        ),
+    )
+    whole_years: bool = field(
+        default=False, metadata=option("--whole-years", "Cut the time-ordered split between years only.")
+    )
+    max_train: int | None = field(
+        default=2000,
+        metadata=option(
+            "--max-train", "Training contexts: a random sample of the older citing papers' contexts.", minimum=1
+        ),
+    )
+    max_test: int | None = field(
+        default=500,
+        metadata=option(
+            "--max-test", "Test contexts: a random sample of the newer citing papers' contexts.", minimum=1
+        ),
+    )
+    textless: Textless = field(
+        default="skip",
+        metadata=option(
+            "--textless",
+            "Contexts citing a paper without title and abstract: skip them, or keep them (such papers "
+            "are reachable only through enrichment).",
+        ),
+    )
 
     def __post_init__(self) -> None:
         if self.textless not in ("skip", "keep"):
@@ -56,9 +77,14 @@ class SplitConfig:
 
 @dataclass(frozen=True)
 class PrefetchConfig:
-    spec: str = field(default="bm25", metadata=option(  # built over the graph's papers
-        "--prefetch", "First stage, indexed over the graph's papers, e.g. 'rrf(bm25,minilm)'. Spelled as --with.",
-        type="spec"))
+    spec: str = field(
+        default="bm25",
+        metadata=option(  # built over the graph's papers
+            "--prefetch",
+            "First stage, indexed over the graph's papers, e.g. 'rrf(bm25,minilm)'. Spelled as --with.",
+            type="spec",
+        ),
+    )
     depth: int = field(default=DEPTH, metadata=option("--depth", "Prefetched candidates per context."))
 
     def __post_init__(self) -> None:
@@ -71,11 +97,21 @@ class PrefetchConfig:
 class SaveConfig:
     """Where the fine-tuned bi-encoder is kept (:mod:`.saved`), and what its card says of its data."""
 
-    folder: Path | None = field(default=None, metadata=option(
-        "--save", "Keep the fine-tuned bi-encoder in this folder (sentence-transformers layout, with a model card), "
-        "loadable as hf:FOLDER; needs --rerankers biencoder.", path="out"))
-    licence: str | None = field(default=None, metadata=option(
-        "--licence", "The training data's licence for the model card, e.g. cc-by-4.0 (ScisummNet, ACL Anthology)."))
+    folder: Path | None = field(
+        default=None,
+        metadata=option(
+            "--save",
+            "Keep the fine-tuned bi-encoder in this folder (sentence-transformers layout, with a model card), "
+            "loadable as hf:FOLDER; needs --rerankers biencoder.",
+            path="out",
+        ),
+    )
+    licence: str | None = field(
+        default=None,
+        metadata=option(
+            "--licence", "The training data's licence for the model card, e.g. cc-by-4.0 (ScisummNet, ACL Anthology)."
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -87,32 +123,70 @@ class LocalConfig:
     model's :class:`RerankerConfig` is built. The bi-encoder's LM is the first of ``lms``.
     """
 
-    data: Path | None = field(default=None, metadata=option(  # None: the graph's contexts, exported
-        "--data", "A query set (JSONL, see README; `citegraph contexts export` writes one). Default: every context "
-        "in the graph, exported to OUT/contexts.jsonl.", path="file"))
-    lms: tuple[str, ...] = field(default=("minilm",), metadata=option(  # the first is SymTax's, all fill Table 4
-        "--encoder", "The reranker's LM, or several comma-separated (they fill the LM × fusion table): "
-        f"{', '.join(encoder_choices())} or a model folder.", convert=lambda names: tuple(map(lm_name, names))))
+    data: Path | None = field(
+        default=None,
+        metadata=option(  # None: the graph's contexts, exported
+            "--data",
+            "A query set (JSONL, see README; `citegraph contexts export` writes one). Default: every context "
+            "in the graph, exported to OUT/contexts.jsonl.",
+            path="file",
+        ),
+    )
+    lms: tuple[str, ...] = field(
+        default=("minilm",),
+        metadata=option(  # the first is SymTax's, all fill Table 4
+            "--encoder",
+            "The reranker's LM, or several comma-separated (they fill the LM × fusion table): "
+            f"{', '.join(encoder_choices())} or a model folder.",
+            convert=lambda names: tuple(map(lm_name, names)),
+        ),
+    )
     prefetch: PrefetchConfig = field(default_factory=PrefetchConfig)
-    first_stages: tuple[str, ...] = field(default=(), metadata=option(  # rows, nothing reranked
-        "--first-stages", "More first stages scored alone on the test contexts (rows of the table, nothing "
-        "reranked), e.g. 'minilm,rrf(bm25,minilm)'. Spelled as --with.", type="specs", cli_default=None,
-        convert=lambda specs: tuple(str(s) for s in specs or ())))
-    rerankers: tuple[str, ...] = field(default=("symtax",), metadata=option(
-        "--rerankers", f"Comma-separated, of: {', '.join(RERANKERS)} (symtax: the cross-encoder and its ablations; "
-        "biencoder: the LM fine-tuned with in-batch and graph hard negatives, untrained and fused rows beside it)."))
+    first_stages: tuple[str, ...] = field(
+        default=(),
+        metadata=option(  # rows, nothing reranked
+            "--first-stages",
+            "More first stages scored alone on the test contexts (rows of the table, nothing "
+            "reranked), e.g. 'minilm,rrf(bm25,minilm)'. Spelled as --with.",
+            type="specs",
+            cli_default=None,
+            convert=lambda specs: tuple(str(s) for s in specs or ()),
+        ),
+    )
+    rerankers: tuple[str, ...] = field(
+        default=("symtax",),
+        metadata=option(
+            "--rerankers",
+            f"Comma-separated, of: {', '.join(RERANKERS)} (symtax: the cross-encoder and its ablations; "
+            "biencoder: the LM fine-tuned with in-batch and graph hard negatives, untrained and fused rows beside it).",
+        ),
+    )
     biencoder: BiEncoderConfig = field(default_factory=BiEncoderConfig)
-    ablations: tuple[str, ...] = field(default=DEFAULT_ABLATIONS, metadata=option(
-        "--ablations", f"Comma-separated, of: {', '.join(ABLATIONS)} ('' for the full model only)."))
-    enrich: bool = field(default=True, metadata=option(
-        "--enrich/--no-enrich", "SymTax's Enricher; --no-enrich sends no enrichment query: models rank the "
-        "prefetched lists."))
-    lm_mode: str | None = field(default="finetune", metadata=option(  # None: chosen by the device
-        "--lm-mode", "finetune: every variant fine-tunes its LM (SymTax); shared: the full model fine-tunes it, the "
-        "ablations reuse it frozen; frozen: the pretrained LM as a cached feature extractor [default: finetune on a "
-        "GPU, shared on CPU].", type=LM_MODES, cli_default=None))
-    max_steps: int = field(default=200, metadata=option(
-        "--max-steps", "Training steps per reranker (the CPU bound).", minimum=0))
+    ablations: tuple[str, ...] = field(
+        default=DEFAULT_ABLATIONS,
+        metadata=option("--ablations", f"Comma-separated, of: {', '.join(ABLATIONS)} ('' for the full model only)."),
+    )
+    enrich: bool = field(
+        default=True,
+        metadata=option(
+            "--enrich/--no-enrich",
+            "SymTax's Enricher; --no-enrich sends no enrichment query: models rank the prefetched lists.",
+        ),
+    )
+    lm_mode: str | None = field(
+        default="finetune",
+        metadata=option(  # None: chosen by the device
+            "--lm-mode",
+            "finetune: every variant fine-tunes its LM (SymTax); shared: the full model fine-tunes it, the "
+            "ablations reuse it frozen; frozen: the pretrained LM as a cached feature extractor [default: finetune on a "
+            "GPU, shared on CPU].",
+            type=LM_MODES,
+            cli_default=None,
+        ),
+    )
+    max_steps: int = field(
+        default=200, metadata=option("--max-steps", "Training steps per reranker (the CPU bound).", minimum=0)
+    )
     split: SplitConfig = field(default_factory=SplitConfig)
     size: int = field(default=SIZE, metadata=option("--size", "Candidates after enrichment."))
     reranker: RerankerConfig = field(default_factory=RerankerConfig)
@@ -143,8 +217,9 @@ class LocalConfig:
     @property
     def base(self) -> RerankerConfig:
         """The full model's reranker; every variant is a replacement of it."""
-        return replace(self.reranker, lm=self.lms[0], max_steps=self.max_steps, finetune=self.lm_mode != "frozen",
-                       seed=self.seed)
+        return replace(
+            self.reranker, lm=self.lms[0], max_steps=self.max_steps, finetune=self.lm_mode != "frozen", seed=self.seed
+        )
 
 
 def default_lm_mode(device: str | None) -> str:

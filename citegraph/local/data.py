@@ -82,9 +82,18 @@ class Context:
         return time_key(self.year, self.arxiv_id, self.citing)
 
     def to_json(self) -> dict[str, Any]:
-        return {"context_id": self.id, "citing_id": self.citing, "cited_ids": list(self.cited),
-                "context": self.text, "section": self.section, "title": self.title, "abstract": self.abstract,
-                "categories": list(self.categories), "year": self.year, "arxiv_id": self.arxiv_id}
+        return {
+            "context_id": self.id,
+            "citing_id": self.citing,
+            "cited_ids": list(self.cited),
+            "context": self.text,
+            "section": self.section,
+            "title": self.title,
+            "abstract": self.abstract,
+            "categories": list(self.categories),
+            "year": self.year,
+            "arxiv_id": self.arxiv_id,
+        }
 
 
 def normalise_markers(text: str) -> str:
@@ -119,9 +128,18 @@ def contexts_from_graph(store: GraphStore, unmarked: Counter | None = None) -> I
                     unmarked["contexts_unmarked"] += 1
                 continue
             section = sections[k] if len(sections) == len(row["contexts"]) else None
-            yield Context(f"{row['citing']}|{row['cited']}|{k}", row["citing"], (row["cited"],),
-                          text, row["title"] or "", row["abstract"] or "",
-                          tuple(sorted(row["categories"] or ())), row["year"], row["arxiv_id"], section)
+            yield Context(
+                f"{row['citing']}|{row['cited']}|{k}",
+                row["citing"],
+                (row["cited"],),
+                text,
+                row["title"] or "",
+                row["abstract"] or "",
+                tuple(sorted(row["categories"] or ())),
+                row["year"],
+                row["arxiv_id"],
+                section,
+            )
 
 
 def export_contexts(store: GraphStore, out: str | Path) -> dict[str, int]:
@@ -146,9 +164,15 @@ def export_contexts(store: GraphStore, out: str | Path) -> dict[str, int]:
             edges.add((context.citing, context.cited[0]))
             citing.add(context.citing)
             cited.add(context.cited[0])
-    return {"contexts": counts["contexts"], "edges": len(edges), "citing_papers": len(citing),
-            "cited_papers": len(cited), "contexts_citing_text": counts["cited_with_text"],
-            "contexts_undated": counts["undated"], "contexts_unmarked": counts["contexts_unmarked"]}
+    return {
+        "contexts": counts["contexts"],
+        "edges": len(edges),
+        "citing_papers": len(citing),
+        "cited_papers": len(cited),
+        "contexts_citing_text": counts["cited_with_text"],
+        "contexts_undated": counts["undated"],
+        "contexts_unmarked": counts["contexts_unmarked"],
+    }
 
 
 def read_contexts(path: str | Path) -> list[Context]:
@@ -185,10 +209,18 @@ def _parse(obj: dict[str, Any], position: int) -> Context:
     categories = obj.get("categories") or []
     if isinstance(categories, str):
         categories = categories.split()
-    return Context(str(obj.get("context_id") or f"{citing}|{cited[0]}|{position}"), citing,
-                   tuple(dict.fromkeys(cited)), normalise_markers(text.strip()), obj.get("title") or "",
-                   obj.get("abstract") or "", tuple(sorted(set(categories))), year, obj.get("arxiv_id"),
-                   obj.get("section"))
+    return Context(
+        str(obj.get("context_id") or f"{citing}|{cited[0]}|{position}"),
+        citing,
+        tuple(dict.fromkeys(cited)),
+        normalise_markers(text.strip()),
+        obj.get("title") or "",
+        obj.get("abstract") or "",
+        tuple(sorted(set(categories))),
+        year,
+        obj.get("arxiv_id"),
+        obj.get("section"),
+    )
 
 
 def write_contexts(contexts: Iterable[Context], path: str | Path) -> None:
@@ -216,8 +248,7 @@ class Split:
         return {c.citing for c in (*self.val, *self.test)}
 
 
-def time_split(contexts: Sequence[Context], test: float = 0.2, val: float = 0.0,
-               whole_years: bool = False) -> Split:
+def time_split(contexts: Sequence[Context], test: float = 0.2, val: float = 0.0, whole_years: bool = False) -> Split:
     """Train on the older citing papers, validate and test on the newer (module docstring).
 
     ``test`` and ``val`` are shares of the dated contexts; the test set takes the newest
@@ -256,14 +287,22 @@ def time_split(contexts: Sequence[Context], test: float = 0.2, val: float = 0.0,
         raise CitegraphError(
             f"a time-ordered split of {total} dated contexts from {len(keys)} citing papers left a part empty "
             f"(train {len(split.train)}, val {len(split.val)}, test {len(split.test)})"
-            + ("; try without whole years" if whole_years else ""))
+            + ("; try without whole years" if whole_years else "")
+        )
     split.held_out_from = min(parts["test"] + parts["val"])
     split.test_from = min(parts["test"])
-    split.info = {"contexts": len(contexts), "undated": split.undated, "train": len(split.train),
-                  "val": len(split.val), "test": len(split.test),
-                  "train_papers": len(parts["train"]), "val_papers": len(parts["val"]),
-                  "test_papers": len(parts["test"]),
-                  "train_until": _show(max(parts["train"])), "held_out_from": _show(split.held_out_from)}
+    split.info = {
+        "contexts": len(contexts),
+        "undated": split.undated,
+        "train": len(split.train),
+        "val": len(split.val),
+        "test": len(split.test),
+        "train_papers": len(parts["train"]),
+        "val_papers": len(parts["val"]),
+        "test_papers": len(parts["test"]),
+        "train_until": _show(max(parts["train"])),
+        "held_out_from": _show(split.held_out_from),
+    }
     return split
 
 
@@ -272,8 +311,9 @@ def held_out_papers(split: Split, papers: Iterable[tuple[str, int | None, str | 
     (``(id, year, arxiv_id)``) dated at or after the oldest of them. Sorted."""
     hidden = split.held_out_citing()
     if split.held_out_from is not None:
-        hidden |= {pid for pid, year, arxiv in papers
-                   if year is not None and time_key(year, arxiv, pid) >= split.held_out_from}
+        hidden |= {
+            pid for pid, year, arxiv in papers if year is not None and time_key(year, arxiv, pid) >= split.held_out_from
+        }
     return sorted(hidden)
 
 

@@ -49,17 +49,30 @@ class HeldOutView:
         rows = self.store.rows("local/view_edges", ids=list(citing), held_out=list(self.held_out))
         return [(row["citing"], row["cited"]) for row in rows]
 
-    def enrich(self, context: Context, candidates: Sequence[str], size: int = SIZE,
-               with_text: bool = True) -> Enriched:
+    def enrich(self, context: Context, candidates: Sequence[str], size: int = SIZE, with_text: bool = True) -> Enriched:
         """``candidates`` (deduplicated, order kept) ∪ their most cited outgoing neighbours in
         the view, ``size`` in all; never the citing paper, never a paper newer than it, and
         with ``with_text`` only papers with a title or abstract."""
-        return enrich(self.store, candidates, size, hidden=self.hidden, exclude=context.citing,
-                      max_year=context.year, with_text=with_text)
+        return enrich(
+            self.store,
+            candidates,
+            size,
+            hidden=self.hidden,
+            exclude=context.citing,
+            max_year=context.year,
+            with_text=with_text,
+        )
 
 
-def enrich_all(view: HeldOutView, contexts: Sequence[Context], prefetched: Sequence[Sequence[str]], *,
-               size: int = SIZE, enabled: bool = True, with_text: bool = True) -> list[Enriched]:
+def enrich_all(
+    view: HeldOutView,
+    contexts: Sequence[Context],
+    prefetched: Sequence[Sequence[str]],
+    *,
+    size: int = SIZE,
+    enabled: bool = True,
+    with_text: bool = True,
+) -> list[Enriched]:
     """The enriched candidate list of every context (or the prefetched one, when disabled)."""
     if not enabled:
         return [Enriched(list(dict.fromkeys(p)), {}) for p in prefetched]

@@ -74,8 +74,7 @@ if TYPE_CHECKING:
     from ..graph import GraphStore
 
 MEASURES = ("R@1", "R@5", "R@10", "R@20", "R@50", "nDCG@10", "MRR")
-_LM_SHOWN = {"finetune": "LM fine-tuned per variant", "shared": "LM fine-tuned once, shared",
-             "frozen": "frozen LM"}
+_LM_SHOWN = {"finetune": "LM fine-tuned per variant", "shared": "LM fine-tuned once, shared", "frozen": "frozen LM"}
 
 
 # -- 1. the query set and the corpus ------------------------------------------------------------
@@ -92,11 +91,17 @@ class Corpus:
 def load_corpus(store: GraphStore) -> Corpus:
     papers = store.run("local/papers")
     texts = {p["id"]: ((p["title"] or "").strip(), (p["abstract"] or "").strip()) for p in papers}
-    candidates = {p["id"]: Candidate(" ".join(t for t in texts[p["id"]] if t), tuple(sorted(p["categories"] or ())))
-                  for p in papers}
+    candidates = {
+        p["id"]: Candidate(" ".join(t for t in texts[p["id"]] if t), tuple(sorted(p["categories"] or ())))
+        for p in papers
+    }
     with_text = [p for p in papers if candidates[p["id"]].text]
-    return Corpus(papers, candidates, {p["id"]: p["year"] for p in with_text},
-                  [Document(p["id"], *texts[p["id"]]) for p in with_text])
+    return Corpus(
+        papers,
+        candidates,
+        {p["id"]: p["year"] for p in with_text},
+        [Document(p["id"], *texts[p["id"]]) for p in with_text],
+    )
 
 
 def query_set(store: GraphStore, data: Path | None, out: Path, log: Log = quiet) -> Path:
@@ -118,8 +123,9 @@ class Queries:
     info: dict[str, Any]
 
 
-def split(store: GraphStore, corpus: Corpus, contexts: Sequence[Context], config: SplitConfig, seed: int,
-          log: Log = quiet) -> Queries:
+def split(
+    store: GraphStore, corpus: Corpus, contexts: Sequence[Context], config: SplitConfig, seed: int, log: Log = quiet
+) -> Queries:
     """Answerable contexts, split by time, sampled; the held-out view (see the module docstring)."""
     kept, info = _answerable(contexts, corpus.candidates, config.textless)
     log(f"{len(kept)} of {len(contexts)} contexts answerable ({config.textless} textless cited papers)")
@@ -131,8 +137,10 @@ def split(store: GraphStore, corpus: Corpus, contexts: Sequence[Context], config
     train_rng, test_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
     train, test = _sample(parts.train, config.max_train, train_rng), _sample(parts.test, config.max_test, test_rng)
     info.update(parts.info, hidden_citing_papers=len(hidden), train_used=len(train), test_used=len(test))
-    log(f"split: {parts.info}; using {len(train)} train and {len(test)} test contexts; "
-        f"the view hides the citations of {len(hidden)} papers")
+    log(
+        f"split: {parts.info}; using {len(train)} train and {len(test)} test contexts; "
+        f"the view hides the citations of {len(hidden)} papers"
+    )
     return Queries(train, test, HeldOutView.hiding(store, hidden), info)
 
 
@@ -143,11 +151,21 @@ def prefetch(corpus: Corpus, contexts: Sequence[Context], config: PrefetchConfig
     return prefetching.prefetch(retriever, contexts, corpus.years, config.depth)
 
 
-def enrich(view: HeldOutView, contexts: Sequence[Context], prefetched: Sequence[Sequence[str]],
-           config: LocalConfig) -> list[list[str]]:
+def enrich(
+    view: HeldOutView, contexts: Sequence[Context], prefetched: Sequence[Sequence[str]], config: LocalConfig
+) -> list[list[str]]:
     """Each prefetched list enriched in the held-out view (or kept, with ``enrich=False``)."""
-    return [e.ids for e in enrich_all(view, contexts, prefetched, size=config.size, enabled=config.enrich,
-                                      with_text=config.split.textless == "skip")]
+    return [
+        e.ids
+        for e in enrich_all(
+            view,
+            contexts,
+            prefetched,
+            size=config.size,
+            enabled=config.enrich,
+            with_text=config.split.textless == "skip",
+        )
+    ]
 
 
 # -- 5. the rerankers -------------------------------------------------------------------------------
@@ -155,8 +173,14 @@ class Variants:
     """Trains reranker variants on the same examples, sharing LMs as ``lm_mode`` says, and
     ranks the test contexts with each; ``runs`` and ``trained`` collect what they did."""
 
-    def __init__(self, config: LocalConfig, corpus: Corpus, taxonomy: TaxonomyGraph, examples: Sequence[Example],
-                 log: Log = quiet):
+    def __init__(
+        self,
+        config: LocalConfig,
+        corpus: Corpus,
+        taxonomy: TaxonomyGraph,
+        examples: Sequence[Example],
+        log: Log = quiet,
+    ):
         self.config, self.corpus, self.taxonomy, self.examples, self.log = config, corpus, taxonomy, examples, log
         self.encoders: dict[str, PairEncoder] = {}
         self.caches: dict[str, PairCache] = {}
@@ -168,22 +192,31 @@ class Variants:
         """A reranker trained on the examples; its LM shared when another variant tuned it."""
         if config.lm in self.tuned:
             owner = self.tuned[config.lm]
-            model = Reranker(replace(config, finetune=False), owner.encoder, self.corpus.candidates, self.taxonomy,
-                             owner.cache)
+            model = Reranker(
+                replace(config, finetune=False), owner.encoder, self.corpus.candidates, self.taxonomy, owner.cache
+            )
         else:
             if config.lm not in self.encoders:
                 self.encoders[config.lm] = PairEncoder(config.lm, config.max_length, config.device)
                 self.caches[config.lm] = PairCache(self.encoders[config.lm], config.batch_size)
-            model = Reranker(config, self.encoders[config.lm], self.corpus.candidates, self.taxonomy,
-                             self.caches[config.lm])
+            model = Reranker(
+                config, self.encoders[config.lm], self.corpus.candidates, self.taxonomy, self.caches[config.lm]
+            )
         model.train(self.examples, log=lambda m: self.log(f"  {name}: {m}"))
         if self.config.lm_mode == "shared" and config.lm not in self.tuned:
             self.caches[f"{config.lm} (fine-tuned)"] = model.freeze()
             self.tuned[config.lm] = model
         return model
 
-    def add(self, name: str, config: RerankerConfig, test: Sequence[Context], candidates: Sequence[Sequence[str]],
-            model: Reranker | None = None, enriched: bool = True) -> Reranker:
+    def add(
+        self,
+        name: str,
+        config: RerankerConfig,
+        test: Sequence[Context],
+        candidates: Sequence[Sequence[str]],
+        model: Reranker | None = None,
+        enriched: bool = True,
+    ) -> Reranker:
         """The variant ``name``: ``model`` (or one trained with ``config``) ranking ``candidates``."""
         started = time.perf_counter()
         if model is None:
@@ -195,9 +228,12 @@ class Variants:
                 self.log(f"  {name}: ranked {done}/{total} test contexts")
 
         self.runs[name] = dict(zip((c.id for c in test), model.rank(test, candidates, progress=progress)))
-        self.trained[name] = {**model.describe(), "lm_mode": self.config.lm_mode,
-                              "enrichment": self.config.enrich and enriched,
-                              "seconds": round(time.perf_counter() - started, 1)}
+        self.trained[name] = {
+            **model.describe(),
+            "lm_mode": self.config.lm_mode,
+            "enrichment": self.config.enrich and enriched,
+            "seconds": round(time.perf_counter() - started, 1),
+        }
         self.log(f"{name}: {self.trained[name]['seconds']} s")
         return model
 
@@ -209,8 +245,9 @@ class Variants:
         return {lm: cache.encoded for lm, cache in self.caches.items()}
 
 
-def rerank(variants: Variants, test: Sequence[Context], prefetched: Sequence[Sequence[str]],
-           enriched: Sequence[Sequence[str]]) -> tuple[list[str], list[str]]:
+def rerank(
+    variants: Variants, test: Sequence[Context], prefetched: Sequence[Sequence[str]], enriched: Sequence[Sequence[str]]
+) -> tuple[list[str], list[str]]:
     """SymTax, its ablations and the LM × fusion grid; the rows of the two tables."""
     config, base = variants.config, variants.config.base
     main = f"SymTax ({_short(config.lms[0])}, vector, hyperbolic)"
@@ -237,9 +274,16 @@ def rerank(variants: Variants, test: Sequence[Context], prefetched: Sequence[Seq
     return ablation_rows, fusion_rows
 
 
-def biencoders(config: LocalConfig, corpus: Corpus, train: Sequence[Context], prefetched: Sequence[Sequence[str]],
-               test: Sequence[Context], candidates: Sequence[Sequence[str]], first_stage: dict[str, Ranking],
-               log: Log = quiet) -> tuple[dict[str, dict[str, Ranking]], dict[str, Any], BiEncoder]:
+def biencoders(
+    config: LocalConfig,
+    corpus: Corpus,
+    train: Sequence[Context],
+    prefetched: Sequence[Sequence[str]],
+    test: Sequence[Context],
+    candidates: Sequence[Sequence[str]],
+    first_stage: dict[str, Ranking],
+    log: Log = quiet,
+) -> tuple[dict[str, dict[str, Ranking]], dict[str, Any], BiEncoder]:
     """The bi-encoder (:mod:`.biencoder`) untrained and fine-tuned, ranking ``candidates``, and
     the fine-tuned one fused (RRF) with the ``first_stage`` ranking of the same lists; the
     fine-tuned model too."""
@@ -256,12 +300,20 @@ def biencoders(config: LocalConfig, corpus: Corpus, train: Sequence[Context], pr
         described[name] = {**model.describe(), "rank_seconds": round(time.perf_counter() - started, 1)}
         log(f"{name}: trained {described[name]['train_seconds']} s, ranked {described[name]['rank_seconds']} s")
 
-    for name, steps in ((f"{lm} bi-encoder, untrained", 0),
-                        (f"{lm} bi-encoder, fine-tuned ({settings.max_steps} steps)", settings.max_steps)):
-        model = BiEncoder(replace(settings, max_steps=steps, checkpoints=settings.checkpoints if steps else ()), encoder,
-                          corpus.candidates)
-        model.train([Training(c, tuple(p)) for c, p in zip(train, prefetched)], log=lambda m: log(f"  {name}: {m}"),  # noqa: B023  (called in this iteration)
-                    at_checkpoint=lambda step: ranked(f"{lm} bi-encoder, fine-tuned ({step} of {steps} steps)", model))  # noqa: B023
+    for name, steps in (
+        (f"{lm} bi-encoder, untrained", 0),
+        (f"{lm} bi-encoder, fine-tuned ({settings.max_steps} steps)", settings.max_steps),
+    ):
+        model = BiEncoder(
+            replace(settings, max_steps=steps, checkpoints=settings.checkpoints if steps else ()),
+            encoder,
+            corpus.candidates,
+        )
+        model.train(
+            [Training(c, tuple(p)) for c, p in zip(train, prefetched)],
+            log=lambda m: log(f"  {name}: {m}"),  # noqa: B023  (called in this iteration)
+            at_checkpoint=lambda step: ranked(f"{lm} bi-encoder, fine-tuned ({step} of {steps} steps)", model),  # noqa: B023
+        )
         ranked(name, model)
     fused, rrf = f"{name} + first stage (RRF)", ReciprocalRankFusion(())
     runs[fused] = {q: rank(rrf.fuse([runs[name][q], first_stage[q]]), len(runs[name][q])) for q in ids}
@@ -269,18 +321,36 @@ def biencoders(config: LocalConfig, corpus: Corpus, train: Sequence[Context], pr
 
 
 # -- 6. the tables ------------------------------------------------------------------------------------
-def tables(config: LocalConfig, test: Sequence[Context], runs: dict[str, dict[str, Ranking]],
-           ablation_rows: Sequence[str], fusion_rows: Sequence[str]) -> tuple[list[Table], dict[str, Any]]:
+def tables(
+    config: LocalConfig,
+    test: Sequence[Context],
+    runs: dict[str, dict[str, Ranking]],
+    ablation_rows: Sequence[str],
+    fusion_rows: Sequence[str],
+) -> tuple[list[Table], dict[str, Any]]:
     """The ablation table (and the LM × fusion table when it has more than one row), per-query values."""
     qrels = {c.id: dict.fromkeys(c.cited, 1) for c in test}
     results = {name: evaluate(qrels, ranking, MEASURES) for name, ranking in runs.items()}
-    trained = [*((f"SymTax: {_LM_SHOWN[config.lm_mode or 'finetune']}, {config.max_steps} steps",) if "symtax" in config.rerankers
-                 else ()),
-               *((f"bi-encoder: {config.biencoder.max_steps} steps of {config.biencoder.batch_queries}",)
-                 if "biencoder" in config.rerankers else ())]
-    title = ", ".join([f"{len(test)} test contexts, prefetch {config.prefetch.spec} top {config.prefetch.depth}",
-                       f"enriched to {config.size}" if config.enrich else "no enrichment", *trained])
-    heading = ("ablations (SymTax Table 3)" if "symtax" in config.rerankers else "first stages and bi-encoder")
+    trained = [
+        *(
+            (f"SymTax: {_LM_SHOWN[config.lm_mode or 'finetune']}, {config.max_steps} steps",)
+            if "symtax" in config.rerankers
+            else ()
+        ),
+        *(
+            (f"bi-encoder: {config.biencoder.max_steps} steps of {config.biencoder.batch_queries}",)
+            if "biencoder" in config.rerankers
+            else ()
+        ),
+    ]
+    title = ", ".join(
+        [
+            f"{len(test)} test contexts, prefetch {config.prefetch.spec} top {config.prefetch.depth}",
+            f"enriched to {config.size}" if config.enrich else "no enrichment",
+            *trained,
+        ]
+    )
+    heading = "ablations (SymTax Table 3)" if "symtax" in config.rerankers else "first stages and bi-encoder"
     ablation = Table(f"Local citation recommendation: {heading} — {title}", list(MEASURES))
     lm_fusion = Table(f"LM × taxonomy fusion (SymTax Table 4) — {title}", list(MEASURES))
     for name, result in results.items():
@@ -289,8 +359,10 @@ def tables(config: LocalConfig, test: Sequence[Context], runs: dict[str, dict[st
                 for measure, value in result.mean.items():
                     table.set(name, measure, value)
     significance = _significance(results, [*ablation_rows, *fusion_rows], title)
-    return ([ablation] + ([lm_fusion] if len(fusion_rows) > 1 else []) + significance,
-            {n: r.per_query for n, r in results.items()})
+    return (
+        [ablation] + ([lm_fusion] if len(fusion_rows) > 1 else []) + significance,
+        {n: r.per_query for n, r in results.items()},
+    )
 
 
 def _significance(results, rows: Sequence[str], title: str) -> list[Table]:
@@ -298,8 +370,10 @@ def _significance(results, rows: Sequence[str], title: str) -> list[Table]:
     names = list(dict.fromkeys(n for n in rows if n in results))
     if len(names) < 2:
         return []
-    tests = {kind: Table(f"Paired {kind} p against {names[0]} — {title}", list(MEASURES), scale=1.0)
-             for kind in ("t-test", "randomisation test")}
+    tests = {
+        kind: Table(f"Paired {kind} p against {names[0]} — {title}", list(MEASURES), scale=1.0)
+        for kind in ("t-test", "randomisation test")
+    }
     for name in names[1:]:
         for measure in MEASURES:
             c = compare(results[name], results[names[0]], measure, permutations=2000)
@@ -340,22 +414,26 @@ class LocalRecommendation:
         seconds["prefetch"], t = time.perf_counter() - t, time.perf_counter()
         n = len(train)
         symtax = "symtax" in config.rerankers  # its training negatives come from the enriched lists
-        enriched = enrich(queries.view, [*train, *test] if symtax else test, prefetched if symtax else prefetched[n:],
-                          config)
+        enriched = enrich(
+            queries.view, [*train, *test] if symtax else test, prefetched if symtax else prefetched[n:], config
+        )
         enriched = enriched if symtax else [[] for _ in train] + enriched
         seconds["enrich"] = time.perf_counter() - t
         info.update(_coverage(test, prefetched[n:], enriched[n:], corpus.candidates), documents=len(corpus.documents))
-        log(f"prefetch ({config.prefetch.spec}) {seconds['prefetch']:.1f} s, enrichment {seconds['enrich']:.1f} s; "
+        log(
+            f"prefetch ({config.prefetch.spec}) {seconds['prefetch']:.1f} s, enrichment {seconds['enrich']:.1f} s; "
             f"test candidates: {info['candidates_prefetched']:.0f} prefetched, {info['candidates_enriched']:.0f} "
             f"enriched (mean), the cited paper among them for {info['positive_in_prefetched']:.1%} / "
-            f"{info['positive_in_enriched']:.1%}")
+            f"{info['positive_in_enriched']:.1%}"
+        )
 
         first_stage = f"prefetch ({config.prefetch.spec})"
         baselines = {first_stage: _ordered(test, prefetched[n:])}
         for spec in config.first_stages:
             t = time.perf_counter()
-            baselines[f"prefetch ({spec})"] = _ordered(test, prefetch(corpus, test, replace(config.prefetch, spec=spec),
-                                                                      out / "index"))
+            baselines[f"prefetch ({spec})"] = _ordered(
+                test, prefetch(corpus, test, replace(config.prefetch, spec=spec), out / "index")
+            )
             seconds[f"prefetch ({spec})"] = time.perf_counter() - t
         if config.enrich:
             baselines[f"{first_stage} + enrichment"] = _ordered(test, enriched[n:])
@@ -364,16 +442,23 @@ class LocalRecommendation:
         trained: dict[str, Any] = {}
         if "biencoder" in config.rerankers:
             t = time.perf_counter()
-            found, trained, tuned = biencoders(config, corpus, train, prefetched[:n], test, enriched[n:],
-                                               runs[rows[-1]], log)
+            found, trained, tuned = biencoders(
+                config, corpus, train, prefetched[:n], test, enriched[n:], runs[rows[-1]], log
+            )
             runs.update(found)
             rows.extend(found)
             seconds["bi-encoder"] = time.perf_counter() - t
         if symtax:
-            taxonomy = load_taxonomy(self.store, sorted({c for p in corpus.candidates.values() for c in p.categories}
-                                                        | {c for q in [*train, *test] for c in q.categories}))
-            variants = Variants(config, corpus, taxonomy, [Example(c, tuple(e)) for c, e in zip(train, enriched[:n])],
-                                log)
+            taxonomy = load_taxonomy(
+                self.store,
+                sorted(
+                    {c for p in corpus.candidates.values() for c in p.categories}
+                    | {c for q in [*train, *test] for c in q.categories}
+                ),
+            )
+            variants = Variants(
+                config, corpus, taxonomy, [Example(c, tuple(e)) for c, e in zip(train, enriched[:n])], log
+            )
             t = time.perf_counter()
             ablation_rows, fusion_rows = rerank(variants, test, prefetched[n:], enriched[n:])
             seconds["SymTax"] = time.perf_counter() - t
@@ -384,26 +469,49 @@ class LocalRecommendation:
         result_tables, per_query = tables(config, test, runs, rows, fusion_rows)
         seconds["total"] = time.perf_counter() - started
         if config.save.folder is not None:
-            card = model_card(tuned, graph=graph_counts(self.store, info), split=info, prefetch=config.prefetch.spec,
-                              wall_seconds=seconds["total"], test=result_tables[0], licence=config.save.licence)
+            card = model_card(
+                tuned,
+                graph=graph_counts(self.store, info),
+                split=info,
+                prefetch=config.prefetch.spec,
+                wall_seconds=seconds["total"],
+                test=result_tables[0],
+                licence=config.save.licence,
+            )
             log(f"bi-encoder saved to {save_model(tuned, config.save.folder, card, result_tables[0])}")
         return Scores(result_tables, self.describe(data, trained, info, seconds), per_query)
 
     def describe(self, data: Path, trained: dict[str, Any], info: dict[str, Any], seconds: dict[str, float]) -> dict:
         """The configuration as results.json records it."""
         c = self.config
-        return {"data": str(data), "prefetch": c.prefetch.spec, "first_stages": list(c.first_stages),
-                "rerankers": list(c.rerankers), "biencoder": asdict(c.biencoder),
-                "encoders": list(c.lms), "ablations": list(c.ablations), "enrich": c.enrich, "lm_mode": c.lm_mode,
-                "textless": c.split.textless, "depth": c.prefetch.depth, "size": c.size,
-                "test_share": c.split.test_share, "whole_years": c.split.whole_years, "seed": c.seed,
-                "reranker": asdict(c.base), "variants": trained, "data_info": info,
-                "pairs_encoded": info.pop("pairs_encoded", {}), "seconds": {k: round(v, 1) for k, v in seconds.items()},
-                "load_average": [round(x, 2) for x in os.getloadavg()]}
+        return {
+            "data": str(data),
+            "prefetch": c.prefetch.spec,
+            "first_stages": list(c.first_stages),
+            "rerankers": list(c.rerankers),
+            "biencoder": asdict(c.biencoder),
+            "encoders": list(c.lms),
+            "ablations": list(c.ablations),
+            "enrich": c.enrich,
+            "lm_mode": c.lm_mode,
+            "textless": c.split.textless,
+            "depth": c.prefetch.depth,
+            "size": c.size,
+            "test_share": c.split.test_share,
+            "whole_years": c.split.whole_years,
+            "seed": c.seed,
+            "reranker": asdict(c.base),
+            "variants": trained,
+            "data_info": info,
+            "pairs_encoded": info.pop("pairs_encoded", {}),
+            "seconds": {k: round(v, 1) for k, v in seconds.items()},
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+        }
 
 
-def evaluate_local(store: GraphStore, out: str | Path, config: LocalConfig = LocalConfig(),
-                   log: Log = quiet) -> Results:
+def evaluate_local(
+    store: GraphStore, out: str | Path, config: LocalConfig = LocalConfig(), log: Log = quiet
+) -> Results:
     """Run the experiment and write its results to ``out`` (the harness's files)."""
     return run(LocalRecommendation(store, config), [], out, log=log)
 
@@ -411,9 +519,11 @@ def evaluate_local(store: GraphStore, out: str | Path, config: LocalConfig = Loc
 def graph_counts(store: GraphStore, info: dict[str, Any]) -> dict[str, Any]:
     """What a model card records of the graph a model was trained on: nodes by label,
     relationships by type, the contexts read."""
-    return {"nodes": {r["label"]: r["count"] for r in store.run("stats/labels")},
-            "relationships": {r["type"]: r["count"] for r in store.run("stats/relationships")},
-            "contexts": info.get("contexts_read")}
+    return {
+        "nodes": {r["label"]: r["count"] for r in store.run("stats/labels")},
+        "relationships": {r["type"]: r["count"] for r in store.run("stats/relationships")},
+        "contexts": info.get("contexts_read"),
+    }
 
 
 def _short(lm: str) -> str:
@@ -421,8 +531,9 @@ def _short(lm: str) -> str:
     return Path(lm.removeprefix("hf:")).name if lm.startswith("hf:") else lm
 
 
-def _answerable(contexts: Sequence[Context], candidates: dict[str, Candidate],
-                textless: Textless) -> tuple[list[Context], dict[str, Any]]:
+def _answerable(
+    contexts: Sequence[Context], candidates: dict[str, Candidate], textless: Textless
+) -> tuple[list[Context], dict[str, Any]]:
     """The contexts a reranker can answer, with their positives restricted accordingly; counts."""
     kept, dropped = [], 0
     cited_textless = 0
@@ -435,8 +546,12 @@ def _answerable(contexts: Sequence[Context], candidates: dict[str, Candidate],
             kept.append(replace(c, cited=with_text))
         else:
             dropped += 1
-    return kept, {"contexts_read": len(contexts), "answerable": len(kept), "dropped_cited_without_text": dropped,
-                  "cited_without_text": cited_textless}
+    return kept, {
+        "contexts_read": len(contexts),
+        "answerable": len(kept),
+        "dropped_cited_without_text": dropped,
+        "cited_without_text": cited_textless,
+    }
 
 
 def _sample(contexts: list[Context], limit: int | None, rng: np.random.Generator) -> list[Context]:
@@ -455,7 +570,10 @@ def _coverage(test: Sequence[Context], prefetched, enriched, candidates) -> dict
         return float(np.mean([any(p in set(ids) for p in c.cited) for c, ids in zip(test, lists)])) if test else 0.0
 
     textless = [sum(1 for i in ids if not candidates.get(i, Candidate("")).text) for ids in enriched]
-    return {"candidates_prefetched": float(np.mean([len(x) for x in prefetched])) if test else 0.0,
-            "candidates_enriched": float(np.mean([len(x) for x in enriched])) if test else 0.0,
-            "candidates_without_text": float(np.mean(textless)) if test else 0.0,
-            "positive_in_prefetched": found(prefetched), "positive_in_enriched": found(enriched)}
+    return {
+        "candidates_prefetched": float(np.mean([len(x) for x in prefetched])) if test else 0.0,
+        "candidates_enriched": float(np.mean([len(x) for x in enriched])) if test else 0.0,
+        "candidates_without_text": float(np.mean(textless)) if test else 0.0,
+        "positive_in_prefetched": found(prefetched),
+        "positive_in_enriched": found(enriched),
+    }

@@ -44,6 +44,7 @@ class APPNP(nn.Module):
             h = (1 - self.alpha) * self.propagation @ h + self.alpha * h0
         return h
 
+
 class GATLayer(nn.Module):
     """Graph attention: α_ij = softmax_j LeakyReLU(aᵀ[W h_i ‖ W h_j]) over j ∈ N(i) ∪ {i}."""
 
@@ -66,6 +67,7 @@ class GATLayer(nn.Module):
         attention = scores.softmax(-1)  # (heads, n, n)
         return torch.einsum("hij,jhd->ihd", attention, h).mean(1)  # heads averaged
 
+
 class GAT(nn.Module):
     """Two GAT layers with ELU between them and a residual to the input vectors."""
 
@@ -76,6 +78,7 @@ class GAT(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x + self.second(nn.functional.elu(self.first(x)))
+
 
 class TaxonomyFusion(nn.Module):
     """The fused embedding of every category, and papers' embeddings from their categories."""
@@ -100,7 +103,7 @@ class TaxonomyFusion(nn.Module):
             self.register_buffer("features", features)
             a = adjacency(graph)
             self.gnn = APPNP(features.shape[1], a) if gnn == "appnp" else GAT(features.shape[1], a)
-            table = features[:self.n]
+            table = features[: self.n]
         self.dim = int(table.shape[1])
         self.unknown = nn.Parameter(table.mean(0).clone() if len(table) else torch.zeros(self.dim))
 
@@ -108,7 +111,7 @@ class TaxonomyFusion(nn.Module):
         """(categories, dim): the fused category table (recomputed by the GNN each call)."""
         if self.gnn is None:
             return self.table
-        return self.gnn(self.features)[:self.n]
+        return self.gnn(self.features)[: self.n]
 
     def index(self, codes: Sequence[str]) -> list[int]:
         return [self.rows[c] for c in codes if c in self.rows]
@@ -124,8 +127,8 @@ class TaxonomyFusion(nn.Module):
         mask = torch.zeros(len(rows), width, device=device)
         for i, r in enumerate(rows):
             if r:
-                index[i, :len(r)] = torch.tensor(list(r), device=device)
-                mask[i, :len(r)] = 1.0
+                index[i, : len(r)] = torch.tensor(list(r), device=device)
+                mask[i, : len(r)] = 1.0
         count = mask.sum(1, keepdim=True)
         mean = (table[index] * mask[..., None]).sum(1) / count.clamp_min(1.0)
         return torch.where(count > 0, mean, self.unknown.expand_as(mean))
@@ -144,13 +147,18 @@ class SymTaxModel(nn.Module):
         if taxonomy is not None:
             self.projection = nn.Linear(taxonomy.dim, config.proj_dim)
         if config.hidden:
-            self.head = nn.Sequential(nn.Linear(width, config.hidden), nn.ReLU(), nn.Dropout(0.1),
-                                      nn.Linear(config.hidden, 1))
+            self.head = nn.Sequential(
+                nn.Linear(width, config.hidden), nn.ReLU(), nn.Dropout(0.1), nn.Linear(config.hidden, 1)
+            )
         else:
             self.head = nn.Linear(width, 1)
 
-    def separation(self, query_rows: Sequence[Sequence[int]], candidate_rows: Sequence[Sequence[int]],
-                   table: torch.Tensor | None = None):
+    def separation(
+        self,
+        query_rows: Sequence[Sequence[int]],
+        candidate_rows: Sequence[Sequence[int]],
+        table: torch.Tensor | None = None,
+    ):
         assert self.taxonomy is not None  # only a model with a taxonomy has a separation
         table = self.taxonomy.categories() if table is None else table
         e_q = to_manifold(self.projection(self.taxonomy.papers(query_rows, table)), self.config.geometry)

@@ -38,19 +38,20 @@ def query_document(context: Context) -> Document:
     text = context.search_text
     tail = context.abstract.strip()
     if tail and text.endswith(tail):
-        text = text[:-len(tail)].strip()
+        text = text[: -len(tail)].strip()
     return Document(context.id, text, tail)
 
 
-def prefetch(retriever: Retriever, contexts: Sequence[Context], years: Mapping[str, int | None],
-             k: int = DEPTH, batch: int = 256) -> list[list[str]]:
+def prefetch(
+    retriever: Retriever, contexts: Sequence[Context], years: Mapping[str, int | None], k: int = DEPTH, batch: int = 256
+) -> list[list[str]]:
     """The top ``k`` candidate ids for each context, best first (see the module docstring).
 
     ``years`` holds the publication year of every indexed paper (None when unknown).
     """
     out: list[list[str]] = []
     for start in range(0, len(contexts), batch):
-        part = contexts[start:start + batch]
+        part = contexts[start : start + batch]
         depth = k + 10
         todo = list(range(len(part)))
         found: dict[int, list[str]] = {}

@@ -57,14 +57,23 @@ class RerankerConfig:
     gnn: Gnn = "appnp"  # for taxonomy="graph"
     geometry: Geometry = "hyperbolic"
     finetune: bool = True  # fine-tune the LM (SymTax) or keep it frozen with cached pair vectors
-    max_length: int = field(default=256, metadata=option(  # SymTax: 512
-        "--max-length", "Tokens of a (query, candidate) pair."))
-    proj_dim: int = field(default=64, metadata=option(  # SymTax: 512
-        "--proj-dim", "Dimension of the taxonomy manifold."))
+    max_length: int = field(
+        default=256,
+        metadata=option(  # SymTax: 512
+            "--max-length", "Tokens of a (query, candidate) pair."
+        ),
+    )
+    proj_dim: int = field(
+        default=64,
+        metadata=option(  # SymTax: 512
+            "--proj-dim", "Dimension of the taxonomy manifold."
+        ),
+    )
     hidden: int = 256  # g_θ's hidden units; 0 for a single linear layer
     margin: float = 0.1
-    negatives: int = field(default=4, metadata=option(
-        "--negatives", "Negatives per positive, from the candidate list."))
+    negatives: int = field(
+        default=4, metadata=option("--negatives", "Negatives per positive, from the candidate list.")
+    )
     batch_queries: int = 8  # queries per training step
     max_steps: int = 200
     lr_lm: float = 1e-5
@@ -127,8 +136,14 @@ class PairEncoder:
         return twin
 
     def _batch(self, first: Sequence[str], second: Sequence[str] | None):
-        encoded = self.tokenizer(self._cut(first), self._cut(second) if second is not None else None,
-                                 truncation=True, max_length=self.max_length, padding=True, return_tensors="pt")
+        encoded = self.tokenizer(
+            self._cut(first),
+            self._cut(second) if second is not None else None,
+            truncation=True,
+            max_length=self.max_length,
+            padding=True,
+            return_tensors="pt",
+        )
         return {k: v.to(self.device) for k, v in encoded.items()}
 
     def _cut(self, texts: Sequence[str]) -> list[str]:
@@ -141,9 +156,14 @@ class PairEncoder:
         """
         if not getattr(self.tokenizer, "is_fast", False):
             return list(texts)
-        offsets = self.tokenizer(list(texts), add_special_tokens=False, truncation=True, max_length=self.max_length,
-                                 return_offsets_mapping=True)["offset_mapping"]
-        return [text[:spans[-1][1]] if spans else text for text, spans in zip(texts, offsets)]
+        offsets = self.tokenizer(
+            list(texts),
+            add_special_tokens=False,
+            truncation=True,
+            max_length=self.max_length,
+            return_offsets_mapping=True,
+        )["offset_mapping"]
+        return [text[: spans[-1][1]] if spans else text for text, spans in zip(texts, offsets)]
 
     def pairs(self, queries: Sequence[str], candidates: Sequence[str] | None):
         """(pairs, D): the joint embedding e_tr of each pair (or of each query alone, with
@@ -163,7 +183,7 @@ class PairEncoder:
         self.model.eval()
         with torch.inference_mode():
             for start in range(0, len(order), batch_size):
-                rows = order[start:start + batch_size]
+                rows = order[start : start + batch_size]
                 a = [texts[i] for i in rows]
                 b = [second[i] for i in rows] if second is not None else None
                 out[rows] = self._pooled(self._batch(a, b)).float().cpu().numpy()
@@ -198,8 +218,14 @@ class PairCache:
 class Reranker:
     """A SymTax reranker: its LM (own copy when fine-tuned, shared cache when frozen) and heads."""
 
-    def __init__(self, config: RerankerConfig, encoder: PairEncoder, corpus: Mapping[str, Candidate],
-                 taxonomy: TaxonomyGraph | None = None, cache: PairCache | None = None):
+    def __init__(
+        self,
+        config: RerankerConfig,
+        encoder: PairEncoder,
+        corpus: Mapping[str, Candidate],
+        taxonomy: TaxonomyGraph | None = None,
+        cache: PairCache | None = None,
+    ):
         if config.taxonomy != "none" and taxonomy is None:
             raise ValueError("a taxonomy-fused reranker needs the taxonomy graph (taxonomy.load_taxonomy)")
         torch.manual_seed(config.seed)
@@ -213,8 +239,9 @@ class Reranker:
         self.model = nets.SymTaxModel(config, encoder.dim, fusion).to(encoder.device)
         groups = [{"params": list(self.model.parameters()), "lr": config.lr_head, "weight_decay": config.wd_head}]
         if config.finetune:
-            groups.append({"params": list(self.encoder.model.parameters()), "lr": config.lr_lm,
-                           "weight_decay": config.wd_lm})
+            groups.append(
+                {"params": list(self.encoder.model.parameters()), "lr": config.lr_lm, "weight_decay": config.wd_lm}
+            )
         self.optimizer = torch.optim.AdamW(groups)
         self.steps = 0
         self.losses: list[float] = []
@@ -226,8 +253,9 @@ class Reranker:
     def _e_tr(self, pairs: Sequence[tuple[Context, str]]):
         if self.cache is not None:
             return torch.from_numpy(self.cache.get(pairs, self.corpus)).to(self.encoder.device)
-        return self.encoder.pairs([c.query_text for c, _ in pairs],
-                                  [self.corpus.get(p, NO_TEXT).text for _, p in pairs])
+        return self.encoder.pairs(
+            [c.query_text for c, _ in pairs], [self.corpus.get(p, NO_TEXT).text for _, p in pairs]
+        )
 
     def scores(self, pairs: Sequence[tuple[Context, str]], table=None):
         """R for each (context, candidate id) pair, as a tensor (with gradients in training)."""
@@ -236,8 +264,13 @@ class Reranker:
         candidate_rows = [self._rows(self.corpus.get(p, NO_TEXT).categories) for _, p in pairs]
         return self.model(e_tr, query_rows, candidate_rows, table)
 
-    def rank(self, contexts: Sequence[Context], candidates: Sequence[Sequence[str]], k: int | None = None,
-             progress: Callable[[int, int], None] | None = None) -> list[Ranking]:
+    def rank(
+        self,
+        contexts: Sequence[Context],
+        candidates: Sequence[Sequence[str]],
+        k: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[Ranking]:
         """Each context's candidates by R, best first (ties by id)."""
         self._eval()
         rankings = []
@@ -248,7 +281,7 @@ class Reranker:
                 ids = list(dict.fromkeys(ids))
                 values: list[float] = []
                 for start in range(0, len(ids), self.config.batch_size):
-                    part = ids[start:start + self.config.batch_size]
+                    part = ids[start : start + self.config.batch_size]
                     values.extend(self.scores([(context, p) for p in part], table).float().cpu().tolist())
                 rankings.append(rank(dict(zip(ids, values)), k or len(ids)))
                 if progress:
@@ -298,8 +331,9 @@ class Reranker:
         self.losses.append(value)
         return value
 
-    def train(self, examples: Sequence[Example], max_steps: int | None = None,
-              log: Callable[[str], None] | None = None) -> list[float]:
+    def train(
+        self, examples: Sequence[Example], max_steps: int | None = None, log: Callable[[str], None] | None = None
+    ) -> list[float]:
         """Up to ``max_steps`` steps of ``batch_queries`` examples each, cycling through shuffled examples."""
         steps = self.config.max_steps if max_steps is None else max_steps
         usable = [e for e in examples if any(c not in e.context.cited for c in e.candidates)]
@@ -317,7 +351,7 @@ class Reranker:
                 position += 1
             losses.append(self.step(self.sample(batch, rng)))
             if log and (step + 1) % max(1, steps // 10) == 0:
-                recent = losses[-max(1, steps // 10):]
+                recent = losses[-max(1, steps // 10) :]
                 log(f"step {step + 1}/{steps}: loss {sum(recent) / len(recent):.4f}")
         return losses
 
@@ -338,8 +372,11 @@ class Reranker:
         self.encoder.model.eval()
 
     def describe(self) -> dict[str, Any]:
-        return {**asdict(self.config), "steps": self.steps,
-                "final_loss": None if not self.losses else float(np.mean(self.losses[-10:]))}
+        return {
+            **asdict(self.config),
+            "steps": self.steps,
+            "final_loss": None if not self.losses else float(np.mean(self.losses[-10:])),
+        }
 
 
 def default_device() -> str:

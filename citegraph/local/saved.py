@@ -36,35 +36,74 @@ from .biencoder import BiEncoder
 CARD = "citegraph.json"
 QUERY_TEXT = "the citation context, then the citing paper's title and abstract, joined by spaces"
 DOCUMENT_TEXT = "the paper's title and abstract, joined by a space"
-MODULES = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-           {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-           {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}]
+MODULES = [
+    {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+    {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+    {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"},
+]
 
 
 def machine() -> dict[str, Any]:
     """Where a model was trained: cores, processor, GPU (None on CPU)."""
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
-    return {"cores": os.cpu_count(), "cpu": platform.processor() or platform.machine(), "gpu": gpu,
-            "platform": platform.platform(), "torch": torch.__version__}
+    return {
+        "cores": os.cpu_count(),
+        "cpu": platform.processor() or platform.machine(),
+        "gpu": gpu,
+        "platform": platform.platform(),
+        "torch": torch.__version__,
+    }
 
 
-def model_card(model: BiEncoder, *, graph: dict[str, Any], split: dict[str, Any], prefetch: str,
-               wall_seconds: float, test: Table | None, licence: str | None) -> dict[str, Any]:
+def model_card(
+    model: BiEncoder,
+    *,
+    graph: dict[str, Any],
+    split: dict[str, Any],
+    prefetch: str,
+    wall_seconds: float,
+    test: Table | None,
+    licence: str | None,
+) -> dict[str, Any]:
     """What ``citegraph.json`` records of a training run (``test``: the run's table, None without one)."""
     c, described = model.config, model.describe()
     return {
-        "citegraph_version": __version__, "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "base_model": c.lm, "pooling": "mean", "normalize": True, "similarity": "cosine",
-        "max_length": model.encoder.max_length, "query_text": QUERY_TEXT, "document_text": DOCUMENT_TEXT,
-        "graph": graph, "split": split, "licence": licence,
-        "training": {"steps": model.steps, "batch": c.batch_queries, "lr": c.lr, "warmup": c.warmup,
-                     "scale": c.scale, "negatives": list(c.negatives), "prefetch": prefetch,
-                     "prefetch_top": c.prefetch_top, "popular_top": c.popular_top, "seed": c.seed,
-                     "device": described["device"], "train_seconds": described["train_seconds"],
-                     "first_loss": described["first_loss"], "final_loss": described["final_loss"]},
-        "wall_seconds": round(wall_seconds, 1), "machine": machine(),
-        "test": None if test is None else {"title": test.title, "rows": {
-            row: {column: cells[column][0] for column in cells} for row, cells in test.rows.items()}},
+        "citegraph_version": __version__,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "base_model": c.lm,
+        "pooling": "mean",
+        "normalize": True,
+        "similarity": "cosine",
+        "max_length": model.encoder.max_length,
+        "query_text": QUERY_TEXT,
+        "document_text": DOCUMENT_TEXT,
+        "graph": graph,
+        "split": split,
+        "licence": licence,
+        "training": {
+            "steps": model.steps,
+            "batch": c.batch_queries,
+            "lr": c.lr,
+            "warmup": c.warmup,
+            "scale": c.scale,
+            "negatives": list(c.negatives),
+            "prefetch": prefetch,
+            "prefetch_top": c.prefetch_top,
+            "popular_top": c.popular_top,
+            "seed": c.seed,
+            "device": described["device"],
+            "train_seconds": described["train_seconds"],
+            "first_loss": described["first_loss"],
+            "final_loss": described["final_loss"],
+        },
+        "wall_seconds": round(wall_seconds, 1),
+        "machine": machine(),
+        "test": None
+        if test is None
+        else {
+            "title": test.title,
+            "rows": {row: {column: cells[column][0] for column in cells} for row, cells in test.rows.items()},
+        },
     }
 
 
@@ -84,12 +123,19 @@ def save_model(model: BiEncoder, folder: Path, card: dict[str, Any], test: Table
     model.encoder.tokenizer.save_pretrained(staging)
     for path, content in {
         "modules.json": MODULES,
-        "1_Pooling/config.json": {"word_embedding_dimension": model.encoder.dim, "pooling_mode_cls_token": False,
-                                  "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
-                                  "pooling_mode_mean_sqrt_len_tokens": False},
+        "1_Pooling/config.json": {
+            "word_embedding_dimension": model.encoder.dim,
+            "pooling_mode_cls_token": False,
+            "pooling_mode_mean_tokens": True,
+            "pooling_mode_max_tokens": False,
+            "pooling_mode_mean_sqrt_len_tokens": False,
+        },
         "sentence_bert_config.json": {"max_seq_length": model.encoder.max_length, "do_lower_case": False},
-        "config_sentence_transformers.json": {"prompts": {}, "default_prompt_name": None,
-                                              "similarity_fn_name": "cosine"},
+        "config_sentence_transformers.json": {
+            "prompts": {},
+            "default_prompt_name": None,
+            "similarity_fn_name": "cosine",
+        },
         CARD: card,
     }.items():
         (staging / path).parent.mkdir(exist_ok=True)
@@ -106,21 +152,34 @@ def readme(card: dict[str, Any], test: Table | None) -> str:
     """The model card for people: what the model reads, how it was trained, how it scored."""
     t, m = card["training"], card["machine"]
     licence = card["licence"]
-    front = ["---", "library_name: sentence-transformers", "pipeline_tag: sentence-similarity",
-             "tags: [citegraph, citation-recommendation, sentence-transformers]",
-             *([f"license: {licence}"] if licence else []), "---"]
+    front = [
+        "---",
+        "library_name: sentence-transformers",
+        "pipeline_tag: sentence-similarity",
+        "tags: [citegraph, citation-recommendation, sentence-transformers]",
+        *([f"license: {licence}"] if licence else []),
+        "---",
+    ]
     split = card["split"]
     lines = [
-        *front, "", "# A citation-context bi-encoder (citegraph)", "",
+        *front,
+        "",
+        "# A citation-context bi-encoder (citegraph)",
+        "",
         f"Fine-tuned from `{card['base_model']}` by `citegraph evaluate local --rerankers biencoder --save` "
-        f"(citegraph {card['citegraph_version']}, {card['created']}) to rank the papers a sentence should cite.", "",
-        "## Use", "",
+        f"(citegraph {card['citegraph_version']}, {card['created']}) to rank the papers a sentence should cite.",
+        "",
+        "## Use",
+        "",
         "- citegraph: `--with hf:<this folder>` (search, index dense, recommend, evaluate trec --rerank-depth), "
         "`evaluate local --encoder <this folder>`;",
-        "- sentence-transformers: `SentenceTransformer('<this folder>').encode(texts)`.", "",
+        "- sentence-transformers: `SentenceTransformer('<this folder>').encode(texts)`.",
+        "",
         f"A query is {QUERY_TEXT}; a document is {DOCUMENT_TEXT}; both are cut at {card['max_length']} tokens, "
-        "mean-pooled and normalised, and compared by cosine.", "",
-        "## Training", "",
+        "mean-pooled and normalised, and compared by cosine.",
+        "",
+        "## Training",
+        "",
         f"- graph: {json.dumps(card['graph'])}",
         f"- split: contexts of citing papers up to {split.get('train_until')} train, from "
         f"{split.get('held_out_from')} test; {split.get('train_used')} train and {split.get('test_used')} test "
@@ -129,7 +188,8 @@ def readme(card: dict[str, Any], test: Table | None) -> str:
         f"{', '.join(t['negatives']) or 'in-batch only'} (prefetch {t['prefetch']}), max length {card['max_length']}",
         f"- {t['train_seconds']} s training, {card['wall_seconds']} s the whole run, on {m['cores']} cores "
         f"({m['cpu']}), {'GPU ' + m['gpu'] if m['gpu'] else 'no GPU'}, device {t['device']}",
-        f"- training data licence: {licence or 'not stated (pass --licence)'}", "",
+        f"- training data licence: {licence or 'not stated (pass --licence)'}",
+        "",
     ]
     if test is not None:
         lines += ["## Test figures of the same run", "", test.markdown(), ""]

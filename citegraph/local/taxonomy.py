@@ -68,8 +68,11 @@ def load_taxonomy(store: GraphStore, extra: Sequence[str] = ()) -> TaxonomyGraph
         categories.setdefault(code, {"code": code, "name": None, "group_name": None, "acm": []})
     codes = sorted(categories)
     acm = {row["code"]: row for row in store.rows("local/acm_tree")}
-    graph = TaxonomyGraph(codes, {c: categories[c]["name"] or c for c in codes},
-                          {c: sorted(a for a in categories[c]["acm"] or () if a in acm) for c in codes})
+    graph = TaxonomyGraph(
+        codes,
+        {c: categories[c]["name"] or c for c in codes},
+        {c: sorted(a for a in categories[c]["acm"] or () if a in acm) for c in codes},
+    )
     graph.nodes = list(codes)
     graph.texts = [graph.names[c] for c in codes]
     index: dict[str, int] = {}

@@ -12,10 +12,18 @@ from typing import TYPE_CHECKING
 
 _PUBLIC = {
     "Recommender": "recommender",
-    "Seed": "seed", "View": "seed", "Asked": "seed",
-    "Candidate": "candidates", "Candidates": "candidates", "Facts": "candidates", "Signal": "candidates",
-    "Recommendation": "candidates", "recommendation_dict": "candidates",
-    "Weights": "weights", "DEFAULT_WEIGHTS": "weights", "GRAPH_FEATURES": "weights",
+    "Seed": "seed",
+    "View": "seed",
+    "Asked": "seed",
+    "Candidate": "candidates",
+    "Candidates": "candidates",
+    "Facts": "candidates",
+    "Signal": "candidates",
+    "Recommendation": "candidates",
+    "recommendation_dict": "candidates",
+    "Weights": "weights",
+    "DEFAULT_WEIGHTS": "weights",
+    "GRAPH_FEATURES": "weights",
 }
 
 if TYPE_CHECKING:
@@ -24,8 +32,21 @@ if TYPE_CHECKING:
     from .seed import Asked, Seed, View
     from .weights import DEFAULT_WEIGHTS, GRAPH_FEATURES, Weights
 
-__all__ = ["DEFAULT_WEIGHTS", "GRAPH_FEATURES", "Asked", "Candidate", "Candidates", "Facts", "Recommendation",
-           "Recommender", "Seed", "Signal", "View", "Weights", "recommendation_dict"]
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "GRAPH_FEATURES",
+    "Asked",
+    "Candidate",
+    "Candidates",
+    "Facts",
+    "Recommendation",
+    "Recommender",
+    "Seed",
+    "Signal",
+    "View",
+    "Weights",
+    "recommendation_dict",
+]
 
 
 def __getattr__(name: str):

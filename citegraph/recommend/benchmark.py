@@ -66,8 +66,11 @@ class HeldOutCitations:
             if with_contexts:
                 results |= evaluate_held_out(with_contexts, examples, contexts_variant)
                 sentences = with_contexts.citing_sentences()
-                cited = [e.seed.id for e in examples if sentences and sentences.cited_in_view(
-                    e.held_out, e.seed.id, e.seed.view.as_of)]
+                cited = [
+                    e.seed.id
+                    for e in examples
+                    if sentences and sentences.cited_in_view(e.held_out, e.seed.id, e.seed.view.as_of)
+                ]
         finally:
             recommender.close()
             if with_contexts:
@@ -81,8 +84,13 @@ class HeldOutCitations:
         if with_contexts:
             baseline = "learned" if self.weights else "fusion (default weights)"
             tables += _contexts_tables(results, baseline, cited, measures)
-        config = {"papers": self.papers, "seed": self.seed, "skip": self.skip, "retrievers": names,
-                  "variants": {name: dict(w.values) for name, w in (variants | contexts_variant).items()}}
+        config = {
+            "papers": self.papers,
+            "seed": self.seed,
+            "skip": self.skip,
+            "retrievers": names,
+            "variants": {name: dict(w.values) for name, w in (variants | contexts_variant).items()},
+        }
         return Scores(tables, config, {n: r.per_query for n, r in results.items()})
 
 
@@ -95,37 +103,71 @@ def _contexts_tables(results: dict, baseline: str, cited: list[str], measures: l
     without the signal) on all papers and on those."""
     from ..evaluation.metrics import Evaluation, compare
 
-    subset = Table(f"held-out reference cited in contexts ({len(cited)} of {len(results[baseline].queries)} papers)",
-                   measures)
+    subset = Table(
+        f"held-out reference cited in contexts ({len(cited)} of {len(results[baseline].queries)} papers)", measures
+    )
     for name in (baseline, WITH_CONTEXTS):
         for measure, value in Evaluation(results[name].per_query, cited).mean.items():
             subset.set(name, measure, value)
-    tests = Table(f"paired tests p: {WITH_CONTEXTS} against {baseline} (per paper)", measures, scale=1.0,
-                  name="recommend_contexts_p", digits=4)
+    tests = Table(
+        f"paired tests p: {WITH_CONTEXTS} against {baseline} (per paper)",
+        measures,
+        scale=1.0,
+        name="recommend_contexts_p",
+        digits=4,
+    )
     for papers, queries in (("all papers", results[baseline].queries), ("cited in contexts", cited)):
         for measure in measures:
-            c = compare(Evaluation(results[WITH_CONTEXTS].per_query, queries),
-                        Evaluation(results[baseline].per_query, queries), measure, permutations=2000)
+            c = compare(
+                Evaluation(results[WITH_CONTEXTS].per_query, queries),
+                Evaluation(results[baseline].per_query, queries),
+                measure,
+                permutations=2000,
+            )
             tests.set(f"{papers}: randomisation", measure, c.randomisation_p)
             tests.set(f"{papers}: t-test", measure, c.t_test_p)
     return [subset, tests]
 
 
-def build(store: GraphStore, papers: int, seed: int, skip: int, weights: Path | None,
-          contexts_weights: Path | None, allow_overlap: bool) -> HeldOutCitations:
+def build(
+    store: GraphStore,
+    papers: int,
+    seed: int,
+    skip: int,
+    weights: Path | None,
+    contexts_weights: Path | None,
+    allow_overlap: bool,
+) -> HeldOutCitations:
     return HeldOutCitations(store, papers, seed, skip, weights, contexts_weights, allow_overlap)
 
 
 RECOMMEND = Registered(
-    "recommend", "The recommender on held-out citations: text alone, plain fusion, learned weights.", build, (
+    "recommend",
+    "The recommender on held-out citations: text alone, plain fusion, learned weights.",
+    build,
+    (
         Option("papers", "--papers", "Held-out citations to test on.", int, 300),
         Option("seed", "--seed", "Same seed as recommend-train: its papers are skipped.", int, 0),
         Option("skip", "--skip", "Papers of the draw used for training (skipped).", int, 300),
         Option("weights", "--model", "Learned weights (citegraph recommend-train).", Path, path="file"),
-        Option("contexts_weights", "--contexts-model",
-               "Weights learned with the contexts signal (recommend-train --contexts): the other rows are then "
-               "computed without it, and paired tests compare.", Path, path="file"),
-        Option("allow_overlap", "--allow-overlap", "Test even on papers the weights were learned on (refused "
-               "otherwise: the weights file lists them).", bool, False),
-    ), RetrieverOption("indexes", help="Text retrievers with built indexes (citegraph index …); '' for graph only.",
-                       run_files=False), graph=True)
+        Option(
+            "contexts_weights",
+            "--contexts-model",
+            "Weights learned with the contexts signal (recommend-train --contexts): the other rows are then "
+            "computed without it, and paired tests compare.",
+            Path,
+            path="file",
+        ),
+        Option(
+            "allow_overlap",
+            "--allow-overlap",
+            "Test even on papers the weights were learned on (refused otherwise: the weights file lists them).",
+            bool,
+            False,
+        ),
+    ),
+    RetrieverOption(
+        "indexes", help="Text retrievers with built indexes (citegraph index …); '' for graph only.", run_files=False
+    ),
+    graph=True,
+)

@@ -75,10 +75,17 @@ class SlotSuggestions:
         from dataclasses import asdict
 
         slot = self.slot
-        return {"slot": slot.id, "where": slot.where, "file": str(slot.file) if slot.file else None,
-                "line": slot.line, "column": slot.column, "command": slot.command, "sentence": slot.sentence,
-                "unresolved": list(slot.unresolved),
-                "suggestions": [{**asdict(s), "explanation": s.explanation()} for s in self.suggestions]}
+        return {
+            "slot": slot.id,
+            "where": slot.where,
+            "file": str(slot.file) if slot.file else None,
+            "line": slot.line,
+            "column": slot.column,
+            "command": slot.command,
+            "sentence": slot.sentence,
+            "unresolved": list(slot.unresolved),
+            "suggestions": [{**asdict(s), "explanation": s.explanation()} for s in self.suggestions],
+        }
 
 
 @dataclass(frozen=True)
@@ -97,14 +104,23 @@ class Cited:
 
     @property
     def ranking(self) -> str:
-        return (f"first stage fused with the model {self.model}" if self.model else
-                "first stage and graph features only (no --model: no re-ranking)")
+        return (
+            f"first stage fused with the model {self.model}"
+            if self.model
+            else "first stage and graph features only (no --model: no re-ranking)"
+        )
 
     def as_dict(self) -> dict:
-        return {"source": self.draft.source, "format": self.draft.format, "ranking": self.ranking,
-                "model": self.model, "slots": [s.as_dict() for s in self.slots],
-                "references": [m.as_dict() for m in self.references], "missing": self.missing,
-                "warnings": list(self.draft.warnings)}
+        return {
+            "source": self.draft.source,
+            "format": self.draft.format,
+            "ranking": self.ranking,
+            "model": self.model,
+            "slots": [s.as_dict() for s in self.slots],
+            "references": [m.as_dict() for m in self.references],
+            "missing": self.missing,
+            "warnings": list(self.draft.warnings),
+        }
 
 
 class CiteModel:
@@ -119,22 +135,27 @@ class CiteModel:
         folder = Path(folder)
         if not folder.is_dir():
             raise CitegraphError(f"--model {folder}: not a folder (a sentence-transformers model folder)")
-        missing = list(dict.fromkeys([*missing_model_files(folder),
-                                      *([] if (folder / "modules.json").is_file() else ["modules.json"])]))
+        missing = list(
+            dict.fromkeys(
+                [*missing_model_files(folder), *([] if (folder / "modules.json").is_file() else ["modules.json"])]
+            )
+        )
         if missing:
             raise UsageError(f"--model {folder}: not a sentence-transformers model folder (no {', no '.join(missing)})")
         encoder = get_encoder(f"hf:{folder.resolve()}")
         self.folder = folder
-        self.pool = PoolEncoder(encoder, VectorCache(cache_dir, encoder),
-                                lambda ids: documents_by_id(recommender.store, ids), "model")
+        self.pool = PoolEncoder(
+            encoder, VectorCache(cache_dir, encoder), lambda ids: documents_by_id(recommender.store, ids), "model"
+        )
 
     def cosines(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         [ranking] = self.pool.search([Document("slot", text)], len(ids), pools=[ids])
         return {hit.id: hit.score for hit in ranking}
 
 
-def cite(recommender: Recommender, draft: Draft, *, k: int = 10, as_of: int | None = None,
-         model: CiteModel | None = None) -> Cited:
+def cite(
+    recommender: Recommender, draft: Draft, *, k: int = 10, as_of: int | None = None, model: CiteModel | None = None
+) -> Cited:
     """The top ``k`` suggestions for each slot of ``draft`` (see the module's docstring)."""
     matches = recommender.match(list(draft.references.values()))
     references = tuple(dict.fromkeys(m.paper for m in matches if m.paper))
@@ -153,20 +174,25 @@ def cite(recommender: Recommender, draft: Draft, *, k: int = 10, as_of: int | No
         cosines = model.cosines(text, [hit.id for hit in first[:RERANK_DEPTH]]) if model and first else {}
         scored = {cid: _with(c, _model_signal(cid, cosines)) for cid, c in candidates.items()}
         ranked = fused.rank(scored, k)
-        slots.append(SlotSuggestions(slot, [_suggestion(scored[hit.id], hit.score, position[hit.id],
-                                                        cosines.get(hit.id)) for hit in ranked]))
+        slots.append(
+            SlotSuggestions(
+                slot, [_suggestion(scored[hit.id], hit.score, position[hit.id], cosines.get(hit.id)) for hit in ranked]
+            )
+        )
     return Cited(draft, slots, matches, str(model.folder) if model else None)
 
 
-def _draft_matches(recommender: Recommender, draft: Draft, references: Sequence[str]
-                   ) -> dict[str, tuple[Signal, float]]:
+def _draft_matches(
+    recommender: Recommender, draft: Draft, references: Sequence[str]
+) -> dict[str, tuple[Signal, float]]:
     """The draft's title and abstract searched once by the recommender's retrievers: each
     paper found, its ``draft`` signal and feature (the best retriever's normalised score)."""
     if not (draft.title or draft.abstract):
         return {}
     found = Candidates()
-    TextMatches.gather(recommender.retrievers, Document("draft", draft.title, draft.abstract), set(references),
-                       recommender.text_depth).add_to(found, Seed())
+    TextMatches.gather(
+        recommender.retrievers, Document("draft", draft.title, draft.abstract), set(references), recommender.text_depth
+    ).add_to(found, Seed())
     about = {}
     for cid, candidate in found.items():
         best = max(candidate.signals, key=lambda s: s.value)
@@ -174,8 +200,14 @@ def _draft_matches(recommender: Recommender, draft: Draft, references: Sequence[
     return about
 
 
-def sent_draft(*, context: str | None = None, draft: str | None = None, format: str = "latex",
-               bib: str | None = None, window: int = 1) -> Draft:
+def sent_draft(
+    *,
+    context: str | None = None,
+    draft: str | None = None,
+    format: str = "latex",
+    bib: str | None = None,
+    window: int = 1,
+) -> Draft:
     """A context or a draft's text sent to the service (HTTP, MCP), with its bibliography's
     BibTeX text: read as ``citegraph cite`` reads files, in a folder of its own that holds only
     them. A sent draft may not name files (``\\input``, ``\\bibliography``, front matter's
@@ -195,8 +227,9 @@ def sent_draft(*, context: str | None = None, draft: str | None = None, format: 
         return replace(read, references={e.where: e for e in entries})
     assert draft is not None  # one of the two, checked above
     if named := _NAMES_FILES.search(draft):
-        raise CitegraphError(f"field 'draft': names a file ({named.group(0).strip()}): send the bibliography's "
-                             "text as 'bib'")
+        raise CitegraphError(
+            f"field 'draft': names a file ({named.group(0).strip()}): send the bibliography's text as 'bib'"
+        )
     suffix = {"latex": ".tex", "markdown": ".md", "text": ".txt"}[format]
     with tempfile.TemporaryDirectory(prefix="citegraph-cite-") as folder:
         written = Path(folder) / f"draft{suffix}"
@@ -204,18 +237,23 @@ def sent_draft(*, context: str | None = None, draft: str | None = None, format: 
         if bib is not None:
             (Path(folder) / "bib.bib").write_text(bib, encoding="utf-8")
         try:
-            read = read_draft(written, bib=Path(folder) / "bib.bib" if bib is not None else None, window=window,
-                              format=format)
+            read = read_draft(
+                written, bib=Path(folder) / "bib.bib" if bib is not None else None, window=window, format=format
+            )
         except CitegraphError as exc:
             raise CitegraphError(str(exc).replace(f"{folder}/", "")) from None
 
     def sent(text: str) -> str:  # the temporary folder is no name the sender knows
         return text.replace(f"{folder}/", "")
 
-    return replace(read, source=written.name, warnings=tuple(map(sent, read.warnings)),
-                   slots=tuple(replace(s, file=Path(s.file.name) if s.file else None) for s in read.slots),
-                   references={k: replace(e, where=sent(e.where)) for k, e in read.references.items()},
-                   bibliographies=tuple(Path(p.name) for p in read.bibliographies))
+    return replace(
+        read,
+        source=written.name,
+        warnings=tuple(map(sent, read.warnings)),
+        slots=tuple(replace(s, file=Path(s.file.name) if s.file else None) for s in read.slots),
+        references={k: replace(e, where=sent(e.where)) for k, e in read.references.items()},
+        bibliographies=tuple(Path(p.name) for p in read.bibliographies),
+    )
 
 
 def query_text(slot: Slot) -> str:
@@ -237,13 +275,21 @@ def _with(candidate: Candidate, added: tuple[Signal, float] | None) -> Candidate
     if added is None:
         return candidate
     signal, value = added
-    return Candidate(candidate.id, {**candidate.features, signal.name: value}, [*candidate.signals, signal],
-                     candidate.facts)
+    return Candidate(
+        candidate.id, {**candidate.features, signal.name: value}, [*candidate.signals, signal], candidate.facts
+    )
 
 
 def _suggestion(candidate: Candidate, score: float, first_stage: int, cosine: float | None) -> Suggestion:
     facts = candidate.facts
     assert facts is not None  # every candidate the recommender returns is described
     signals = [Signal("first_stage", first_stage, f"first stage rank {first_stage}"), *candidate.signals]
-    return Suggestion(candidate.id, facts.title or "", facts.year, round(score, 6), signals, first_stage,
-                      None if cosine is None else round(cosine, 6))
+    return Suggestion(
+        candidate.id,
+        facts.title or "",
+        facts.year,
+        round(score, 6),
+        signals,
+        first_stage,
+        None if cosine is None else round(cosine, 6),
+    )

@@ -113,8 +113,9 @@ class CitingSentences:
             return False
         return bool((self.visible(hidden, as_of) & (self.cited == at)).any())
 
-    def search(self, query: str, depth: int, *, hidden: str = "", as_of: int | None = None,
-               exclude: Iterable[str] = ()) -> list[ContextMatch]:
+    def search(
+        self, query: str, depth: int, *, hidden: str = "", as_of: int | None = None, exclude: Iterable[str] = ()
+    ) -> list[ContextMatch]:
         """The ``depth`` cited papers (not in ``exclude``) whose visible citing sentences,
         joined, match ``query`` best (BM25), best first, ties by id; each with its best sentence."""
         shown = self.visible(hidden, as_of)
@@ -135,8 +136,17 @@ class CitingSentences:
         order = hits[np.lexsort((hits, -sentence_scores[hits], self.cited[hits]))]
         _, first = np.unique(self.cited[order], return_index=True)
         skip = set(exclude)
-        found = sorted((ContextMatch(self.cited_ids[self.cited[row]], float(scores[self.cited[row]]), self.texts[row],
-                                     self.citing_ids[self.citing[row]])
-                        for row in order[first] if self.cited_ids[self.cited[row]] not in skip),
-                       key=lambda m: (-m.score, m.cited))
+        found = sorted(
+            (
+                ContextMatch(
+                    self.cited_ids[self.cited[row]],
+                    float(scores[self.cited[row]]),
+                    self.texts[row],
+                    self.citing_ids[self.citing[row]],
+                )
+                for row in order[first]
+                if self.cited_ids[self.cited[row]] not in skip
+            ),
+            key=lambda m: (-m.score, m.cited),
+        )
         return found[:depth]

@@ -56,10 +56,18 @@ class DemoResult:
     recommendations: list[Recommendation]
 
 
-def run(store: GraphStore, work: Path, indexes: Path, progress: Callable[[], Progress] = NoProgress, top: int = 10,
-        queries: int = 100) -> DemoResult:
-    ingests = [ingest(store, get(name), [path], IngestOptions(), progress())
-               for name, path in (("taxonomy", TAXONOMY), ("acl200", ACL200))]
+def run(
+    store: GraphStore,
+    work: Path,
+    indexes: Path,
+    progress: Callable[[], Progress] = NoProgress,
+    top: int = 10,
+    queries: int = 100,
+) -> DemoResult:
+    ingests = [
+        ingest(store, get(name), [path], IngestOptions(), progress())
+        for name, path in (("taxonomy", TAXONOMY), ("acl200", ACL200))
+    ]
     stats = graph_stats(store)
     most_cited = store.run("most_cited", limit=top)
     top_id = most_cited[0]["id"] if most_cited else None

@@ -30,8 +30,7 @@ class HeldOut:
     held_out: str  # the reference removed from the seed: what should be recommended
 
 
-def held_out_citations(store: GraphStore, n: int, seed: int = 0, min_refs: int = 3,
-                       skip: int = 0) -> list[HeldOut]:
+def held_out_citations(store: GraphStore, n: int, seed: int = 0, min_refs: int = 3, skip: int = 0) -> list[HeldOut]:
     """``n`` papers of the graph, each with one random reference held out (seeded); see
     :func:`draw_held_out`."""
     return draw_held_out(store.run("recommend/held_out", min_refs=min_refs), n, seed, skip)
@@ -64,7 +63,8 @@ def check_disjoint(weights_file: Path, examples: Sequence[HeldOut]) -> bool:
         raise OverlapError(
             f"{weights_file}: {len(shared)} of the {len(examples)} test papers were used to learn these weights "
             f"(e.g. {', '.join(shared[:3])}); test with recommend-train's --seed and --skip ≥ its --papers "
-            f"({len(trained)}), or pass --allow-overlap")
+            f"({len(trained)}), or pass --allow-overlap"
+        )
     return True
 
 
@@ -85,9 +85,13 @@ def train(recommender: Recommender, examples: Sequence[HeldOut]) -> dict[str, fl
     return {**{name: float(w) for name, w in zip(names, model.coef_[0])}, "bias": float(model.intercept_[0])}
 
 
-def evaluate_held_out(recommender: Recommender, examples: Sequence[HeldOut],
-                      variants: Mapping[str, Weights | Mapping[str, float]],
-                      k: int = 100, measures: Sequence[str] = ("R@5", "R@20", "MRR", "MAP")):
+def evaluate_held_out(
+    recommender: Recommender,
+    examples: Sequence[HeldOut],
+    variants: Mapping[str, Weights | Mapping[str, float]],
+    k: int = 100,
+    measures: Sequence[str] = ("R@5", "R@20", "MRR", "MAP"),
+):
     """Each weighting's metrics on the held-out citations (one relevant paper per seed)."""
     from ..evaluation.metrics import evaluate
 

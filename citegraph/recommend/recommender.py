@@ -73,10 +73,20 @@ class Recommender:
     ...         print(r.id, r.title, r.explanation())
     """
 
-    def __init__(self, store: GraphStore, retrievers: Sequence[Retriever] = (), *,
-                 weights: Weights | Mapping[str, float] | None = None, text_depth: int = 100, graph_depth: int = 100,
-                 enrich_depth: int = 20, fanout: int = 100, cache_size: int = 0, close_store: bool = False,
-                 contexts: bool = True):
+    def __init__(
+        self,
+        store: GraphStore,
+        retrievers: Sequence[Retriever] = (),
+        *,
+        weights: Weights | Mapping[str, float] | None = None,
+        text_depth: int = 100,
+        graph_depth: int = 100,
+        enrich_depth: int = 20,
+        fanout: int = 100,
+        cache_size: int = 0,
+        close_store: bool = False,
+        contexts: bool = True,
+    ):
         self.store = store
         self.retrievers = list(retrievers)
         self.weights = weights if isinstance(weights, Weights) else Weights() if weights is None else Weights(weights)
@@ -96,8 +106,9 @@ class Recommender:
         self._sentences: CitingSentences | Literal[False] | None = None if contexts else False
 
     @classmethod
-    def open(cls, config=None, retrievers: str | Sequence[str | Spec] = ("bm25",), model: Path | None = None,
-             **options) -> Recommender:
+    def open(
+        cls, config=None, retrievers: str | Sequence[str | Spec] = ("bm25",), model: Path | None = None, **options
+    ) -> Recommender:
         """A recommender on the configured graph (the embedded one by default) with retriever
         specs opened from ``<data dir>/indexes`` and, optionally, learned weights."""
         from ..config import Config
@@ -122,27 +133,48 @@ class Recommender:
         self.close()
 
     # -- the seed ----------------------------------------------------------------------
-    def ask(self, paper: str | None = None, *, papers: Sequence[str | LibraryEntry] = (), title: str = "",
-            abstract: str = "", references: Sequence[str] = (), year: int | None = None,
-            negatives: Sequence[str | LibraryEntry] = (), view: View = View()) -> Asked:
+    def ask(
+        self,
+        paper: str | None = None,
+        *,
+        papers: Sequence[str | LibraryEntry] = (),
+        title: str = "",
+        abstract: str = "",
+        references: Sequence[str] = (),
+        year: int | None = None,
+        negatives: Sequence[str | LibraryEntry] = (),
+        view: View = View(),
+    ) -> Asked:
         """The one way from what a user gives to a seed, for the CLI, the HTTP service and the
         MCP tools: a paper id or a new paper's text (:meth:`seed`), or a library (``papers``:
         ids, DOIs, arXiv ids or parsed entries, :meth:`library_seed`), with negatives given the
         same ways; entries are matched to the graph (:meth:`match`) and those that match
         nothing are left out. The matched negatives join ``view``."""
         if papers and (paper or title.strip() or abstract.strip() or references or year is not None):
-            raise CitegraphError("give a library (papers) or a paper (its id, title, abstract, references, year), "
-                                 "not both")
+            raise CitegraphError(
+                "give a library (papers) or a paper (its id, title, abstract, references, year), not both"
+            )
         unwanted = self.match(negatives)
         mine = self.match(papers)
         view = replace(view, negatives=tuple(dict.fromkeys([*view.negatives, *matched_ids(unwanted)])))
         if not papers:
-            return Asked(self.seed(paper, title=title, abstract=abstract, references=references, year=year,
-                                   view=view), mine, unwanted)
+            return Asked(
+                self.seed(paper, title=title, abstract=abstract, references=references, year=year, view=view),
+                mine,
+                unwanted,
+            )
         return Asked(self.library_seed(matched_ids(mine), view=view), mine, unwanted)
 
-    def seed(self, paper: str | None = None, *, title: str = "", abstract: str = "",
-             references: Sequence[str] = (), year: int | None = None, view: View = View()) -> Seed:
+    def seed(
+        self,
+        paper: str | None = None,
+        *,
+        title: str = "",
+        abstract: str = "",
+        references: Sequence[str] = (),
+        year: int | None = None,
+        view: View = View(),
+    ) -> Seed:
         """What to recommend for: a paper of the graph (its text, year and references; a given
         ``year`` overrides its own, extra ``references`` join its own) or a new paper's text,
         seen through ``view``."""
@@ -154,13 +186,19 @@ class Recommender:
             if not rows:
                 raise NotFoundError(f"no paper with id {paper!r} in the graph")
             row = rows[0]
-            return Seed(row["id"], row["title"] or "", row["abstract"] or "",
-                        earliest(row["year"] if year is None else year, view.as_of),
-                        tuple(dict.fromkeys([*row["references"], *references])), view)
+            return Seed(
+                row["id"],
+                row["title"] or "",
+                row["abstract"] or "",
+                earliest(row["year"] if year is None else year, view.as_of),
+                tuple(dict.fromkeys([*row["references"], *references])),
+                view,
+            )
         if not (title.strip() or abstract.strip()):
             raise CitegraphError("give a paper id, or a title and/or an abstract")
-        return Seed("", title.strip(), abstract.strip(), earliest(year, view.as_of), tuple(dict.fromkeys(references)),
-                    view)
+        return Seed(
+            "", title.strip(), abstract.strip(), earliest(year, view.as_of), tuple(dict.fromkeys(references)), view
+        )
 
     def library_seed(self, papers: Sequence[str], *, view: View = View()) -> Seed:
         """A set of graph papers (a library) as one seed: its papers take the place of a
@@ -173,16 +211,23 @@ class Recommender:
         if row["missing"]:
             raise NotFoundError(f"no paper with id {row['missing'][0]!r} in the graph")
         view = replace(view, negatives=tuple(dict.fromkeys(view.negatives)))
-        return Seed("", " ".join(row["titles"]), " ".join(row["abstracts"]), view.as_of, tuple(papers), view,
-                    library=True)
+        return Seed(
+            "", " ".join(row["titles"]), " ".join(row["abstracts"]), view.as_of, tuple(papers), view, library=True
+        )
 
     # -- recommending ------------------------------------------------------------------
     def recommend(self, paper: str | None = None, *, k: int = 20, **seed_fields) -> list[Recommendation]:
         """The top ``k`` recommendations for a paper id or a new paper (see :meth:`seed`)."""
         return self.recommend_for(self.seed(paper, **seed_fields), k)
 
-    def for_library(self, papers: Sequence[str | LibraryEntry], k: int = 20, *,
-                    negatives: Sequence[str | LibraryEntry] = (), view: View = View()) -> list[Recommendation]:
+    def for_library(
+        self,
+        papers: Sequence[str | LibraryEntry],
+        k: int = 20,
+        *,
+        negatives: Sequence[str | LibraryEntry] = (),
+        view: View = View(),
+    ) -> list[Recommendation]:
         """The top ``k`` recommendations for a library: paper ids, DOIs, arXiv ids or parsed
         entries (:func:`citegraph.library.entries.read_library`), matched to the graph
         (:meth:`match`; entries that match nothing are left out), with negative seeds."""

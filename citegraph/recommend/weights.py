@@ -17,8 +17,17 @@ from ..retrieval.base import Ranking, rank
 from .candidates import Candidate
 
 GRAPH_FEATURES = ("cited_by_references", "cocitation", "coupling", "citations", "overlap", "enrichment", "contexts")
-DEFAULT_WEIGHTS = {"cited_by_references": 1.0, "cocitation": 0.5, "coupling": 0.5, "citations": 0.2,
-                   "overlap": 1.0, "enrichment": 0.3, "contexts": 1.0, "text": 1.0, "negative": -1.0}
+DEFAULT_WEIGHTS = {
+    "cited_by_references": 1.0,
+    "cocitation": 0.5,
+    "coupling": 0.5,
+    "citations": 0.2,
+    "overlap": 1.0,
+    "enrichment": 0.3,
+    "contexts": 1.0,
+    "text": 1.0,
+    "negative": -1.0,
+}
 # Weights learned on held-out citations know no negative seeds: theirs push down this much.
 _UNLEARNED = {"negative": DEFAULT_WEIGHTS["negative"]}
 
@@ -56,8 +65,9 @@ class Weights:
         """The weights and what they were learned on (``about``: papers, seed, retrievers …;
         ``training_papers``: the ids, so that a test on them can be refused)."""
         trained = {TRAINING_PAPERS: sorted(training_papers)} if training_papers else {}
-        Path(path).write_text(json.dumps({"weights": dict(self.values), **about, **trained}, indent=2) + "\n",
-                              encoding="utf-8")
+        Path(path).write_text(
+            json.dumps({"weights": dict(self.values), **about, **trained}, indent=2) + "\n", encoding="utf-8"
+        )
 
 
 TRAINING_PAPERS = "training_papers"
@@ -79,5 +89,5 @@ def _read(path: Path) -> dict:
     except (OSError, ValueError) as exc:
         raise CitegraphError(f"{path}: cannot read weights: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("weights"), dict):
-        raise CitegraphError(f"{path}: expected {{\"weights\": {{feature: weight}}}}")
+        raise CitegraphError(f'{path}: expected {{"weights": {{feature: weight}}}}')
     return data

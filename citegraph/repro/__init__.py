@@ -138,12 +138,28 @@ def _condition(entry: dict, where: str) -> Condition:
         if unknown:
             raise CitegraphError(f"{where} ({name}): scores[{j}]: unknown field(s) {', '.join(unknown)}")
         shown = " ".join(str(raw[k]) for k in ("table", "row", "column")) if cell else raw.get("key") or raw["pattern"]
-        score = Score(raw.get("label") or shown, float(raw["expected"]), float(tolerance), raw.get("table"), raw.get("row"),
-                      None if raw.get("column") is None else str(raw["column"]), raw.get("key"), raw.get("pattern"))
+        score = Score(
+            raw.get("label") or shown,
+            float(raw["expected"]),
+            float(tolerance),
+            raw.get("table"),
+            raw.get("row"),
+            None if raw.get("column") is None else str(raw["column"]),
+            raw.get("key"),
+            raw.get("pattern"),
+        )
         scores.append(score)
-    return Condition(name, required("description", str).strip(), commands, scores,
-                     entry.get("results", STDOUT), list(entry.get("needs", [])), bool(entry.get("fast", False)),
-                     float(entry.get("scale", 1)), where.split(":")[0])
+    return Condition(
+        name,
+        required("description", str).strip(),
+        commands,
+        scores,
+        entry.get("results", STDOUT),
+        list(entry.get("needs", [])),
+        bool(entry.get("fast", False)),
+        float(entry.get("scale", 1)),
+        where.split(":")[0],
+    )
 
 
 def select(conditions: dict[str, Condition], names: Iterable[str], fast: bool) -> list[Condition]:
@@ -171,15 +187,25 @@ def run(condition: Condition, work: Path, shared: Path = SHARED, log: Callable[[
     for command in condition.commands:
         args = [_fill(a, work, shared) for a in command]
         log(f"  $ citegraph {' '.join(args)}")
-        done = subprocess.run([sys.executable, "-m", "citegraph.cli", *args], cwd=work, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "citegraph.cli", *args],
+            cwd=work,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+        )
         printed += [done.stdout, done.stderr]
         (work / "output.txt").write_text("".join(printed), encoding="utf-8")
         if done.returncode:
             tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
-            return Outcome(condition.name, "FAIL", time.monotonic() - started,
-                           [Measured(s, None) for s in condition.scores],
-                           f"`citegraph {' '.join(args)}` exited with {done.returncode}: {tail}")
+            return Outcome(
+                condition.name,
+                "FAIL",
+                time.monotonic() - started,
+                [Measured(s, None) for s in condition.scores],
+                f"`citegraph {' '.join(args)}` exited with {done.returncode}: {tail}",
+            )
     measured = measure(condition, "".join(printed), work)
     status = "OK" if all(m.ok for m in measured) else "FAIL"
     return Outcome(condition.name, status, time.monotonic() - started, measured)
@@ -206,8 +232,14 @@ def measure(condition: Condition, printed: str, work: Path) -> list[Measured]:
                     value = value.get(part) if isinstance(value, dict) else None
             value = float(value) if isinstance(value, (int, float)) else None
         else:
-            cell = next((t["rows"].get(score.row, {}).get(score.column) for t in results.get("tables", [])
-                         if t["title"].startswith(score.table)), None)
+            cell = next(
+                (
+                    t["rows"].get(score.row, {}).get(score.column)
+                    for t in results.get("tables", [])
+                    if t["title"].startswith(score.table)
+                ),
+                None,
+            )
             value = None if cell is None else float(cell[0]) * condition.scale
         measured.append(Measured(score, value))
     return measured
@@ -219,8 +251,11 @@ def record(outcomes: list[Outcome], path: Path) -> None:
     for outcome in outcomes:
         if outcome.status != "SKIPPED":
             kept[outcome.condition] = {
-                "status": outcome.status, "seconds": round(outcome.seconds, 1), "when": time.strftime("%Y-%m-%d %H:%M"),
-                "scores": {m.score.label: m.value for m in outcome.measured}}
+                "status": outcome.status,
+                "seconds": round(outcome.seconds, 1),
+                "when": time.strftime("%Y-%m-%d %H:%M"),
+                "scores": {m.score.label: m.value for m in outcome.measured},
+            }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(kept, indent=1) + "\n", encoding="utf-8")
 
@@ -236,6 +271,8 @@ def report(conditions: dict[str, Condition], measured: dict, shared: Path = SHAR
             value = last.get("scores", {}).get(score.label)
             verdict = "OK" if Measured(score, value).ok else "FAIL"
             shown = "—" if value is None else f"{value:g} ({verdict}, {last['when']})"
-            lines.append(f"| {condition.name} | {'yes' if condition.fast else ''} | {data} | {score.label} | "
-                         f"{score.expected:g} ± {score.tolerance:g} | {shown} |")
+            lines.append(
+                f"| {condition.name} | {'yes' if condition.fast else ''} | {data} | {score.label} | "
+                f"{score.expected:g} ± {score.tolerance:g} | {shown} |"
+            )
     return "\n".join(lines)

@@ -13,5 +13,16 @@ from __future__ import annotations
 from .base import Document, Hit, Query, Ranking, Retriever
 from .spec import BM25, Dense, Fusion, Spec, parse_spec, parse_specs
 
-__all__ = ["BM25", "Dense", "Document", "Fusion", "Hit", "Query", "Ranking", "Retriever", "Spec", "parse_spec",
-           "parse_specs"]
+__all__ = [
+    "BM25",
+    "Dense",
+    "Document",
+    "Fusion",
+    "Hit",
+    "Query",
+    "Ranking",
+    "Retriever",
+    "Spec",
+    "parse_spec",
+    "parse_specs",
+]

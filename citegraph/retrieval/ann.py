@@ -105,9 +105,18 @@ class AnnIndex:
     no ``IndexIDMap`` is needed and selectors take positions directly.
     """
 
-    def __init__(self, index: faiss.Index, ids: Sequence[str], *, metric: Metric,
-                 kind: Kind, params: dict[str, int], key: str = "", threads: int = 1,
-                 exact_pool_max: int | None = None):
+    def __init__(
+        self,
+        index: faiss.Index,
+        ids: Sequence[str],
+        *,
+        metric: Metric,
+        kind: Kind,
+        params: dict[str, int],
+        key: str = "",
+        threads: int = 1,
+        exact_pool_max: int | None = None,
+    ):
         if index.ntotal != len(ids):
             raise ValueError(f"index holds {index.ntotal} vectors but {len(ids)} ids were given")
         self.index = index
@@ -128,11 +137,25 @@ class AnnIndex:
     # ---------------------------------------------------------------- building
 
     @classmethod
-    def build(cls, vectors: np.ndarray, ids: Sequence[str], *, metric: Metric = "cosine",
-              kind: Kind = "flat", nlist: int = 1024, nprobe: int = 32, m: int = 32,
-              ef_construction: int = 40, ef_search: int = 256, key: str = "",
-              threads: int = 1, chunk: int = 65_536, train_size: int | None = None,
-              seed: int = 0, exact_pool_max: int | None = None) -> AnnIndex:
+    def build(
+        cls,
+        vectors: np.ndarray,
+        ids: Sequence[str],
+        *,
+        metric: Metric = "cosine",
+        kind: Kind = "flat",
+        nlist: int = 1024,
+        nprobe: int = 32,
+        m: int = 32,
+        ef_construction: int = 40,
+        ef_search: int = 256,
+        key: str = "",
+        threads: int = 1,
+        chunk: int = 65_536,
+        train_size: int | None = None,
+        seed: int = 0,
+        exact_pool_max: int | None = None,
+    ) -> AnnIndex:
         """Build from an array or ``np.memmap`` of shape (n, dim), ``chunk`` rows at a time.
 
         Only one chunk is copied at a time (to float32, normalised for cosine), so a
@@ -153,8 +176,7 @@ class AnnIndex:
         elif kind == "ivf":
             quantizer = faiss.IndexFlat(dim, faiss_metric)
             index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss_metric)
-            rows = np.random.default_rng(seed).choice(
-                n, size=min(n, train_size or 64 * nlist), replace=False)
+            rows = np.random.default_rng(seed).choice(n, size=min(n, train_size or 64 * nlist), replace=False)
             with omp_threads(threads):
                 index.train(_prepare(vectors[np.sort(rows)], metric))
             params = {"nlist": nlist, "nprobe": nprobe}
@@ -166,11 +188,12 @@ class AnnIndex:
             raise ValueError(f"unknown index kind {kind!r}")
         with omp_threads(threads):
             for start in range(0, n, chunk):
-                index.add(_prepare(vectors[start:start + chunk], metric))
+                index.add(_prepare(vectors[start : start + chunk], metric))
         if isinstance(index, faiss.IndexIVFFlat):
             index.make_direct_map()  # lets the exact pool path gather vectors by position
-        return cls(index, ids, metric=metric, kind=kind, params=params, key=key,
-                   threads=threads, exact_pool_max=exact_pool_max)
+        return cls(
+            index, ids, metric=metric, kind=kind, params=params, key=key, threads=threads, exact_pool_max=exact_pool_max
+        )
 
     # ------------------------------------------------------------ persistence
 
@@ -180,15 +203,21 @@ class AnnIndex:
         directory.mkdir(parents=True, exist_ok=True)
         faiss.write_index(self.index, str(directory / INDEX_FILE))
         (directory / IDS_FILE).write_bytes("".join(f"{i}\n" for i in self.ids).encode("utf-8"))
-        manifest = {"metric": self.metric, "kind": self.kind, "params": self.params,
-                    "dim": self.dim, "count": len(self.ids), "key": self.key}
-        (directory / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n",
-                                               encoding="utf-8")
+        manifest = {
+            "metric": self.metric,
+            "kind": self.kind,
+            "params": self.params,
+            "dim": self.dim,
+            "count": len(self.ids),
+            "key": self.key,
+        }
+        (directory / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         return directory
 
     @classmethod
-    def load(cls, directory: str | Path, *, key: str | None = None, threads: int = 1,
-             exact_pool_max: int | None = None) -> AnnIndex:
+    def load(
+        cls, directory: str | Path, *, key: str | None = None, threads: int = 1, exact_pool_max: int | None = None
+    ) -> AnnIndex:
         """Read an index written by :meth:`save`.
 
         With ``key`` (e.g. the embedding cache key) a stale index — built from other
@@ -197,8 +226,7 @@ class AnnIndex:
         directory = Path(directory)
         manifest = json.loads((directory / MANIFEST_FILE).read_text(encoding="utf-8"))
         if key is not None and manifest["key"] != key:
-            raise ValueError(f"index in {directory} was built for key {manifest['key']!r}, "
-                             f"not {key!r}")
+            raise ValueError(f"index in {directory} was built for key {manifest['key']!r}, not {key!r}")
         # bytes, split on "\n" only: text mode and splitlines() would also split ids on
         # "\r", "\x85" or "\u2028", which ids may hold
         ids = (directory / IDS_FILE).read_bytes().decode("utf-8").split("\n")[:-1]
@@ -206,9 +234,16 @@ class AnnIndex:
             index = faiss.read_index(str(directory / INDEX_FILE))
         if manifest["count"] != len(ids) or manifest["dim"] != index.d:
             raise ValueError(f"index in {directory} does not match its manifest")
-        return cls(index, ids, metric=manifest["metric"], kind=manifest["kind"],
-                   params=manifest["params"], key=manifest["key"], threads=threads,
-                   exact_pool_max=exact_pool_max)
+        return cls(
+            index,
+            ids,
+            metric=manifest["metric"],
+            kind=manifest["kind"],
+            params=manifest["params"],
+            key=manifest["key"],
+            threads=threads,
+            exact_pool_max=exact_pool_max,
+        )
 
     # -------------------------------------------------------------- searching
 
@@ -220,8 +255,9 @@ class AnnIndex:
         return len(self.ids)
 
     @_in_threads
-    def search(self, query_vectors: np.ndarray, k: int,
-               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+    def search(
+        self, query_vectors: np.ndarray, k: int, pools: Sequence[Collection[str]] | None = None
+    ) -> list[Ranking]:
         """The ``k`` most similar documents per query row, best first.
 
         ``pools`` as in :class:`citegraph.retrieval.base.Retriever`: one collection of
@@ -256,12 +292,14 @@ class AnnIndex:
 
     def _positions(self, pool: Collection[str]) -> np.ndarray:
         """Sorted, distinct row positions of a pool's indexed ids (others are ignored)."""
-        rows = np.fromiter(map(self._position.get, pool, repeat(-1)), dtype=np.int64,
-                           count=len(pool))  # look-ups in C: a third faster than a genexpr
+        rows = np.fromiter(
+            map(self._position.get, pool, repeat(-1)), dtype=np.int64, count=len(pool)
+        )  # look-ups in C: a third faster than a genexpr
         return np.unique(rows[rows >= 0])
 
-    def _search(self, queries: np.ndarray, k: int,
-                positions: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _search(
+        self, queries: np.ndarray, k: int, positions: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Faiss search, restricted to ``positions`` by a selector when given."""
         if positions is None:
             index = self._gpu if self._gpu is not None and k <= GPU_MAX_K else self.index
@@ -275,13 +313,13 @@ class AnnIndex:
             params = faiss.SearchParametersIVF(sel=selector, nprobe=self.params["nprobe"])  # type: ignore[call-arg]
         elif self.kind == "hnsw":
             params = faiss.SearchParametersHNSW(  # type: ignore[attr-defined]  # missing from the stubs
-                sel=selector, efSearch=self.params["ef_search"])
+                sel=selector, efSearch=self.params["ef_search"]
+            )
         else:
             params = faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]
         return self.index.search(queries, k, params=params)
 
-    def _search_exact(self, queries: np.ndarray, positions: np.ndarray,
-                      k: int) -> list[Ranking]:
+    def _search_exact(self, queries: np.ndarray, positions: np.ndarray, k: int) -> list[Ranking]:
         """Exact top ``k`` over the pool's vectors, ties broken by id even across rank k.
 
         Up to ``SHARED_POOL_QUERIES`` queries each read the pool rows in place; more
@@ -293,18 +331,19 @@ class AnnIndex:
         if len(positions) == 0:
             return [[] for _ in range(len(queries))]
         if len(queries) < SHARED_POOL_QUERIES:
-            return [self._top(row, positions, k)
-                    for row in self._pool_scores(queries, positions)]
+            return [self._top(row, positions, k) for row in self._pool_scores(queries, positions)]
         pool = faiss.IndexFlat(self.dim, self.index.metric_type)
         pool.add(self.index.reconstruct_batch(positions))
         depth = min(k + 1, len(positions))
         scores, rows = pool.search(queries, depth)
         if self.metric == "l2":
             np.negative(scores, out=scores)
-        return [self._top(self._pool_scores(queries[q:q + 1], positions)[0], positions, k)
-                if depth > k and scores[q, k - 1] == scores[q, k]
-                else self._hits(positions[rows[q, :k]], scores[q, :k], k)
-                for q in range(len(queries))]
+        return [
+            self._top(self._pool_scores(queries[q : q + 1], positions)[0], positions, k)
+            if depth > k and scores[q, k - 1] == scores[q, k]
+            else self._hits(positions[rows[q, :k]], scores[q, :k], k)
+            for q in range(len(queries))
+        ]
 
     def _top(self, scores: np.ndarray, positions: np.ndarray, k: int) -> Ranking:
         """The top ``k`` of one query's pool scores plus anything tied with the k-th."""
@@ -337,11 +376,23 @@ class AnnIndex:
         scores = np.empty(subset.shape, dtype=np.float32)
         if self.metric == "l2":
             faiss.fvec_L2sqr_by_idx(  # type: ignore[attr-defined]  # missing from the stubs
-                faiss.swig_ptr(scores), faiss.swig_ptr(queries), pointer, faiss.swig_ptr(subset), self.dim, *subset.shape)
+                faiss.swig_ptr(scores),
+                faiss.swig_ptr(queries),
+                pointer,
+                faiss.swig_ptr(subset),
+                self.dim,
+                *subset.shape,
+            )
             np.negative(scores, out=scores)
         else:
             faiss.fvec_inner_products_by_idx(  # type: ignore[attr-defined]  # missing from the stubs
-                faiss.swig_ptr(scores), faiss.swig_ptr(queries), pointer, faiss.swig_ptr(subset), self.dim, *subset.shape)
+                faiss.swig_ptr(scores),
+                faiss.swig_ptr(queries),
+                pointer,
+                faiss.swig_ptr(subset),
+                self.dim,
+                *subset.shape,
+            )
         return scores
 
     def _rankings(self, distances: np.ndarray, positions: np.ndarray, k: int) -> list[Ranking]:
@@ -389,11 +440,9 @@ def _prepare(vectors: np.ndarray, metric: Metric) -> np.ndarray:
     return np.ascontiguousarray(vectors, dtype=np.float32)
 
 
-def recall_against_exact(index: AnnIndex, exact: AnnIndex, queries: np.ndarray,
-                         k: int) -> float:
+def recall_against_exact(index: AnnIndex, exact: AnnIndex, queries: np.ndarray, k: int) -> float:
     """Mean share of the exact top ``k`` that ``index`` also returns in its top ``k``."""
     found = index.search(queries, k)
     truth = exact.search(queries, k)
-    shares = [len({h.id for h in f} & {h.id for h in t}) / len(t)
-              for f, t in zip(found, truth) if t]
+    shares = [len({h.id for h in f} & {h.id for h in t}) / len(t) for f, t in zip(found, truth) if t]
     return float(np.mean(shares)) if shares else 1.0

@@ -62,8 +62,9 @@ class Retriever(Protocol):
     @property
     def name(self) -> str: ...  # read-only: frozen dataclasses implement it
 
-    def search(self, queries: Sequence[Query], k: int,
-               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]: ...
+    def search(
+        self, queries: Sequence[Query], k: int, pools: Sequence[Collection[str]] | None = None
+    ) -> list[Ranking]: ...
 
 
 def rank(scored: dict[str, float] | Sequence[Hit], k: int) -> Ranking:

@@ -45,8 +45,7 @@ class DenseRetriever:
     def name(self) -> str:
         return self.encoder.name
 
-    def search(self, queries: Sequence[Query], k: int,
-               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+    def search(self, queries: Sequence[Query], k: int, pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
         if not queries:
             return []
         vectors = self.encoder.encode([query_document(q) for q in queries])
@@ -89,8 +88,7 @@ class MultiVectorRetriever:
     def name(self) -> str:
         return self.encoder.name + (":maxsim" if self.sentences else "")
 
-    def search(self, queries: Sequence[Query], k: int,
-               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+    def search(self, queries: Sequence[Query], k: int, pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
         if self.sentences is None:
             matrices = self.encoder.encode_sentences([query_document(q) for q in queries])
         else:
@@ -121,18 +119,28 @@ def units(query: Query) -> list[str]:
     return split_sentences(query) if isinstance(query, str) else sentence_units(query)
 
 
-def build_maxsim(docs: Sequence[Document], encoder: Encoder,
-                 sentences: Callable[[Query], list[str]] | None = None) -> MultiVectorRetriever:
+def build_maxsim(
+    docs: Sequence[Document], encoder: Encoder, sentences: Callable[[Query], list[str]] | None = None
+) -> MultiVectorRetriever:
     """Every sentence of ``docs`` (cut by ``sentences``, default :func:`units`) encoded alone, in memory."""
     sentences = sentences or units
-    return MultiVectorRetriever(encoder, SentenceMatrices([d.id for d in docs],
-                                                          encode_each(encoder, [sentences(d) for d in docs])),
-                                sentences)
+    return MultiVectorRetriever(
+        encoder, SentenceMatrices([d.id for d in docs], encode_each(encoder, [sentences(d) for d in docs])), sentences
+    )
 
 
-def build_dense(docs: Sequence[Document], encoder: Encoder, index_dir: Path, cache_dir: Path, *,
-                kind: Kind = "flat", threads: int = 1, progress: ProgressCallback | None = None,
-                log: Callable[[str], None] | None = None, **ann_params) -> DenseRetriever | MultiVectorRetriever:
+def build_dense(
+    docs: Sequence[Document],
+    encoder: Encoder,
+    index_dir: Path,
+    cache_dir: Path,
+    *,
+    kind: Kind = "flat",
+    threads: int = 1,
+    progress: ProgressCallback | None = None,
+    log: Callable[[str], None] | None = None,
+    **ann_params,
+) -> DenseRetriever | MultiVectorRetriever:
     """Encode ``docs`` (resuming from the cache) and write the index of ``encoder`` to ``index_dir``."""
     store = encode_corpus(encoder, docs, cache_dir, progress=progress, log=log)
     index_dir = Path(index_dir)
@@ -141,16 +149,27 @@ def build_dense(docs: Sequence[Document], encoder: Encoder, index_dir: Path, cac
     if encoder.multi_vector:
         retriever: DenseRetriever | MultiVectorRetriever = MultiVectorRetriever(encoder, store)
     else:
-        index = AnnIndex.build(store.vectors, store.ids, metric=_metric(encoder), kind=kind, key=store.directory.name,
-                               threads=threads, **ann_params)
+        index = AnnIndex.build(
+            store.vectors,
+            store.ids,
+            metric=_metric(encoder),
+            kind=kind,
+            key=store.directory.name,
+            threads=threads,
+            **ann_params,
+        )
         index.save(index_dir)
         retriever = DenseRetriever(encoder, index)
     (index_dir / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return retriever
 
 
-def open_dense(index_dir: Path, encoder: Encoder | None = None, threads: int = 1,
-               make_encoder: Callable[[str], Encoder] | None = None) -> DenseRetriever | MultiVectorRetriever:
+def open_dense(
+    index_dir: Path,
+    encoder: Encoder | None = None,
+    threads: int = 1,
+    make_encoder: Callable[[str], Encoder] | None = None,
+) -> DenseRetriever | MultiVectorRetriever:
     """The retriever whose index ``build_dense`` wrote to ``index_dir``."""
     path = Path(index_dir) / MANIFEST
     if not path.is_file():
@@ -169,7 +188,7 @@ def open_dense(index_dir: Path, encoder: Encoder | None = None, threads: int = 1
 def _metric(encoder: Encoder) -> Metric:
     similarity = encoder.spec.similarity
     if similarity == "dot":
-        raise CitegraphError(f"{encoder.name}: dot-product scoring is not supported by the Faiss index; "
-                             "use cosine (normalised) or l2")
+        raise CitegraphError(
+            f"{encoder.name}: dot-product scoring is not supported by the Faiss index; use cosine (normalised) or l2"
+        )
     return similarity
-

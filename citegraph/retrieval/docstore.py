@@ -59,7 +59,9 @@ class DocStore:
         if not wanted or not self.exists():
             return found
         with closing(self._connect()) as db:  # the ids as one JSON parameter: no limit on their number
-            rows = db.execute("SELECT id, title, abstract, keywords FROM doc WHERE id IN "
-                              "(SELECT value FROM json_each(?))", (json.dumps(wanted),))
+            rows = db.execute(
+                "SELECT id, title, abstract, keywords FROM doc WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(wanted),),
+            )
             found.update((row[0], Document(*row)) for row in rows)
         return found

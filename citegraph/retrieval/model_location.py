@@ -82,8 +82,9 @@ def hub_unreachable() -> str | None:
 
     def probe() -> None:
         try:
-            with urllib.request.urlopen(urllib.request.Request(constants.ENDPOINT, method="HEAD"),
-                                        timeout=HUB_PROBE_SECONDS):
+            with urllib.request.urlopen(
+                urllib.request.Request(constants.ENDPOINT, method="HEAD"), timeout=HUB_PROBE_SECONDS
+            ):
                 answer.append(None)
         except urllib.error.HTTPError:
             answer.append(None)  # it answered
@@ -131,7 +132,8 @@ def locate(spec: EncoderSpec) -> ModelSource:
         f"{'; '.join(looked)}, and the hub {constants.ENDPOINT} was not used ({why}). "
         f"Copy the model where the hub is reachable "
         f"(hf download {spec.hub_id} --local-dir DIR/{spec.name.removeprefix(HUB_PREFIX)}) "
-        f"and set {MODELS_ENV}=DIR.")
+        f"and set {MODELS_ENV}=DIR."
+    )
 
 
 def sentence_transformers_config(directory: Path) -> tuple[Pooling | None, bool, int | None]:
@@ -142,12 +144,18 @@ def sentence_transformers_config(directory: Path) -> tuple[Pooling | None, bool,
     with contextlib.suppress(OSError, ValueError):
         config = json.loads((directory / "1_Pooling" / "config.json").read_text())
         mode = config.get("pooling_mode")
-        pooling = "cls" if config.get("pooling_mode_cls_token") or mode == "cls" else "mean" if config.get(
-            "pooling_mode_mean_tokens") or mode == "mean" else None
+        pooling = (
+            "cls"
+            if config.get("pooling_mode_cls_token") or mode == "cls"
+            else "mean"
+            if config.get("pooling_mode_mean_tokens") or mode == "mean"
+            else None
+        )
     normalize = False
     with contextlib.suppress(OSError, ValueError):
-        normalize = any(m.get("type", "").endswith("Normalize")
-                        for m in json.loads((directory / "modules.json").read_text()))
+        normalize = any(
+            m.get("type", "").endswith("Normalize") for m in json.loads((directory / "modules.json").read_text())
+        )
     length = None
     with contextlib.suppress(OSError, ValueError):
         length = json.loads((directory / "sentence_bert_config.json").read_text()).get("max_seq_length")

@@ -53,16 +53,20 @@ class VectorCache:
         keys = [_text_key(d) for d in docs]
         found: dict[str, np.ndarray] = {}
         with closing(self._connect()) as db:
-            rows = db.execute("SELECT key, vector FROM vec WHERE key IN (SELECT value FROM json_each(?))",
-                              (json.dumps(list(dict.fromkeys(keys))),))
+            rows = db.execute(
+                "SELECT key, vector FROM vec WHERE key IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(dict.fromkeys(keys))),),
+            )
             found.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
             missing = list({k: d for k, d in zip(keys, docs) if k not in found}.items())
             if missing:
                 encoded = self.encoder.encode([d for _, d in missing])
                 self.encoded += len(missing)
                 with db:
-                    db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?)",
-                                   [(k, v.astype(np.float32).tobytes()) for (k, _), v in zip(missing, encoded)])
+                    db.executemany(
+                        "INSERT OR REPLACE INTO vec VALUES (?, ?)",
+                        [(k, v.astype(np.float32).tobytes()) for (k, _), v in zip(missing, encoded)],
+                    )
                 found.update((k, v) for (k, _), v in zip(missing, encoded))
         return np.stack([found[k] for k in keys]) if keys else np.zeros((0, self.encoder.dim), dtype=np.float32)
 
@@ -80,11 +84,11 @@ class PoolEncoder:
     def __post_init__(self) -> None:
         self.name = self.name or self.encoder.name
         if self.encoder.spec.similarity not in ("cosine", "l2"):
-            raise CitegraphError(f"{self.encoder.name}: re-ranking scores by cosine or L2, not "
-                                 f"{self.encoder.spec.similarity}")
+            raise CitegraphError(
+                f"{self.encoder.name}: re-ranking scores by cosine or L2, not {self.encoder.spec.similarity}"
+            )
 
-    def search(self, queries: Sequence[Query], k: int,
-               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+    def search(self, queries: Sequence[Query], k: int, pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
         if pools is None:
             raise CitegraphError(f"{self.name} re-ranks candidates: it needs a pool per query (e.g. --rerank-depth)")
         if not queries:

@@ -28,9 +28,17 @@ class Enriched:
     frequency: dict[str, int]  # added neighbour → how many candidates cite it
 
 
-def enrich(store: GraphStore, candidates: Sequence[str], size: int = 300, *, hidden: Collection[str] = frozenset(),
-           exclude: str | None = None, max_year: int | None = None, with_text: bool = False,
-           as_of: int | None = None) -> Enriched:
+def enrich(
+    store: GraphStore,
+    candidates: Sequence[str],
+    size: int = 300,
+    *,
+    hidden: Collection[str] = frozenset(),
+    exclude: str | None = None,
+    max_year: int | None = None,
+    with_text: bool = False,
+    as_of: int | None = None,
+) -> Enriched:
     """``candidates`` (deduplicated, order kept) ∪ their most cited outgoing neighbours, ``size``
     in all. ``hidden`` papers' citations are not followed (a held-out view), nor (``as_of`` a
     year) those of papers published later or undated; ``exclude`` is never added, nor a
@@ -39,8 +47,9 @@ def enrich(store: GraphStore, candidates: Sequence[str], size: int = 300, *, hid
     room = max(0, size - len(kept))
     if not room:
         return Enriched(kept, {})
-    [row] = store.plain("signals/enrich", ids=[c for c in kept if c not in hidden], max_year=max_year, as_of=as_of,
-                        with_text=with_text)
+    [row] = store.plain(
+        "signals/enrich", ids=[c for c in kept if c not in hidden], max_year=max_year, as_of=as_of, with_text=with_text
+    )
     left_out = {*kept, exclude}
     frequency = Counter(n for cited in row["cited"] for n in cited if n not in left_out)
     top = sorted(frequency.items(), key=lambda item: (-item[1], item[0]))[:room]  # most cited first, then by id
@@ -74,16 +83,17 @@ class CoCitationScorer:
     store: GraphStore
     name: str = "cocitation"
 
-    def search(self, queries: Sequence[Query], k: int,
-               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+    def search(self, queries: Sequence[Query], k: int, pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
         papers = [q for q in queries if isinstance(q, Document)]
         if pools is None or len(papers) < len(queries):
             raise CitegraphError("the co-citation scorer ranks the candidate pools of papers in the graph")
         references: dict[str, set[str]] = {q.id: set() for q in papers}
         for row in self.store.rows("signals/references", ids=[q.id for q in papers]):
             references[row["paper"]].add(row["reference"])
-        rows: list[dict[str, Any]] = [{"query": q.id, "known": sorted(references[q.id] - set(pool)), "candidates": sorted(pool)}
-                for q, pool in zip(papers, pools)]
+        rows: list[dict[str, Any]] = [
+            {"query": q.id, "known": sorted(references[q.id] - set(pool)), "candidates": sorted(pool)}
+            for q, pool in zip(papers, pools)
+        ]
         scores: dict[str, dict[str, float]] = {row["query"]: dict.fromkeys(row["candidates"], 0.0) for row in rows}
         for row in self.store.rows("signals/cocitation_scores", rows=rows):
             scores[row["query"]][row["candidate"]] = float(row["score"])

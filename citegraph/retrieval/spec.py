@@ -47,9 +47,11 @@ MULTIFIELD, MAXSIM = "multifield", "maxsim"
 
 def grammar() -> str:
     """The valid forms in one line (error messages and the CLI's help)."""
-    return (f"bm25[:{MULTIFIELD}][:{'|:'.join(BACKENDS)}], <encoder>[:{MAXSIM}] with <encoder> one of "
-            f"{', '.join(ENCODERS)} or {HUB_PREFIX}<hub id or folder>, rrf(<spec>,<spec>,…), "
-            "wsum(<weight>*<spec>,…); a list separates specs by commas")
+    return (
+        f"bm25[:{MULTIFIELD}][:{'|:'.join(BACKENDS)}], <encoder>[:{MAXSIM}] with <encoder> one of "
+        f"{', '.join(ENCODERS)} or {HUB_PREFIX}<hub id or folder>, rrf(<spec>,<spec>,…), "
+        "wsum(<weight>*<spec>,…); a list separates specs by commas"
+    )
 
 
 def _slug(text: str) -> str:
@@ -76,17 +78,20 @@ class BM25:
         folder = Path(indexes) / BM25(self.multifield).folder
         built = read_manifest(folder)["backend"] if folder.is_dir() else None
         if built is None or self.backend not in (None, built):
-            raise CitegraphError(f"no index for '{self}' in {indexes}; build it with `citegraph index bm25"
-                                 f"{' --multifield' if self.multifield else ''}"
-                                 f"{f' --backend {self.backend}' if self.backend else ''}`")
+            raise CitegraphError(
+                f"no index for '{self}' in {indexes}; build it with `citegraph index bm25"
+                f"{' --multifield' if self.multifield else ''}"
+                f"{f' --backend {self.backend}' if self.backend else ''}`"
+            )
         return _named(bm25(folder, threads=threads), self)
 
     def build(self, docs: Iterable[Document], work: Path, sentences: Sentences | None = None) -> Retriever:
         """Documents are streamed (BM25 needs no list of them)."""
         from .bm25 import build_bm25
 
-        return _named(build_bm25(docs, Path(work) / self.folder, backend=self.backend, multifield=self.multifield),
-                      self)
+        return _named(
+            build_bm25(docs, Path(work) / self.folder, backend=self.backend, multifield=self.multifield), self
+        )
 
 
 @dataclass(frozen=True)
@@ -107,12 +112,15 @@ class Dense:
         from .dense import open_dense
 
         if self.maxsim:
-            raise CitegraphError(f"'{self}' encodes sentences over given documents (evaluate mdcr|csfcube, "
-                                 f"--prefetch); prebuilt indexes hold one vector a paper: use '{self.encoder}'")
+            raise CitegraphError(
+                f"'{self}' encodes sentences over given documents (evaluate mdcr|csfcube, "
+                f"--prefetch); prebuilt indexes hold one vector a paper: use '{self.encoder}'"
+            )
         folder = Path(indexes) / self.folder
         if not folder.exists():
-            raise CitegraphError(f"no index for '{self}' in {indexes}; build it with "
-                                 f"`citegraph index dense --encoder {self.encoder}`")
+            raise CitegraphError(
+                f"no index for '{self}' in {indexes}; build it with `citegraph index dense --encoder {self.encoder}`"
+            )
         return open_dense(folder, threads=threads)
 
     def build(self, docs: Sequence[Document], work: Path, sentences: Sentences | None = None) -> Retriever:

@@ -20,23 +20,38 @@ MAX_SENT_TEXT = 900_000  # characters: under the service's 1 MiB body
 class CiteRequest(BaseModel):
     """A context (the sentence being written, its slot marked ``[CIT]``) or a draft's text."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
-        "oneOf": [{"required": ["context"]}, {"required": ["draft"]}]})
+    model_config = ConfigDict(
+        extra="forbid", strict=True, json_schema_extra={"oneOf": [{"required": ["context"]}, {"required": ["draft"]}]}
+    )
 
-    context: str | None = Field(None, min_length=1, max_length=MAX_CONTEXT_CHARS,
-                                description="The sentence being written, the slot marked [CIT] (no marker: a "
-                                            "citation belongs somewhere in it)")
-    draft: str | None = Field(None, min_length=1, max_length=MAX_SENT_TEXT,
-                              description="A draft's text: LaTeX (empty, '?' or unresolved \\cite keys), Markdown "
-                                          "([@?]) or text with [CIT]; it may not name files (\\input, "
-                                          "\\bibliography): send the bibliography as bib")
+    context: str | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_CONTEXT_CHARS,
+        description="The sentence being written, the slot marked [CIT] (no marker: a citation belongs somewhere in it)",
+    )
+    draft: str | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_SENT_TEXT,
+        description="A draft's text: LaTeX (empty, '?' or unresolved \\cite keys), Markdown "
+        "([@?]) or text with [CIT]; it may not name files (\\input, "
+        "\\bibliography): send the bibliography as bib",
+    )
     format: Literal["latex", "markdown", "text"] = Field("latex", description="The draft's format")
-    bib: str | None = Field(None, max_length=MAX_SENT_TEXT, description="The bibliography's BibTeX text: its "
-                            "entries are matched to the graph and seed the graph side; never suggested")
+    bib: str | None = Field(
+        None,
+        max_length=MAX_SENT_TEXT,
+        description="The bibliography's BibTeX text: its "
+        "entries are matched to the graph and seed the graph side; never suggested",
+    )
     window: int = Field(1, ge=0, le=20, description="Sentences before and after the slot's that join the query")
     k: int = Field(10, ge=1, le=200, description="Suggestions per slot")
-    as_of: AsOf | None = Field(None, description="Nothing published later, no later citation as "
-                              "evidence (YYYY-MM-DD; the graph dates papers by year)")
+    as_of: AsOf | None = Field(
+        None,
+        description="Nothing published later, no later citation as "
+        "evidence (YYYY-MM-DD; the graph dates papers by year)",
+    )
 
     @model_validator(mode="after")
     def _one_input(self) -> CiteRequest:
@@ -76,11 +91,16 @@ class CiteResponse(BaseModel):
 def cite_routes(recommender: Recommender, model: CiteModel | None, responses: dict) -> APIRouter:
     router = APIRouter()
 
-    @router.post("/cite", response_model=CiteResponse, responses=responses,
-                 summary="Which paper to cite at each citation slot of a context or a draft, with reasons")
+    @router.post(
+        "/cite",
+        response_model=CiteResponse,
+        responses=responses,
+        summary="Which paper to cite at each citation slot of a context or a draft, with reasons",
+    )
     def cite_route(request: CiteRequest) -> dict[str, Any]:
-        draft = sent_draft(context=request.context, draft=request.draft, format=request.format, bib=request.bib,
-                           window=request.window)
+        draft = sent_draft(
+            context=request.context, draft=request.draft, format=request.format, bib=request.bib, window=request.window
+        )
         return cite(recommender, draft, k=request.k, as_of=year_of(request.as_of), model=model).as_dict()
 
     return router

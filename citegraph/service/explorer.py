@@ -42,8 +42,13 @@ MEDIA = {"bibtex": ("application/x-bibtex", "bib"), "ris": ("application/x-resea
 class LibraryText(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    name: str = Field("pasted.txt", min_length=1, max_length=200, description="The file's name: its extension "
-                      "(.bib, .ris, .json; anything else: one id, DOI or arXiv id a line) says how to read it")
+    name: str = Field(
+        "pasted.txt",
+        min_length=1,
+        max_length=200,
+        description="The file's name: its extension "
+        "(.bib, .ris, .json; anything else: one id, DOI or arXiv id a line) says how to read it",
+    )
     text: str = Field(min_length=1, description="The library (bounded by the 1 MiB body limit, answered 413)")
 
 
@@ -103,13 +108,15 @@ class ExportRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     papers: list[Id] = Field(min_length=1, max_length=2_000)
-    notes: dict[str, Annotated[str, Field(max_length=5_000)]] = Field({}, max_length=2_000,
-                                                                     description="A note per paper (why it is listed)")
+    notes: dict[str, Annotated[str, Field(max_length=5_000)]] = Field(
+        {}, max_length=2_000, description="A note per paper (why it is listed)"
+    )
     format: Literal["bibtex", "ris"]
 
 
-def explorer_routes(store: GraphStore, match: Callable[[Sequence[LibraryEntry]], list[Match]],
-                    errors: dict[int | str, dict[str, Any]]) -> APIRouter:
+def explorer_routes(
+    store: GraphStore, match: Callable[[Sequence[LibraryEntry]], list[Match]], errors: dict[int | str, dict[str, Any]]
+) -> APIRouter:
     """The routes over ``store``; ``match`` is the recommender's matcher (its paper index);
     ``errors`` the service's error responses (its handlers answer them)."""
     router = APIRouter(prefix="/explore", tags=["explorer"], responses=errors)
@@ -129,15 +136,26 @@ def explorer_routes(store: GraphStore, match: Callable[[Sequence[LibraryEntry]],
         for row in store.run("explore/around", seeds=request.seeds, limit=AROUND, as_of=as_of):
             roles.setdefault(row["id"], []).append(row["role"])
         rows = store.run("explore/map", ids=list(roles), seeds=request.seeds, as_of=as_of)
-        return [{**row, "similarity": round(row["similarity"], 4),
-                 "roles": sorted(dict.fromkeys(roles[row["id"]]), key=ROLES.index)} for row in rows]
+        return [
+            {
+                **row,
+                "similarity": round(row["similarity"], 4),
+                "roles": sorted(dict.fromkeys(roles[row["id"]]), key=ROLES.index),
+            }
+            for row in rows
+        ]
 
-    @router.post("/export", summary="Papers as a BibTeX or RIS file, notes in the note field",
-                 response_class=Response, responses={200: {"content": {m: {} for m, _ in MEDIA.values()}}})
+    @router.post(
+        "/export",
+        summary="Papers as a BibTeX or RIS file, notes in the note field",
+        response_class=Response,
+        responses={200: {"content": {m: {} for m, _ in MEDIA.values()}}},
+    )
     def export_(request: ExportRequest) -> Response:
         media, extension = MEDIA[request.format]
         text = export(store, request.format, list(dict.fromkeys(request.papers)), request.notes)
-        return Response(text, media_type=media,
-                        headers={"content-disposition": f'attachment; filename="citegraph.{extension}"'})
+        return Response(
+            text, media_type=media, headers={"content-disposition": f'attachment; filename="citegraph.{extension}"'}
+        )
 
     return router

@@ -116,41 +116,60 @@ def _integer(low: int, high: int) -> tuple[Any, ...]:
 def _given(max_length: int, description: str) -> tuple[Any, ...]:
     """A text field that may be left out but, when present, holds text: the schema says so
     (pattern), the check says it clearly."""
-    return (Field(None, max_length=max_length, description=description), AfterValidator(_not_blank),
-            WithJsonSchema({"type": "string", "pattern": TEXT, "maxLength": max_length, "description": description}))
-
-
+    return (
+        Field(None, max_length=max_length, description=description),
+        AfterValidator(_not_blank),
+        WithJsonSchema({"type": "string", "pattern": TEXT, "maxLength": max_length, "description": description}),
+    )
 
 
 class RecommendRequest(BaseModel):
     """A paper of the graph (``paper``), a new one (``title`` and/or ``abstract``), or a
     library (``papers``: ids, DOIs, arXiv ids, matched to the graph)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
-        "anyOf": [{"required": ["paper"]}, {"required": ["title"]}, {"required": ["abstract"]},
-                  {"required": ["papers"]}],
-        "not": {"anyOf": [{"required": ["papers", one]} for one in ("paper", "title", "abstract", "references",
-                                                                    "year")]}})
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["paper"]},
+                {"required": ["title"]},
+                {"required": ["abstract"]},
+                {"required": ["papers"]},
+            ],
+            "not": {
+                "anyOf": [{"required": ["papers", one]} for one in ("paper", "title", "abstract", "references", "year")]
+            },
+        },
+    )
 
     paper: Annotated[str, *_given(200, "A paper id in the graph (its text, year and references come from the graph)")]
     title: Annotated[str, *_given(2_000, "A new paper's title")]
     abstract: Annotated[str, *_given(20_000, "A new paper's abstract")]
     references: list[Text] = Field([], max_length=2_000, description="Papers already cited (ids in the graph)")
-    year: Annotated[int, *_integer(1000, 3000)] | None = Field(None, description="Recommend nothing newer (default for a paper: "
-                             "its year)")
+    year: Annotated[int, *_integer(1000, 3000)] | None = Field(
+        None, description="Recommend nothing newer (default for a paper: its year)"
+    )
     field: Text | None = Field(None, description="Only papers of this MAG field")
     category: Text | None = Field(None, description="Only papers of this arXiv category, e.g. cs.CL")
     k: Annotated[int, *_integer(1, 200)] = 20
     explain: bool = Field(True, description="Include each recommendation's signals and explanation")
     # not nullable, only optional: pydantic does not validate the default (and its stubs want a list)
-    papers: list[Text] = Field(None, min_length=1, max_length=2_000,  # type: ignore[arg-type]
-                               description="A library to recommend for: paper ids, DOIs or arXiv ids (instead of "
-                                           "paper, title, abstract)")
-    negatives: list[Text] = Field([], max_length=2_000, description="Papers not wanted (ids, DOIs, arXiv ids): "
-                                  "their neighbours are pushed down")
-    as_of: AsOf | None = Field(None, description="Recommend as of "
-                              "this date (YYYY-MM-DD): nothing published later, no later citation as evidence "
-                              "(the graph dates papers by year)")
+    papers: list[Text] = Field(
+        None,  # type: ignore[arg-type]
+        min_length=1,
+        max_length=2_000,
+        description="A library to recommend for: paper ids, DOIs or arXiv ids (instead of paper, title, abstract)",
+    )
+    negatives: list[Text] = Field(
+        [], max_length=2_000, description="Papers not wanted (ids, DOIs, arXiv ids): their neighbours are pushed down"
+    )
+    as_of: AsOf | None = Field(
+        None,
+        description="Recommend as of "
+        "this date (YYYY-MM-DD): nothing published later, no later citation as evidence "
+        "(the graph dates papers by year)",
+    )
 
     @model_validator(mode="after")
     def _something_to_recommend_for(self) -> RecommendRequest:
@@ -261,28 +280,39 @@ class QueryResult(BaseModel):
 
 _ERRORS: dict[int | str, dict[str, Any]] = {422: {"model": Error, "description": "Invalid input"}}
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": Error, "description": "Not in the graph"}, **_ERRORS}
-_BODY: dict[int | str, dict[str, Any]] = {400: {"model": Error, "description": "Unreadable body"},
-                                          413: {"model": Error, "description": "Request body over 1 MiB"}}
+_BODY: dict[int | str, dict[str, Any]] = {
+    400: {"model": Error, "description": "Unreadable body"},
+    413: {"model": Error, "description": "Request body over 1 MiB"},
+}
 
 
-def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[str, ...] = LOOPBACK,
-               cite_model: CiteModel | None = None) -> FastAPI:
+def create_app(
+    recommender: Recommender,
+    *,
+    max_rows: int = 1000,
+    hosts: tuple[str, ...] = LOOPBACK,
+    cite_model: CiteModel | None = None,
+) -> FastAPI:
     """The service over ``recommender`` (and its store); ``max_rows`` caps a saved query's
     rows; ``hosts`` are the accepted ``Host`` header names ("*" for any); ``cite_model``
     re-ranks ``/cite``'s suggestions."""
     store = recommender.store
-    app = FastAPI(title="citegraph", version=__version__,
-                  description="Citation recommendation from a citation graph and text scorers, with "
-                              "explanations; the graph's papers and neighbourhoods; saved exploration queries. "
-                              "The graph explorer is at /.")
+    app = FastAPI(
+        title="citegraph",
+        version=__version__,
+        description="Citation recommendation from a citation graph and text scorers, with "
+        "explanations; the graph's papers and neighbourhoods; saved exploration queries. "
+        "The graph explorer is at /.",
+    )
     app.add_middleware(BodyLimit)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
         unreadable = any(e.get("type") == "json_invalid" for e in exc.errors())
-        return JSONResponse({"detail": "; ".join(_problem(e) for e in exc.errors())},
-                            status_code=400 if unreadable else 422)
+        return JSONResponse(
+            {"detail": "; ".join(_problem(e) for e in exc.errors())}, status_code=400 if unreadable else 422
+        )
 
     @app.exception_handler(NotFoundError)
     async def _missing(request: Request, exc: NotFoundError):
@@ -297,13 +327,23 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[s
     async def _unreachable(request: Request, exc: Exception):
         return JSONResponse({"detail": f"the graph is unreachable: {exc}"}, status_code=503)
 
-    @app.post("/recommend", response_model=RecommendResponse, responses={**_NOT_FOUND, **_BODY},
-              summary="Recommend citations for a paper id or a new paper's text, with explanations")
+    @app.post(
+        "/recommend",
+        response_model=RecommendResponse,
+        responses={**_NOT_FOUND, **_BODY},
+        summary="Recommend citations for a paper id or a new paper's text, with explanations",
+    )
     def recommend(request: RecommendRequest) -> dict:
-        asked = recommender.ask(request.paper, papers=request.papers or (), title=request.title or "",
-                                abstract=request.abstract or "", references=request.references, year=request.year,
-                                negatives=request.negatives, view=View(as_of=year_of(request.as_of), field=request.field,
-                                                                       category=request.category))
+        asked = recommender.ask(
+            request.paper,
+            papers=request.papers or (),
+            title=request.title or "",
+            abstract=request.abstract or "",
+            references=request.references,
+            year=request.year,
+            negatives=request.negatives,
+            view=View(as_of=year_of(request.as_of), field=request.field, category=request.category),
+        )
         seed = asked.seed
         given = [canonical_id(r) for r in request.references]  # a paper's own and a library's are known
         known = {row["id"] for row in store.run("explore/known_ids", ids=given)} if given else set()
@@ -312,49 +352,83 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[s
         for r in found:
             row = recommendation_dict(r)
             out.append(row if request.explain else {k: row[k] for k in ("id", "title", "year", "score")})
-        return {"seed": {"id": seed.id, "title": seed.title, "year": seed.year, "references": list(seed.references)},
-                "recommendations": out, "ignored_references": [r for r in given if r not in known],
-                "matches": [m.as_dict() for m in asked.matches]}
+        return {
+            "seed": {"id": seed.id, "title": seed.title, "year": seed.year, "references": list(seed.references)},
+            "recommendations": out,
+            "ignored_references": [r for r in given if r not in known],
+            "matches": [m.as_dict() for m in asked.matches],
+        }
 
-    @app.post("/works", response_model=WorksResponse, responses={**_NOT_FOUND, **_BODY},
-              summary="Prior works (most cited by a set's neighbourhood) and derivative works (citing most of it)")
+    @app.post(
+        "/works",
+        response_model=WorksResponse,
+        responses={**_NOT_FOUND, **_BODY},
+        summary="Prior works (most cited by a set's neighbourhood) and derivative works (citing most of it)",
+    )
     def works(request: WorksRequest) -> dict:
         matches = recommender.match(request.papers)
         ids = matched_ids(matches)
         if not ids:
             raise NotFoundError("no paper of the library is in the graph")
-        found = prior_and_derivative(store, ids, as_of=year_of(request.as_of),
-                                     k=request.k, fanout=recommender.fanout)
-        return {**{kind: [asdict(w) for w in ws] for kind, ws in found.items()},
-                "matches": [m.as_dict() for m in matches]}
+        found = prior_and_derivative(store, ids, as_of=year_of(request.as_of), k=request.k, fanout=recommender.fanout)
+        return {
+            **{kind: [asdict(w) for w in ws] for kind, ws in found.items()},
+            "matches": [m.as_dict() for m in matches],
+        }
 
-    @app.get("/paper/{paper_id:path}", response_model=Paper, responses=_NOT_FOUND,
-             summary="One paper with its fields, categories, authors and citation counts")
+    @app.get(
+        "/paper/{paper_id:path}",
+        response_model=Paper,
+        responses=_NOT_FOUND,
+        summary="One paper with its fields, categories, authors and citation counts",
+    )
     def paper(paper_id: PaperId) -> dict:
         return _paper(store, paper_id)
 
-    @app.get("/neighbours/{paper_id:path}", response_model=Neighbourhood, responses=_NOT_FOUND,
-             summary="A paper's ego network: citations both ways, co-cited papers, fields, categories, ACM concepts")
-    def neighbours(paper_id: PaperId,
-                   limit: Annotated[int, Query(ge=1, le=200, description="Papers of each kind")] = 25) -> dict:
+    @app.get(
+        "/neighbours/{paper_id:path}",
+        response_model=Neighbourhood,
+        responses=_NOT_FOUND,
+        summary="A paper's ego network: citations both ways, co-cited papers, fields, categories, ACM concepts",
+    )
+    def neighbours(
+        paper_id: PaperId, limit: Annotated[int, Query(ge=1, le=200, description="Papers of each kind")] = 25
+    ) -> dict:
         found = _paper(store, paper_id)
         return {"paper": found, "neighbours": store.run("explore/ego", id=found["id"], limit=limit)}
 
-    @app.get("/search", response_model=list[SearchHit], responses=_ERRORS,
-             summary="Papers by exact id or by words of their title (most cited first)")
-    def search(q: Annotated[str, Query(min_length=1, max_length=300, description="An id or title words",
-                                       json_schema_extra={"pattern": TEXT}), AfterValidator(_not_blank)],
-               limit: Annotated[int, Query(ge=1, le=100)] = 20) -> list[dict]:
+    @app.get(
+        "/search",
+        response_model=list[SearchHit],
+        responses=_ERRORS,
+        summary="Papers by exact id or by words of their title (most cited first)",
+    )
+    def search(
+        q: Annotated[
+            str,
+            Query(
+                min_length=1, max_length=300, description="An id or title words", json_schema_extra={"pattern": TEXT}
+            ),
+            AfterValidator(_not_blank),
+        ],
+        limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    ) -> list[dict]:
         return store.run("explore/search", id=canonical_id(q), words=q.lower().split()[:20], limit=limit)
 
     @app.get("/queries", response_model=list[SavedQuery], summary="The saved exploration queries (Neo4j Browser's)")
     def saved_queries() -> list[dict]:
         return [_describe(queries.load(name)) for name in queries.names() if name.startswith(SAVED)]
 
-    @app.post("/queries/{name}", response_model=QueryResult, responses={**_NOT_FOUND, **_BODY},
-              summary="Run a saved exploration query with its parameters")
-    def run_query(name: Annotated[str, PathParam(pattern=r"^[a-z0-9_]{1,64}$")],
-                  params: Annotated[dict[str, Any], Body(description="The query's parameters by name")]) -> dict:
+    @app.post(
+        "/queries/{name}",
+        response_model=QueryResult,
+        responses={**_NOT_FOUND, **_BODY},
+        summary="Run a saved exploration query with its parameters",
+    )
+    def run_query(
+        name: Annotated[str, PathParam(pattern=r"^[a-z0-9_]{1,64}$")],
+        params: Annotated[dict[str, Any], Body(description="The query's parameters by name")],
+    ) -> dict:
         query = _saved(name)
         checked = _parameters(query, params)
         rows = store.rows(query.name, **checked)
@@ -365,12 +439,19 @@ def create_app(recommender: Recommender, *, max_rows: int = 1000, hosts: tuple[s
         finally:
             rows.close()
         data = json.loads(json.dumps(taken[:max_rows], default=str))
-        return {"name": name, "columns": list(taken[0]) if taken else [], "rows": data,
-                "truncated": len(taken) > max_rows}
+        return {
+            "name": name,
+            "columns": list(taken[0]) if taken else [],
+            "rows": data,
+            "truncated": len(taken) > max_rows,
+        }
 
-    @app.get("/health", response_model=Health, responses={503: {"model": Health, "description": "The graph is "
-                                                                                         "unavailable"}},
-             summary="Whether the graph answers (503 with the reason, at once, when it does not)")
+    @app.get(
+        "/health",
+        response_model=Health,
+        responses={503: {"model": Health, "description": "The graph is unavailable"}},
+        summary="Whether the graph answers (503 with the reason, at once, when it does not)",
+    )
     def health():
         reason = store.health()
         if reason:
@@ -403,8 +484,11 @@ def _saved(name: str) -> queries.CypherQuery:
 
 
 def _describe(query: queries.CypherQuery) -> dict:
-    return {"name": query.name.removeprefix(SAVED), "doc": query.doc,
-            "parameters": [{"name": p.name, "type": p.type, "doc": p.doc} for p in query.parameters.values()]}
+    return {
+        "name": query.name.removeprefix(SAVED),
+        "doc": query.doc,
+        "parameters": [{"name": p.name, "type": p.type, "doc": p.doc} for p in query.parameters.values()],
+    }
 
 
 def _parameters(query: queries.CypherQuery, params: dict[str, Any]) -> dict[str, Any]:
@@ -412,9 +496,14 @@ def _parameters(query: queries.CypherQuery, params: dict[str, Any]) -> dict[str,
     unknown = sorted(params.keys() - query.parameters.keys())
     missing = sorted(query.parameters.keys() - params.keys())
     if unknown or missing:
-        raise CitegraphError("; ".join(
-            [*(f"body.{n}: '{query.name}' has no parameter ${n}" for n in unknown),
-             *(f"body.{n}: missing parameter ${n} ({query.parameters[n].type})" for n in missing)]))
+        raise CitegraphError(
+            "; ".join(
+                [
+                    *(f"body.{n}: '{query.name}' has no parameter ${n}" for n in unknown),
+                    *(f"body.{n}: missing parameter ${n} ({query.parameters[n].type})" for n in missing),
+                ]
+            )
+        )
     checked = {}
     for name, value in params.items():
         try:
@@ -430,8 +519,16 @@ def _problem(error: dict) -> str:
     return f"{where}: {message}" if where else message
 
 
-def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[str | Spec, ...] = ("bm25",),
-          model: Path | None = None, cache_size: int = 256, log=print, cite_model: Path | None = None) -> None:
+def serve(
+    config,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    retrievers: tuple[str | Spec, ...] = ("bm25",),
+    model: Path | None = None,
+    cache_size: int = 256,
+    log=print,
+    cite_model: Path | None = None,
+) -> None:
     """Open the recommender on ``config``'s graph and serve until interrupted (^C or SIGTERM);
     ``cite_model`` (a sentence-transformers folder) re-ranks ``/cite``'s suggestions."""
     import signal
@@ -444,8 +541,10 @@ def serve(config, host: str = "127.0.0.1", port: int = 8000, retrievers: tuple[s
     # (and stops an embedded server). Exiting instead unwinds through the `with`.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     listening = _listen(host, port)  # before the graph opens and before the address is announced
-    with Recommender.open(config, retrievers, model, cache_size=cache_size) as recommender, \
-            _embedded_graph_kept(config, log):
+    with (
+        Recommender.open(config, retrievers, model, cache_size=cache_size) as recommender,
+        _embedded_graph_kept(config, log),
+    ):
         reranker = CiteModel(cite_model, recommender, config.data_folder("embeddings")) if cite_model else None
         app = create_app(recommender, hosts=served_hosts(host), cite_model=reranker)
         log(f"citegraph on http://{host}:{port}/ — the graph explorer; API docs at http://{host}:{port}/docs")
@@ -458,8 +557,9 @@ def _listen(host: str, port: int) -> socket.socket:
         return socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
     except OSError as exc:
         reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        raise CitegraphError(f"cannot serve on {host}:{port}: {reason} — is another service using the port? "
-                             "Choose another with --port") from None
+        raise CitegraphError(
+            f"cannot serve on {host}:{port}: {reason} — is another service using the port? Choose another with --port"
+        ) from None
 
 
 @contextmanager
@@ -509,6 +609,7 @@ def wait_serving(url: str, process: subprocess.Popen, timeout: float = 90, log: 
     """Block until the ``citegraph serve`` started as ``process`` answers at ``url`` (its
     start opens the graph and the indexes: seconds). For the scripts and tests that start
     the service; raises with the service's log when it exits or stays silent."""
+
     def tail() -> str:
         return f":\n{log.read_text(errors='replace')}" if log and log.exists() else ""
 

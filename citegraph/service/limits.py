@@ -46,8 +46,11 @@ class BodyLimit:
         return await self.app(scope, replay, send)
 
     async def _refuse(self, scope, receive, send, size: str):
-        response = JSONResponse({"detail": f"request body {size}over the limit of {self.limit:,} bytes"},
-                                status_code=413, headers={"Connection": "close"})
+        response = JSONResponse(
+            {"detail": f"request body {size}over the limit of {self.limit:,} bytes"},
+            status_code=413,
+            headers={"Connection": "close"},
+        )
         await response(scope, receive, send)
 
 

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
 
 Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]], Field(max_length=2_000)]
 Id = Annotated[str, Field(min_length=1, max_length=200, description="A paper id in the graph")]
-Date = Annotated[Annotated[str, Field(json_schema_extra={"pattern": DATE}), AfterValidator(calendar_date)] | None,
-                 Field(description="YYYY-MM-DD: nothing published later, no later citation as evidence")]
+Date = Annotated[
+    Annotated[str, Field(json_schema_extra={"pattern": DATE}), AfterValidator(calendar_date)] | None,
+    Field(description="YYYY-MM-DD: nothing published later, no later citation as evidence"),
+]
 
 
 def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel | None = None):
@@ -44,10 +46,15 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
     from .. import __version__
 
     store = recommender.store
-    server = MCPServer("citegraph", version=__version__, instructions=(
-        "A citation graph with a recommender. Find papers with search_papers, read them with paper and "
-        "neighbours, ask recommend for papers to cite (for a paper, a text, or a set of papers), and "
-        "explain_recommendation for the graph paths behind one."))
+    server = MCPServer(
+        "citegraph",
+        version=__version__,
+        instructions=(
+            "A citation graph with a recommender. Find papers with search_papers, read them with paper and "
+            "neighbours, ask recommend for papers to cite (for a paper, a text, or a set of papers), and "
+            "explain_recommendation for the graph paths behind one."
+        ),
+    )
 
     def tool(function):
         """A tool whose CitegraphError reaches the agent as a tool error with its message."""
@@ -62,16 +69,19 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
 
         return server.tool()(run)
 
-    def seed_of(paper: str | None, papers: list[str], title: str, abstract: str, negatives: list[str],
-                as_of: str | None) -> tuple[Seed, list[dict]]:
-        asked = recommender.ask(paper, papers=papers, title=title, abstract=abstract, negatives=negatives,
-                                view=View(as_of=year_of(as_of)))
+    def seed_of(
+        paper: str | None, papers: list[str], title: str, abstract: str, negatives: list[str], as_of: str | None
+    ) -> tuple[Seed, list[dict]]:
+        asked = recommender.ask(
+            paper, papers=papers, title=title, abstract=abstract, negatives=negatives, view=View(as_of=year_of(as_of))
+        )
         return asked.seed, [m.as_dict() for m in asked.matches]
 
     @tool
-    def search_papers(query: Annotated[str, Field(min_length=1, max_length=300,
-                                                  description="A paper id or words of its title")],
-                      limit: Annotated[int, Field(ge=1, le=100)] = 10) -> list[dict[str, Any]]:
+    def search_papers(
+        query: Annotated[str, Field(min_length=1, max_length=300, description="A paper id or words of its title")],
+        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+    ) -> list[dict[str, Any]]:
         """Papers by exact id or by words of their title, most cited first."""
         if not query.strip():
             raise CitegraphError("the query is blank")
@@ -86,75 +96,115 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
         return rows[0]
 
     @tool
-    def neighbours(id: Id, limit: Annotated[int, Field(ge=1, le=200, description="Papers of each kind")] = 25
-                   ) -> list[dict[str, Any]]:
+    def neighbours(
+        id: Id, limit: Annotated[int, Field(ge=1, le=200, description="Papers of each kind")] = 25
+    ) -> list[dict[str, Any]]:
         """A paper's ego network: what it cites, what cites it, papers co-cited with it, its fields and categories."""
         return store.run("explore/ego", id=paper(id)["id"], limit=limit)
 
     @tool
-    def recommend(paper: Annotated[str | None, Field(max_length=200, description="A paper id in the graph")] = None,
-                  papers: Annotated[Ids, Field(description="A library: paper ids, DOIs or arXiv ids")] = [],  # noqa: B006
-                  title: Annotated[str, Field(max_length=2_000)] = "",
-                  abstract: Annotated[str, Field(max_length=20_000)] = "",
-                  negatives: Annotated[Ids, Field(description="Papers not wanted (ids, DOIs, arXiv ids)")] = [],  # noqa: B006
-                  as_of: Date = None, k: Annotated[int, Field(ge=1, le=200)] = 10) -> dict[str, Any]:
+    def recommend(
+        paper: Annotated[str | None, Field(max_length=200, description="A paper id in the graph")] = None,
+        papers: Annotated[Ids, Field(description="A library: paper ids, DOIs or arXiv ids")] = [],  # noqa: B006
+        title: Annotated[str, Field(max_length=2_000)] = "",
+        abstract: Annotated[str, Field(max_length=20_000)] = "",
+        negatives: Annotated[Ids, Field(description="Papers not wanted (ids, DOIs, arXiv ids)")] = [],  # noqa: B006
+        as_of: Date = None,
+        k: Annotated[int, Field(ge=1, le=200)] = 10,
+    ) -> dict[str, Any]:
         """Papers to cite for a paper, a new paper's title/abstract, or a set of papers, each with
         the reasons (graph paths such as "cited by 3 of your papers: A, B, C")."""
         seed, matches = seed_of(paper, papers, title, abstract, negatives, as_of)
-        return {"recommendations": [recommendation_dict(r) for r in recommender.recommend_for(seed, k)],
-                "matches": matches}
+        return {
+            "recommendations": [recommendation_dict(r) for r in recommender.recommend_for(seed, k)],
+            "matches": matches,
+        }
 
     @tool
-    def explain_recommendation(candidate: Id,
-                               paper: Annotated[str | None, Field(max_length=200)] = None,
-                               papers: Ids = [],  # noqa: B006
-                               title: Annotated[str, Field(max_length=2_000)] = "",
-                               abstract: Annotated[str, Field(max_length=20_000)] = "",
-                               negatives: Ids = [],  # noqa: B006
-                               as_of: Date = None) -> dict[str, Any]:
+    def explain_recommendation(
+        candidate: Id,
+        paper: Annotated[str | None, Field(max_length=200)] = None,
+        papers: Ids = [],  # noqa: B006
+        title: Annotated[str, Field(max_length=2_000)] = "",
+        abstract: Annotated[str, Field(max_length=20_000)] = "",
+        negatives: Ids = [],  # noqa: B006
+        as_of: Date = None,
+    ) -> dict[str, Any]:
         """Why one paper is (or is not) recommended for a seed: its rank, score, features and reasons."""
         seed, _ = seed_of(paper, papers, title, abstract, negatives, as_of)
         candidates = recommender.candidates(seed)
         if candidate not in candidates:
-            return {"candidate": candidate, "candidate_found": False,
-                    "why_not": "not a candidate: not linked to the seed in the graph nor among the text matches, "
-                               "or excluded (already cited, a seed, newer than the seed or the as-of date)"}
+            return {
+                "candidate": candidate,
+                "candidate_found": False,
+                "why_not": "not a candidate: not linked to the seed in the graph nor among the text matches, "
+                "or excluded (already cited, a seed, newer than the seed or the as-of date)",
+            }
         ranking = recommender.weights.rank(candidates, len(candidates))
         [(rank, hit)] = [(i, h) for i, h in enumerate(ranking, start=1) if h.id == candidate]
         found = candidates[candidate]
-        return {"candidate": candidate, "candidate_found": True, "title": found.facts.title if found.facts else None,
-                "rank": rank, "of": len(ranking), "score": round(hit.score, 6), "features": found.features,
-                "explanation": [s.text for s in found.signals]}
+        return {
+            "candidate": candidate,
+            "candidate_found": True,
+            "title": found.facts.title if found.facts else None,
+            "rank": rank,
+            "of": len(ranking),
+            "score": round(hit.score, 6),
+            "features": found.features,
+            "explanation": [s.text for s in found.signals],
+        }
 
     @tool
-    def cite(context: Annotated[str | None, Field(min_length=1, max_length=MAX_CONTEXT_CHARS, description=(
-                 "The sentence being written, the slot marked [CIT]"))] = None,
-             draft: Annotated[str | None, Field(min_length=1, max_length=MAX_SENT_TEXT, description=(
-                 "A draft's text (LaTeX, Markdown or text); it may not name files"))] = None,
-             format: Literal["latex", "markdown", "text"] = "latex",
-             bib: Annotated[str | None, Field(max_length=MAX_SENT_TEXT, description="The bibliography's BibTeX")] = None,
-             window: Annotated[int, Field(ge=0, le=20)] = 1, as_of: Date = None,
-             k: Annotated[int, Field(ge=1, le=200)] = 10) -> dict[str, Any]:
+    def cite(
+        context: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=MAX_CONTEXT_CHARS,
+                description=("The sentence being written, the slot marked [CIT]"),
+            ),
+        ] = None,
+        draft: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=MAX_SENT_TEXT,
+                description=("A draft's text (LaTeX, Markdown or text); it may not name files"),
+            ),
+        ] = None,
+        format: Literal["latex", "markdown", "text"] = "latex",
+        bib: Annotated[str | None, Field(max_length=MAX_SENT_TEXT, description="The bibliography's BibTeX")] = None,
+        window: Annotated[int, Field(ge=0, le=20)] = 1,
+        as_of: Date = None,
+        k: Annotated[int, Field(ge=1, le=200)] = 10,
+    ) -> dict[str, Any]:
         """Which paper to cite at each citation slot of a sentence ([CIT]) or a draft (empty or '?'
         \\cite keys, [@?], [CIT]): per slot, its place and the top k papers with the reasons; the
         draft's references seed the graph side and are never suggested."""
-        found = cite_draft(recommender, sent_draft(context=context, draft=draft, format=format, bib=bib,
-                                                   window=window), k=k, as_of=year_of(as_of), model=cite_model)
+        found = cite_draft(
+            recommender,
+            sent_draft(context=context, draft=draft, format=format, bib=bib, window=window),
+            k=k,
+            as_of=year_of(as_of),
+            model=cite_model,
+        )
         return found.as_dict()
 
     @tool
-    def contextualise_citation(cited: Id,
-                               citing_text: Annotated[str, Field(min_length=1, max_length=5_000,
-                                                                 description="The citing sentence")],
-                               k: Annotated[int, Field(ge=1, le=20)] = 3) -> list[dict[str, Any]]:
+    def contextualise_citation(
+        cited: Id,
+        citing_text: Annotated[str, Field(min_length=1, max_length=5_000, description="The citing sentence")],
+        k: Annotated[int, Field(ge=1, le=20)] = 3,
+    ) -> list[dict[str, Any]]:
         """The sentences of the cited paper (title, abstract) that a citing sentence most likely refers to."""
         from ..contextualise import graph
         from ..contextualise.models import MODELS
 
         model = MODELS["lmd"]
         resources = graph.graph_resources(store, model, indexes / "contextualise")
-        [found] = graph.contextualise(graph.cited_reference(store, cited), [graph.CitingText(citing_text)],
-                                      model, resources, k)
+        [found] = graph.contextualise(
+            graph.cited_reference(store, cited), [graph.CitingText(citing_text)], model, resources, k
+        )
         return [{"rank": e.rank, "sentence": e.sid, "score": e.score, "text": e.text} for e in found.evidence]
 
     return server

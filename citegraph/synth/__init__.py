@@ -58,5 +58,18 @@ from .layout import FIELD_CATEGORIES, plan
 from .openalex import generate_openalex, openalex_topic, openalex_work
 from .spec import Plan, SynthSpec, SynthStats, Topic, paper_id
 
-__all__ = ["FIELD_CATEGORIES", "MAG_FIELDS", "Plan", "SynthSpec", "SynthStats", "Topic", "generate",
-           "generate_openalex", "openalex_topic", "openalex_work", "paper_id", "plan", "records"]
+__all__ = [
+    "FIELD_CATEGORIES",
+    "MAG_FIELDS",
+    "Plan",
+    "SynthSpec",
+    "SynthStats",
+    "Topic",
+    "generate",
+    "generate_openalex",
+    "openalex_topic",
+    "openalex_work",
+    "paper_id",
+    "plan",
+    "records",
+]

@@ -40,7 +40,7 @@ class Urns:
         start = np.cumsum(capacity) - capacity
         buffer = np.empty(int(capacity.sum()), np.int32)
         for t in range(self.size.size):
-            buffer[start[t]:start[t] + self.size[t]] = self.buffer[self.start[t]:self.start[t] + self.size[t]]
+            buffer[start[t] : start[t] + self.size[t]] = self.buffer[self.start[t] : self.start[t] + self.size[t]]
         self.capacity, self.start, self.buffer = capacity, start, buffer
 
     def draw(self, rng: np.random.Generator, own: np.ndarray, same: np.ndarray) -> np.ndarray:
@@ -84,8 +84,7 @@ class Recent:
         per_year = np.bincount(year_index * topics + layout.topic, minlength=span * topics).reshape(span, topics)
         self.topic_before = np.cumsum(per_year, axis=0) - per_year
 
-    def draw(self, rng: np.random.Generator, citing: np.ndarray, same: np.ndarray,
-             fallback: np.ndarray) -> np.ndarray:
+    def draw(self, rng: np.random.Generator, citing: np.ndarray, same: np.ndarray, fallback: np.ndarray) -> np.ndarray:
         """For each paper of ``citing``, one published at most ``recent_years`` before it
         and earlier in order: of its own topic where ``same``, else of another topic.
         Where there is none (or the draw from all topics hit the own one), ``fallback``."""
@@ -98,5 +97,3 @@ class Recent:
         pick = np.where(same, self.by_topic[np.minimum(self.topic_start[topic] + pick, last)], pick)
         valid = (high > low) & (same | (self.topic[np.minimum(pick, last)] != topic))
         return np.where(valid, pick, fallback).astype(fallback.dtype)
-
-

@@ -57,8 +57,6 @@ def generate(spec: SynthSpec, out: Path) -> SynthStats:
     return SynthStats(papers, citations, size, time.perf_counter() - started)
 
 
-
-
 class Generator:
     """The corpus of one spec, batch by batch; its state is the urns and the random streams."""
 
@@ -92,8 +90,11 @@ class Generator:
         """
         spec, rng, count = self.spec, self.cite_rng, hi - lo
         mean = spec.citations_per_paper
-        want = (rng.negative_binomial(_K_SHAPE, _K_SHAPE / (_K_SHAPE + mean), count) if mean > 0
-                else np.zeros(count, np.int64))
+        want = (
+            rng.negative_binomial(_K_SHAPE, _K_SHAPE / (_K_SHAPE + mean), count)
+            if mean > 0
+            else np.zeros(count, np.int64)
+        )
         want = np.minimum(want, lo)
         # Split each paper's references between its own topic and the others up front, so
         # that repeats dropped on one side are made up from the same side.
@@ -129,11 +130,13 @@ class Generator:
         count = hi - lo
         topic = self.plan.topic[lo:hi]
         n_refs, cited = self._cite(lo, hi)
-        titles = lexicon.texts(rng, topic, np.ones(count, np.int64), _TITLE_WORDS, _TITLE_TOPIC_SHARE,
-                               stop=False, marker=False)
+        titles = lexicon.texts(
+            rng, topic, np.ones(count, np.int64), _TITLE_WORDS, _TITLE_TOPIC_SHARE, stop=False, marker=False
+        )
         sentences = rng.integers(_ABSTRACT_SENTENCES[0], _ABSTRACT_SENTENCES[1] + 1, count)
-        abstracts = lexicon.texts(rng, topic, sentences, _ABSTRACT_WORDS, _ABSTRACT_TOPIC_SHARE,
-                                  stop=True, marker=False)
+        abstracts = lexicon.texts(
+            rng, topic, sentences, _ABSTRACT_WORDS, _ABSTRACT_TOPIC_SHARE, stop=True, marker=False
+        )
         second_field = (people.random(count) < _SECOND_FIELD_SHARE).tolist()
         second_category = (people.random(count) < _SECOND_CATEGORY_SHARE).tolist()
         venue = np.searchsorted([0.5, 0.8], people.random(count), side="right").tolist()
@@ -142,26 +145,44 @@ class Generator:
         ref_ids = [self.format_id(c + 1) for c in cited.tolist()]
         if spec.contexts:
             contexts = self._contexts(cited)
-        for i, (t, year, arxiv) in enumerate(zip(topic.tolist(), self.plan.year[lo:hi].tolist(),
-                                                  self.plan.arxiv[lo:hi].tolist())):
+        for i, (t, year, arxiv) in enumerate(
+            zip(topic.tolist(), self.plan.year[lo:hi].tolist(), self.plan.arxiv[lo:hi].tolist())
+        ):
             t = self.plan.topics[t]
             fields = [t.field, t.second_field] if second_field[i] else [t.field]
             arxiv_id = arxiv_id_of(arxiv)
             a, b = ref_bounds[i], ref_bounds[i + 1]
             if spec.contexts:
                 categories = (list(t.categories) if second_category[i] else [t.categories[0]]) if arxiv_id else []
-                yield {"id": self.format_id(lo + i + 1), "title": titles[i], "abstract": abstracts[i],
-                       "year": year, "venue": t.venues[venue[i]], "arxiv_id": arxiv_id,
-                       "fields": fields, "categories": categories,
-                       "authors": [" ".join(filter(None, name)) for name in authors[i]],
-                       "references": [{"id": ref_ids[r], "contexts": contexts[r]} for r in range(a, b)]}
+                yield {
+                    "id": self.format_id(lo + i + 1),
+                    "title": titles[i],
+                    "abstract": abstracts[i],
+                    "year": year,
+                    "venue": t.venues[venue[i]],
+                    "arxiv_id": arxiv_id,
+                    "fields": fields,
+                    "categories": categories,
+                    "authors": [" ".join(filter(None, name)) for name in authors[i]],
+                    "references": [{"id": ref_ids[r], "contexts": contexts[r]} for r in range(a, b)],
+                }
             else:
-                yield {"paper_id": self.format_id(lo + i + 1), "title": titles[i],
-                       "authors": [{"first": first, "middle": [middle] if middle else [], "last": last, "suffix": ""}
-                                   for first, middle, last in authors[i]],
-                       "abstract": abstracts[i], "year": year, "arxiv_id": arxiv_id, "doi": None,
-                       "venue": t.venues[venue[i]], "mag_field_of_study": fields,
-                       "outbound_citations": ref_ids[a:b], "inbound_citations": []}
+                yield {
+                    "paper_id": self.format_id(lo + i + 1),
+                    "title": titles[i],
+                    "authors": [
+                        {"first": first, "middle": [middle] if middle else [], "last": last, "suffix": ""}
+                        for first, middle, last in authors[i]
+                    ],
+                    "abstract": abstracts[i],
+                    "year": year,
+                    "arxiv_id": arxiv_id,
+                    "doi": None,
+                    "venue": t.venues[venue[i]],
+                    "mag_field_of_study": fields,
+                    "outbound_citations": ref_ids[a:b],
+                    "inbound_citations": [],
+                }
 
     def _authors(self, topic: np.ndarray) -> list[list[tuple[str, str, str]]]:
         """(first, middle initial or '', last) of each paper's authors, from its topic's pool.
@@ -182,10 +203,14 @@ class Generator:
         """Citing sentences for each reference (one, sometimes two), worded in the cited paper's topic."""
         rng = self.context_rng
         per_ref = 1 + (rng.random(cited.size) < _SECOND_CONTEXT_SHARE)
-        sentences = self.lexicon.texts(rng, np.repeat(self.plan.topic[cited], per_ref),
-                                       np.ones(int(per_ref.sum()), np.int64),
-                                       _CONTEXT_WORDS, _CONTEXT_TOPIC_SHARE, stop=True, marker=True)
+        sentences = self.lexicon.texts(
+            rng,
+            np.repeat(self.plan.topic[cited], per_ref),
+            np.ones(int(per_ref.sum()), np.int64),
+            _CONTEXT_WORDS,
+            _CONTEXT_TOPIC_SHARE,
+            stop=True,
+            marker=True,
+        )
         bounds = [0, *accumulate(per_ref.tolist())]
         return [sentences[a:b] for a, b in zip(bounds, bounds[1:])]
-
-

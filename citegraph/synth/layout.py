@@ -17,8 +17,21 @@ FIELD_CATEGORIES: dict[str, tuple[str, ...]] = {
     "Biology": ("q-bio.GN", "q-bio.MN", "q-bio.PE", "q-bio.BM", "q-bio.CB"),
     "Business": ("q-fin.GN", "q-fin.PM", "q-fin.RM"),
     "Chemistry": ("physics.chem-ph", "cond-mat.soft", "q-bio.BM"),
-    "Computer Science": ("cs.LG", "cs.CL", "cs.CV", "cs.AI", "cs.IR", "cs.DS", "cs.DB",
-                         "cs.NI", "cs.CR", "cs.SE", "cs.DC", "cs.RO", "cs.HC"),
+    "Computer Science": (
+        "cs.LG",
+        "cs.CL",
+        "cs.CV",
+        "cs.AI",
+        "cs.IR",
+        "cs.DS",
+        "cs.DB",
+        "cs.NI",
+        "cs.CR",
+        "cs.SE",
+        "cs.DC",
+        "cs.RO",
+        "cs.HC",
+    ),
     "Economics": ("econ.GN", "econ.EM", "econ.TH", "q-fin.EC"),
     "Engineering": ("eess.SP", "eess.SY", "eess.IV", "physics.app-ph"),
     "Environmental Science": ("physics.ao-ph", "q-bio.PE"),
@@ -29,8 +42,17 @@ FIELD_CATEGORIES: dict[str, tuple[str, ...]] = {
     "Mathematics": ("math.PR", "math.CO", "math.AG", "math.NT", "math.OC", "math.AP", "math.ST"),
     "Medicine": ("q-bio.TO", "q-bio.QM", "physics.med-ph"),
     "Philosophy": ("physics.hist-ph", "math.LO", "cs.LO"),
-    "Physics": ("hep-th", "hep-ph", "quant-ph", "gr-qc", "astro-ph.CO", "astro-ph.GA",
-                "cond-mat.stat-mech", "physics.optics", "nucl-th"),
+    "Physics": (
+        "hep-th",
+        "hep-ph",
+        "quant-ph",
+        "gr-qc",
+        "astro-ph.CO",
+        "astro-ph.GA",
+        "cond-mat.stat-mech",
+        "physics.optics",
+        "nucl-th",
+    ),
     "Political Science": ("cs.CY", "physics.soc-ph", "econ.GN"),
     "Psychology": ("q-bio.NC", "cs.HC"),
     "Sociology": ("cs.SI", "physics.soc-ph", "cs.CY"),
@@ -38,23 +60,50 @@ FIELD_CATEGORIES: dict[str, tuple[str, ...]] = {
 
 # Relative number of topics per field, roughly MAG's shares of papers: after every field
 # has one topic, further topics go mostly to the big sciences.
-_FIELD_WEIGHTS = {"Art": 1, "Biology": 12, "Business": 3, "Chemistry": 8, "Computer Science": 12,
-                  "Economics": 3, "Engineering": 8, "Environmental Science": 3, "Geography": 2,
-                  "Geology": 2, "History": 1, "Materials Science": 6, "Mathematics": 6,
-                  "Medicine": 18, "Philosophy": 1, "Physics": 9, "Political Science": 2,
-                  "Psychology": 5, "Sociology": 2}
+_FIELD_WEIGHTS = {
+    "Art": 1,
+    "Biology": 12,
+    "Business": 3,
+    "Chemistry": 8,
+    "Computer Science": 12,
+    "Economics": 3,
+    "Engineering": 8,
+    "Environmental Science": 3,
+    "Geography": 2,
+    "Geology": 2,
+    "History": 1,
+    "Materials Science": 6,
+    "Mathematics": 6,
+    "Medicine": 18,
+    "Philosophy": 1,
+    "Physics": 9,
+    "Political Science": 2,
+    "Psychology": 5,
+    "Sociology": 2,
+}
 
 # The fields a topic's papers may also be filed under, by home field.
-_NEIGHBOURS = {"Art": ("History", "Philosophy"), "Biology": ("Medicine", "Chemistry"),
-               "Business": ("Economics", "Sociology"), "Chemistry": ("Materials Science", "Biology"),
-               "Computer Science": ("Mathematics", "Engineering"), "Economics": ("Business", "Mathematics"),
-               "Engineering": ("Computer Science", "Materials Science"),
-               "Environmental Science": ("Biology", "Geography"), "Geography": ("Environmental Science", "Sociology"),
-               "Geology": ("Environmental Science", "Geography"), "History": ("Political Science", "Art"),
-               "Materials Science": ("Chemistry", "Physics"), "Mathematics": ("Computer Science", "Physics"),
-               "Medicine": ("Biology", "Psychology"), "Philosophy": ("History", "Psychology"),
-               "Physics": ("Mathematics", "Materials Science"), "Political Science": ("Economics", "Sociology"),
-               "Psychology": ("Medicine", "Sociology"), "Sociology": ("Psychology", "Political Science")}
+_NEIGHBOURS = {
+    "Art": ("History", "Philosophy"),
+    "Biology": ("Medicine", "Chemistry"),
+    "Business": ("Economics", "Sociology"),
+    "Chemistry": ("Materials Science", "Biology"),
+    "Computer Science": ("Mathematics", "Engineering"),
+    "Economics": ("Business", "Mathematics"),
+    "Engineering": ("Computer Science", "Materials Science"),
+    "Environmental Science": ("Biology", "Geography"),
+    "Geography": ("Environmental Science", "Sociology"),
+    "Geology": ("Environmental Science", "Geography"),
+    "History": ("Political Science", "Art"),
+    "Materials Science": ("Chemistry", "Physics"),
+    "Mathematics": ("Computer Science", "Physics"),
+    "Medicine": ("Biology", "Psychology"),
+    "Philosophy": ("History", "Psychology"),
+    "Physics": ("Mathematics", "Materials Science"),
+    "Political Science": ("Economics", "Sociology"),
+    "Psychology": ("Medicine", "Sociology"),
+    "Sociology": ("Psychology", "Political Science"),
+}
 
 
 _ARXIV_FROM = 2007  # arXiv ids use the YYMM.NNNNN scheme, which began in April 2007
@@ -86,7 +135,7 @@ def draw_plan(spec: SynthSpec, lexicon: Lexicon, rng: np.random.Generator) -> Pl
     at = 0
     for year, count in zip(years, per_year):
         weights = popularity * np.exp(drift * (year - middle))
-        topic[at:at + count] = rng.choice(spec.topics, count, p=weights / weights.sum())
+        topic[at : at + count] = rng.choice(spec.topics, count, p=weights / weights.sum())
         at += count
     year = np.repeat(years, per_year).astype(np.int16)
 
@@ -103,8 +152,6 @@ def draw_plan(spec: SynthSpec, lexicon: Lexicon, rng: np.random.Generator) -> Pl
     return Plan(topics, year, topic, arxiv)
 
 
-
-
 def _topics(rng: np.random.Generator, count: int, lexicon: Lexicon) -> tuple[Topic, ...]:
     """Home fields: each field once (while topics last), the rest by field size."""
     weights = np.array([_FIELD_WEIGHTS[f] for f in MAG_FIELDS], float)
@@ -115,14 +162,13 @@ def _topics(rng: np.random.Generator, count: int, lexicon: Lexicon) -> tuple[Top
         codes = FIELD_CATEGORIES[field]
         picks = rng.choice(len(codes), min(len(codes), 1 + int(rng.random() < 0.5)), replace=False)
         a, b, c = lexicon.topic_words(t, 3)
-        venues = (f"Journal of {capitalise(a)} {capitalise(b)}",
-                  f"Proceedings of the Conference on {capitalise(b)} {capitalise(c)}",
-                  f"{capitalise(a)} {capitalise(c)} Letters")
-        topics.append(Topic(field, _NEIGHBOURS[field][int(rng.integers(2))],
-                            tuple(codes[i] for i in picks), venues))
+        venues = (
+            f"Journal of {capitalise(a)} {capitalise(b)}",
+            f"Proceedings of the Conference on {capitalise(b)} {capitalise(c)}",
+            f"{capitalise(a)} {capitalise(c)} Letters",
+        )
+        topics.append(Topic(field, _NEIGHBOURS[field][int(rng.integers(2))], tuple(codes[i] for i in picks), venues))
     return tuple(topics)
-
-
 
 
 def arxiv_id_of(code: int) -> str | None:
@@ -131,5 +177,3 @@ def arxiv_id_of(code: int) -> str | None:
         return None
     yymm, number = divmod(code, 100000)
     return f"{yymm:04d}.{number:0{5 if yymm >= 1501 else 4}d}"
-
-

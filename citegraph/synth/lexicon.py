@@ -10,13 +10,70 @@ import numpy as np
 
 _MARKER = "[CIT]"
 
-_FUNCTION_WORDS = ("the", "of", "and", "in", "to", "a", "for", "is", "we", "that", "with", "on",
-                   "by", "this", "are", "as", "an", "from", "be", "which", "our", "these", "it",
-                   "can", "at", "between", "using", "both", "its", "than")
+_FUNCTION_WORDS = (
+    "the",
+    "of",
+    "and",
+    "in",
+    "to",
+    "a",
+    "for",
+    "is",
+    "we",
+    "that",
+    "with",
+    "on",
+    "by",
+    "this",
+    "are",
+    "as",
+    "an",
+    "from",
+    "be",
+    "which",
+    "our",
+    "these",
+    "it",
+    "can",
+    "at",
+    "between",
+    "using",
+    "both",
+    "its",
+    "than",
+)
 _BACKGROUND_SIZE, _TOPIC_VOCABULARY_SIZE = 6000, 300
 _FIRST_NAMES, _LAST_NAMES = 1500, 20000
-_ONSETS = ("", "b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z",
-           "br", "cl", "dr", "gr", "pl", "pr", "st", "tr", "ch", "sh", "th")
+_ONSETS = (
+    "",
+    "b",
+    "c",
+    "d",
+    "f",
+    "g",
+    "h",
+    "k",
+    "l",
+    "m",
+    "n",
+    "p",
+    "r",
+    "s",
+    "t",
+    "v",
+    "z",
+    "br",
+    "cl",
+    "dr",
+    "gr",
+    "pl",
+    "pr",
+    "st",
+    "tr",
+    "ch",
+    "sh",
+    "th",
+)
 _VOWELS = ("a", "e", "i", "o", "u", "ai", "ea", "io", "ou", "y")
 _CODAS = ("", "n", "r", "s", "l", "m", "t", "x", "nd", "st", "rt", "ng")
 _SYLLABLES = tuple(dict.fromkeys(o + v + c for o in _ONSETS for v in _VOWELS for c in _CODAS))
@@ -33,8 +90,11 @@ class Lexicon:
     def __init__(self, rng: np.random.Generator, topics: int):
         taken = set(_FUNCTION_WORDS)
         frequent = coin(rng, 300, (1, 2), taken)  # frequent words are short
-        background = [*_FUNCTION_WORDS, *frequent,
-                      *coin(rng, _BACKGROUND_SIZE - len(_FUNCTION_WORDS) - len(frequent), (1, 3), taken)]
+        background = [
+            *_FUNCTION_WORDS,
+            *frequent,
+            *coin(rng, _BACKGROUND_SIZE - len(_FUNCTION_WORDS) - len(frequent), (1, 3), taken),
+        ]
         topical = coin(rng, topics * _TOPIC_VOCABULARY_SIZE, (2, 3), taken)
         words = [*background, *topical, _MARKER]
         self.topic_base = len(background)
@@ -49,10 +109,19 @@ class Lexicon:
     def topic_words(self, topic: int, count: int) -> list[str]:
         """The ``count`` most frequent terms of a topic."""
         start = self.topic_base + topic * _TOPIC_VOCABULARY_SIZE
-        return list(self.table[start:start + count])
+        return list(self.table[start : start + count])
 
-    def texts(self, rng: np.random.Generator, topic: np.ndarray, sentences: np.ndarray,
-              words: tuple[int, int], topic_share: float, *, stop: bool, marker: bool) -> list[str]:
+    def texts(
+        self,
+        rng: np.random.Generator,
+        topic: np.ndarray,
+        sentences: np.ndarray,
+        words: tuple[int, int],
+        topic_share: float,
+        *,
+        stop: bool,
+        marker: bool,
+    ) -> list[str]:
         """One text per unit: ``sentences[i]`` sentences of ``words`` (low, high) words on ``topic[i]``.
 
         ``stop`` ends sentences with a full stop; ``marker`` puts the citation marker in
@@ -89,10 +158,11 @@ class Lexicon:
         g = (ids.astype(np.uint64) * np.uint64(2246822519) + np.uint64(374761393)) & np.uint64(0xFFFFFFFF)
         initials = np.array(["", *_INITIALS], dtype=object)
         middle = np.where(h % np.uint64(4) == 0, 1 + (g >> np.uint64(20)) % np.uint64(len(_INITIALS)), 0)
-        return (self.first_names[h % np.uint64(_FIRST_NAMES)].tolist(), initials[middle].tolist(),
-                self.last_names[g % np.uint64(_LAST_NAMES)].tolist())
-
-
+        return (
+            self.first_names[h % np.uint64(_FIRST_NAMES)].tolist(),
+            initials[middle].tolist(),
+            self.last_names[g % np.uint64(_LAST_NAMES)].tolist(),
+        )
 
 
 def coin(rng: np.random.Generator, count: int, syllables: tuple[int, int], taken: set[str]) -> list[str]:
@@ -103,14 +173,12 @@ def coin(rng: np.random.Generator, count: int, syllables: tuple[int, int], taken
         picks = rng.integers(0, len(_SYLLABLES), int(lengths.sum())).tolist()
         at = 0
         for n in lengths.tolist():
-            word = "".join(_SYLLABLES[s] for s in picks[at:at + n])
+            word = "".join(_SYLLABLES[s] for s in picks[at : at + n])
             at += n
             if word not in taken:
                 taken.add(word)
                 words.append(word)
     return words
-
-
 
 
 class Zipf:

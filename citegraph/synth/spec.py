@@ -82,5 +82,3 @@ def paper_id(index: int, papers: int) -> str:
 def id_format(papers: int) -> Callable[[int], str]:
     """Paper number (1-based) → id; ids of one corpus have one width, so they sort as they number."""
     return f"S{{:0{max(7, len(str(papers)))}d}}".format
-
-

@@ -51,11 +51,18 @@ PERCENT = 20
 MEASURES = ("R-Prec", "P@20", "R@20", "NDCG", "NDCG@20", "NDCG%20")
 OFFICIAL, TREC = "official", "trec_eval"
 #: metrics.evaluate's names for the same measures, with CSFCube's relevance threshold
-TREC_MEASURES = {"R-Prec": f"Rprec(rel={THRESHOLD})", "P@20": f"P(rel={THRESHOLD})@{AT}",
-                 "R@20": f"R(rel={THRESHOLD})@{AT}", "NDCG": "nDCG", "NDCG@20": f"nDCG@{AT}",
-                 "NDCG%20": f"NDCG%{PERCENT}"}
-SOURCE = ("iesl/CSFCube eval_scripts/ranking_eval.py (rank_metrics as in allenai/aspire "
-          "src/evaluation/rank_metrics.py); folds per the release's datasheet.md")
+TREC_MEASURES = {
+    "R-Prec": f"Rprec(rel={THRESHOLD})",
+    "P@20": f"P(rel={THRESHOLD})@{AT}",
+    "R@20": f"R(rel={THRESHOLD})@{AT}",
+    "NDCG": "nDCG",
+    "NDCG@20": f"nDCG@{AT}",
+    "NDCG%20": f"NDCG%{PERCENT}",
+}
+SOURCE = (
+    "iesl/CSFCube eval_scripts/ranking_eval.py (rank_metrics as in allenai/aspire "
+    "src/evaluation/rank_metrics.py); folds per the release's datasheet.md"
+)
 
 
 def _dcg(gains: Sequence[int], k: int) -> float:
@@ -73,12 +80,14 @@ def official(grades: Sequence[int]) -> dict[str, float]:
     relevant = [g >= THRESHOLD for g in grades]
     total = sum(relevant)
     last = max((r for r, rel in enumerate(relevant, start=1) if rel), default=0)
-    return {"R-Prec": total / last if total else 0.0,
-            "P@20": sum(relevant[:AT]) / AT,
-            "R@20": sum(relevant[:AT]) / total if total else 0.0,
-            "NDCG": _ndcg(grades, len(grades)),
-            "NDCG@20": _ndcg(grades, AT),
-            "NDCG%20": _ndcg(grades, int(PERCENT / 100 * len(grades)))}
+    return {
+        "R-Prec": total / last if total else 0.0,
+        "P@20": sum(relevant[:AT]) / AT,
+        "R@20": sum(relevant[:AT]) / total if total else 0.0,
+        "NDCG": _ndcg(grades, len(grades)),
+        "NDCG@20": _ndcg(grades, AT),
+        "NDCG%20": _ndcg(grades, int(PERCENT / 100 * len(grades))),
+    }
 
 
 #: What becomes of pool members a ranking leaves out: scored as the official script scores
@@ -95,7 +104,6 @@ def complete(ranking: Ranking, pool: Sequence[str], unranked: str = "official") 
         return ranked  # no answer at all scores 0, as metrics.evaluate scores it
     seen = set(ranked)
     return ranked + sorted(c for c in pool if c not in seen)
-
 
 
 def official_values(release: Release, orders: Mapping[str, list[str]]) -> dict[str, dict[str, float]]:
@@ -115,4 +123,3 @@ def trec_values(release: Release, orders: Mapping[str, list[str]]) -> dict[str, 
 def fold_mean(values: Mapping[str, float], folds: Mapping[str, Sequence[str]]) -> float:
     """The mean over each test fold's queries, then over the folds (the official aggregation)."""
     return statistics.mean(statistics.mean(values.get(q, 0.0) for q in folds[fold]) for fold in FOLDS)
-

@@ -140,8 +140,10 @@ def read_release(directory: str | Path) -> Release:
 
 def _need(path: Path) -> Path:
     if not path.is_file():
-        raise CitegraphError(f"{path} is missing (a CSFCube release folder holds {PAPERS}, {QUERIES}, "
-                             f"{', '.join(annotations_file(f) for f in FACETS)} and {SPLITS})")
+        raise CitegraphError(
+            f"{path} is missing (a CSFCube release folder holds {PAPERS}, {QUERIES}, "
+            f"{', '.join(annotations_file(f) for f in FACETS)} and {SPLITS})"
+        )
     return path
 
 
@@ -171,8 +173,14 @@ def _paper(row: Mapping[str, Any], where: Location) -> Paper:
     labels = _string_list(row, "pred_labels", required=False)
     if labels and len(labels) != len(sentences):
         raise BadField("pred_labels", f"has {len(labels)} labels for {len(sentences)} sentences")
-    return Paper(text(row, "paper_id", required=True), text(row, "title") or "",
-                 tuple(" ".join(s.split()) for s in sentences), labels, _year(row), where)
+    return Paper(
+        text(row, "paper_id", required=True),
+        text(row, "title") or "",
+        tuple(" ".join(s.split()) for s in sentences),
+        labels,
+        _year(row),
+        where,
+    )
 
 
 def _string_list(row: Mapping[str, Any], name: str, required: bool) -> tuple[str, ...]:
@@ -241,8 +249,9 @@ def _line(content: str, needle: str, start: int = 0) -> int:
     return content.count("\n", 0, found) + 1 if found >= 0 else 1
 
 
-def _read_annotations(path: Path, facet: str, queries: Mapping[tuple[str, str], FacetQuery],
-                      papers: Mapping[str, Paper]) -> dict[str, Judged]:
+def _read_annotations(
+    path: Path, facet: str, queries: Mapping[tuple[str, str], FacetQuery], papers: Mapping[str, Paper]
+) -> dict[str, Judged]:
     value, content = _load_json(path)
     judged: dict[str, Judged] = {}
     for pid, entry in value.items():
@@ -253,8 +262,9 @@ def _read_annotations(path: Path, facet: str, queries: Mapping[tuple[str, str], 
     return judged
 
 
-def _judged(pid: str, entry: Any, facet: str, queries: Mapping[tuple[str, str], FacetQuery],
-            papers: Mapping[str, Paper]) -> Judged:
+def _judged(
+    pid: str, entry: Any, facet: str, queries: Mapping[tuple[str, str], FacetQuery], papers: Mapping[str, Paper]
+) -> Judged:
     if (pid, facet) not in queries:
         raise BadField(pid, f"query {pid}_{facet} is not in {QUERIES}")
     if not isinstance(entry, dict):
@@ -272,8 +282,9 @@ def _judged(pid: str, entry: Any, facet: str, queries: Mapping[tuple[str, str], 
         raise BadField(f"{pid}.cands", "lists a candidate twice")
     paper = papers[pid]
     if not paper.facet_sentences(facet):
-        raise InputError(Problem(paper.where, "pred_labels", f"no sentence is labelled {facet}, "
-                                                             f"but {pid}_{facet} is a query"))
+        raise InputError(
+            Problem(paper.where, "pred_labels", f"no sentence is labelled {facet}, but {pid}_{facet} is a query")
+        )
     return Judged(candidates, tuple(grades))
 
 
@@ -292,11 +303,14 @@ def _read_splits(path: Path, queries: Mapping[str, FacetQuery]) -> dict[str, dic
                 raise _fail(path, _line(content, split, start), where, "expected a list of query ids")
             for qid in qids:
                 if qid not in queries or (facet != ALL and queries[qid].facet != facet):
-                    raise _fail(path, _line(content, qid, start), where,
-                                f"{qid} is not an annotated {'' if facet == ALL else facet + ' '}query")
+                    raise _fail(
+                        path,
+                        _line(content, qid, start),
+                        where,
+                        f"{qid} is not an annotated {'' if facet == ALL else facet + ' '}query",
+                    )
             splits[facet][split] = tuple(qids)
         for fold in FOLDS:
             if not splits[facet].get(fold):
                 raise _fail(path, _line(content, facet), f"{facet}.{fold}", "is missing or empty")
     return splits
-

@@ -78,8 +78,10 @@ def parse_system(name: str | Spec) -> tuple[Spec, bool]:
     if isinstance(name, str) and name.strip().endswith(FACET_TEXT):
         spec = parse_spec(name.strip().removesuffix(FACET_TEXT))
         if not isinstance(spec, Dense) or spec.maxsim:
-            raise CitegraphError(f"{name.strip()!r}: {FACET_TEXT} puts the facet sentences as one text to an "
-                                 "encoder; bm25, :maxsim and fusions read the facet sentences already")
+            raise CitegraphError(
+                f"{name.strip()!r}: {FACET_TEXT} puts the facet sentences as one text to an "
+                "encoder; bm25, :maxsim and fusions read the facet sentences already"
+            )
         return spec, True
     return parse_spec(name), False
 
@@ -106,15 +108,25 @@ def build_systems(release: Release, specs: Sequence[tuple[Spec, bool]], work: Pa
             built[spec] = spec.build(docs, work, sentences=lines)
         whole = isinstance(spec, Dense) and not spec.maxsim and not facet_text
         if isinstance(spec, Dense):
-            description = (f"{spec.encoder}: best pair of facet sentence and candidate sentence, each encoded alone"
-                           if spec.maxsim else f"{spec.encoder}: facet sentences as one text vs whole candidates"
-                           if facet_text else f"{spec.encoder}: whole query paper vs whole candidates (not faceted)")
+            description = (
+                f"{spec.encoder}: best pair of facet sentence and candidate sentence, each encoded alone"
+                if spec.maxsim
+                else f"{spec.encoder}: facet sentences as one text vs whole candidates"
+                if facet_text
+                else f"{spec.encoder}: whole query paper vs whole candidates (not faceted)"
+            )
         elif isinstance(spec, Fusion):
             description = f"{spec}: facet sentences vs whole candidates"
         else:
             description = f"BM25 ({read_manifest(work / spec.folder)['backend']}): facet sentences vs whole candidates"
-        systems.append(System(system_name(spec, facet_text), built[spec],
-                              release.whole_paper if whole else release.facet_text, description))
+        systems.append(
+            System(
+                system_name(spec, facet_text),
+                built[spec],
+                release.whole_paper if whole else release.facet_text,
+                description,
+            )
+        )
     return systems
 
 
@@ -148,20 +160,24 @@ def score_system(release: Release, system: System, unranked: str = "official") -
     :func:`~.measures.complete`)."""
     queries = release.facet_queries(system.facets)
     pools = [release.pools[q.qid].candidates for q in queries]
-    found = system.retriever.search([system.ask(q) for q in queries], max(map(len, pools)),
-                                    [frozenset(p) for p in pools])
+    found = system.retriever.search(
+        [system.ask(q) for q in queries], max(map(len, pools)), [frozenset(p) for p in pools]
+    )
     rankings = {q.qid: ranking for q, ranking in zip(queries, found)}
     orders = {q.qid: complete(r, pool, unranked) for q, r, pool in zip(queries, found, pools)}
     unranked = {q.qid: len(pool) - len(r) for q, r, pool in zip(queries, found, pools) if len(r) < len(pool)}
-    return Scored(system, rankings, {OFFICIAL: official_values(release, orders), TREC: trec_values(release, orders)}, unranked)
+    return Scored(
+        system, rankings, {OFFICIAL: official_values(release, orders), TREC: trec_values(release, orders)}, unranked
+    )
 
 
 def summarise(release: Release, scored: Scored) -> dict[str, dict[str, dict[str, float]]]:
     """convention → facet (and ``all`` when every facet was ranked) → measure → fold mean."""
     facets = [*scored.system.facets, *([ALL] if scored.system.facets == FACETS else [])]
-    return {convention: {facet: {m: fold_mean(values[m], release.splits[facet]) for m in MEASURES}
-                         for facet in facets}
-            for convention, values in scored.per_query.items()}
+    return {
+        convention: {facet: {m: fold_mean(values[m], release.splits[facet]) for m in MEASURES} for facet in facets}
+        for convention, values in scored.per_query.items()
+    }
 
 
 # -- the evaluation ----------------------------------------------------------------------
@@ -189,8 +205,10 @@ class CSFCube:
         if run_facet is not None and run_file is None:
             raise CitegraphError("a run facet needs a run file")
         named = {system_name(spec, facet_text): (spec, facet_text) for spec, facet_text in map(parse_system, models)}
-        given = [System(r.name, r, release.whole_paper, f"{r.name}: whole query paper vs whole candidates")
-                 for r in retrievers]
+        given = [
+            System(r.name, r, release.whole_paper, f"{r.name}: whole query paper vs whole candidates")
+            for r in retrievers
+        ]
         run = [] if run_file is None else [run_system(release, run_file, run_facet)]  # checked before any encoding
         _check_names([*(system_name(*parse_system(m)) for m in models), *(s.name for s in [*given, *run])])
         folder = Path(self.work or Path(out) / "indexes")
@@ -202,26 +220,49 @@ class CSFCube:
             if s.unranked:
                 shown = ", ".join(f"{q} ({n})" for q, n in sorted(s.unranked.items())[:5])
                 more = f" and {len(s.unranked) - 5} more" if len(s.unranked) > 5 else ""
-                how = ("scored over the ranked ones only, as the official script does (--unranked append: "
-                       "appended in id order)") if self.unranked == "official" else "appended in id order"
-                log(f"warning: {s.system.name} leaves pool members unranked for {len(s.unranked)} queries: "
-                    f"{shown}{more}; {how}")
+                how = (
+                    (
+                        "scored over the ranked ones only, as the official script does (--unranked append: "
+                        "appended in id order)"
+                    )
+                    if self.unranked == "official"
+                    else "appended in id order"
+                )
+                log(
+                    f"warning: {s.system.name} leaves pool members unranked for {len(s.unranked)} queries: "
+                    f"{shown}{more}; {how}"
+                )
         summaries = {s.system.name: summarise(release, s) for s in scored}
         per_query = {s.system.name: {**s.per_query, "unranked": s.unranked} for s in scored}
         _write_runs(Path(out) / "runs", scored)
-        return Scores(_tables(summaries), _config(release, list(named), run_file, run_facet, systems, self.unranked),
-                      per_query,
-                      {"summary": summaries})
+        return Scores(
+            _tables(summaries),
+            _config(release, list(named), run_file, run_facet, systems, self.unranked),
+            per_query,
+            {"summary": summaries},
+        )
 
 
-def run_csfcube(data_dir: Path, models: Sequence[str | Spec], out: Path, *, run_file: Path | None = None,
-                run_facet: str | None = None, work: Path | None = None, unranked: str = "official",
-                log: Log = quiet) -> dict:
+def run_csfcube(
+    data_dir: Path,
+    models: Sequence[str | Spec],
+    out: Path,
+    *,
+    run_file: Path | None = None,
+    run_facet: str | None = None,
+    work: Path | None = None,
+    unranked: str = "official",
+    log: Log = quiet,
+) -> dict:
     """:class:`CSFCube` through the harness: the configuration, the summaries (system →
     convention → facet → measure), the per-query values and the tables."""
     results = run(CSFCube(Path(data_dir), tuple(models), run_file, run_facet, work, unranked), [], out, log=log)
-    return {"config": results.config, "summary": results.details["summary"], "per_query": results.per_query,
-            "tables": results.tables}
+    return {
+        "config": results.config,
+        "summary": results.details["summary"],
+        "per_query": results.per_query,
+        "tables": results.tables,
+    }
 
 
 def _check_names(names: Sequence[str]) -> None:
@@ -244,25 +285,48 @@ def _tables(summaries: Mapping[str, Mapping[str, Mapping[str, Mapping[str, float
     return tables
 
 
-def _config(release: Release, models: Sequence[str], run_file: Path | None, run_facet: str | None,
-            systems: Sequence[System], unranked: str) -> dict:
+def _config(
+    release: Release,
+    models: Sequence[str],
+    run_file: Path | None,
+    run_facet: str | None,
+    systems: Sequence[System],
+    unranked: str,
+) -> dict:
     return {
-        "benchmark": "CSFCube", "data": str(release.directory), "models": list(models),
-        "run_file": None if run_file is None else str(run_file), "run_facet": run_facet,
+        "benchmark": "CSFCube",
+        "data": str(release.directory),
+        "models": list(models),
+        "run_file": None if run_file is None else str(run_file),
+        "run_facet": run_facet,
         "systems": {s.name: s.description for s in systems},
-        "protocol": {"source": SOURCE, "split": f"test: mean over {' and '.join(FOLDS)} of the per-fold means",
-                     "relevance": f"relevance_adju, grades 0-3; relevant means grade >= {THRESHOLD}",
-                     "conventions": {OFFICIAL: "rank_metrics: linear gains, ranks 1-2 undiscounted then 1/log2(r), "
-                                               "ideal from the pool; R-Prec = precision at the last relevant rank",
-                                     TREC: "citegraph.evaluation.metrics.evaluate: "
-                                           + ", ".join(TREC_MEASURES.values())},
-                     "unranked": ("pool members a ranking leaves out are not scored (the official script)"
-                                  if unranked == "official" else
-                                  "pool members a ranking leaves out follow it in id order (citegraph's policy)")
-                                 + "; see per_query.*.unranked"},
-        "queries": {q.qid: {"facet": q.facet, "title": q.title, "year": q.year, "paper_type": q.paper_type,
-                            "pool": len(release.pools[q.qid].candidates), "relevant": release.pools[q.qid].relevant}
-                    for q in release.queries.values()},
+        "protocol": {
+            "source": SOURCE,
+            "split": f"test: mean over {' and '.join(FOLDS)} of the per-fold means",
+            "relevance": f"relevance_adju, grades 0-3; relevant means grade >= {THRESHOLD}",
+            "conventions": {
+                OFFICIAL: "rank_metrics: linear gains, ranks 1-2 undiscounted then 1/log2(r), "
+                "ideal from the pool; R-Prec = precision at the last relevant rank",
+                TREC: "citegraph.evaluation.metrics.evaluate: " + ", ".join(TREC_MEASURES.values()),
+            },
+            "unranked": (
+                "pool members a ranking leaves out are not scored (the official script)"
+                if unranked == "official"
+                else "pool members a ranking leaves out follow it in id order (citegraph's policy)"
+            )
+            + "; see per_query.*.unranked",
+        },
+        "queries": {
+            q.qid: {
+                "facet": q.facet,
+                "title": q.title,
+                "year": q.year,
+                "paper_type": q.paper_type,
+                "pool": len(release.pools[q.qid].candidates),
+                "relevant": release.pools[q.qid].relevant,
+            }
+            for q in release.queries.values()
+        },
     }
 
 

@@ -19,7 +19,18 @@ def _build(pools_dir: Path):
 
 
 LARGE_SCALE = Registered(
-    "large-scale", "Tables 1 and 2 of Medić & Šnajder: MAP / nDCG / R@30 per pool size or per field.", _build,
-    (Option("pools_dir", "--pools", "A folder written by `citegraph pools dataset-level|field-level`.", Path,
-            required=True, path="dir"),),
-    RetrieverOption("indexes", help="Retrievers with built indexes (citegraph index …)."))
+    "large-scale",
+    "Tables 1 and 2 of Medić & Šnajder: MAP / nDCG / R@30 per pool size or per field.",
+    _build,
+    (
+        Option(
+            "pools_dir",
+            "--pools",
+            "A folder written by `citegraph pools dataset-level|field-level`.",
+            Path,
+            required=True,
+            path="dir",
+        ),
+    ),
+    RetrieverOption("indexes", help="Retrievers with built indexes (citegraph index …)."),
+)

@@ -102,18 +102,32 @@ def query_year(store: GraphStore, n_queries: int, min_cited: int = 1) -> int:
         if found > best_count:
             best_count, best_year = found, row["year"]
     if best_year is None:
-        raise CitegraphError("no eligible paper cites a corpus paper: ingest a corpus with citations and "
-                             "run the prefilter first (citegraph prefilter)")
+        raise CitegraphError(
+            "no eligible paper cites a corpus paper: ingest a corpus with citations and "
+            "run the prefilter first (citegraph prefilter)"
+        )
     return best_year
 
 
-def choose_queries(store: GraphStore, n_queries: int, year: int, seed: int, *, field_name: str | None = None,
-                   min_cited: int = 1, exclude: Iterable[str] = (), split: str = "test") -> Queries:
+def choose_queries(
+    store: GraphStore,
+    n_queries: int,
+    year: int,
+    seed: int,
+    *,
+    field_name: str | None = None,
+    min_cited: int = 1,
+    exclude: Iterable[str] = (),
+    split: str = "test",
+) -> Queries:
     """``n_queries`` random possible queries of ``year`` (and field), with what they cite;
     those of another ``split`` (same seed) are other queries."""
     excluded = set(exclude)
-    candidates = [row["id"] for row in store.rows("pools/query_candidates", year=year, field=field_filter(field_name),
-                                                  min_cited=min_cited) if row["id"] not in excluded]
+    candidates = [
+        row["id"]
+        for row in store.rows("pools/query_candidates", year=year, field=field_filter(field_name), min_cited=min_cited)
+        if row["id"] not in excluded
+    ]
     ids = sorted(split_part(split, n_queries, candidates, seed, "queries", field_name or ""))
     cited: dict[str, list[str]] = {q: [] for q in ids}
     for row in store.rows("pools/cited", ids=ids):
@@ -121,8 +135,9 @@ def choose_queries(store: GraphStore, n_queries: int, year: int, seed: int, *, f
     return Queries(year, ids, cited)
 
 
-def fill_pool(name: str, repeat: int, size: int, queries: Queries, candidates: Sequence[str],
-              exclude: set[str], seed: int) -> Pool:
+def fill_pool(
+    name: str, repeat: int, size: int, queries: Queries, candidates: Sequence[str], exclude: set[str], seed: int
+) -> Pool:
     """Every cited paper plus random ``candidates`` up to ``size`` (see the module docstring)."""
     cited = {c for ids in queries.cited.values() for c in ids}
     blocked = cited | set(queries.ids) | exclude
@@ -131,38 +146,66 @@ def fill_pool(name: str, repeat: int, size: int, queries: Queries, candidates: S
     return Pool(name, repeat, sorted(cited | set(extra)), size, len(cited) + len(drawable))
 
 
-def dataset_level(store: GraphStore, out: Path, *, n_queries: int = 1000,
-                  sizes: Sequence[int] = (200_000, 500_000, 1_000_000, 2_000_000), repeats: int = 3,
-                  seed: int = 0, year: int | None = None, exclude: Iterable[str] = (),
-                  split: str = "test") -> Manifest:
+def dataset_level(
+    store: GraphStore,
+    out: Path,
+    *,
+    n_queries: int = 1000,
+    sizes: Sequence[int] = (200_000, 500_000, 1_000_000, 2_000_000),
+    repeats: int = 3,
+    seed: int = 0,
+    year: int | None = None,
+    exclude: Iterable[str] = (),
+    split: str = "test",
+) -> Manifest:
     """Dataset-level queries and pools, written to ``out``."""
     excluded = set(exclude)
     year = year if year is not None else query_year(store, n_queries)
     queries = choose_queries(store, n_queries, year, seed, exclude=excluded, split=split)
     eligible = [row["id"] for row in store.rows("pools/eligible", year=year)]
-    pools = [fill_pool(str(size), r, size, queries, eligible, excluded, seed + r)
-             for size in sizes for r in range(repeats)]
-    manifest = Manifest("dataset-level", seed, {"n_queries": n_queries, "sizes": list(sizes), "repeats": repeats,
-                                                "excluded": len(excluded), "split": split}, year, len(queries.ids))
+    pools = [
+        fill_pool(str(size), r, size, queries, eligible, excluded, seed + r) for size in sizes for r in range(repeats)
+    ]
+    manifest = Manifest(
+        "dataset-level",
+        seed,
+        {"n_queries": n_queries, "sizes": list(sizes), "repeats": repeats, "excluded": len(excluded), "split": split},
+        year,
+        len(queries.ids),
+    )
     _write(store, out, manifest, [queries], pools, {})
     return manifest
 
 
-def field_pools(store: GraphStore, field_name: str, queries: Queries, size: int, repeats: int, seed: int,
-                exclude: set[str]) -> list[Pool]:
+def field_pools(
+    store: GraphStore, field_name: str, queries: Queries, size: int, repeats: int, seed: int, exclude: set[str]
+) -> list[Pool]:
     """A field's pools: cited papers plus the field-cited set, repeated only where it exceeds ``size``."""
-    field_cited = [row["id"] for row in store.rows("pools/field_cited", field=field_filter(field_name),
-                                                   year=queries.year)]
+    field_cited = [
+        row["id"] for row in store.rows("pools/field_cited", field=field_filter(field_name), year=queries.year)
+    ]
     first = fill_pool(field_name, 0, size, queries, field_cited, exclude, seed)
     if first.available <= size:
         return [first]
-    return [first, *(fill_pool(field_name, r, size, queries, field_cited, exclude, seed + r)
-                     for r in range(1, repeats))]
+    return [
+        first,
+        *(fill_pool(field_name, r, size, queries, field_cited, exclude, seed + r) for r in range(1, repeats)),
+    ]
 
 
-def field_level(store: GraphStore, out: Path, *, fields: Sequence[str] = MAG_FIELDS, n_queries: int = 200,
-                size: int = 100_000, repeats: int = 3, seed: int = 0, year: int | None = None,
-                exclude: Iterable[str] = (), split: str = "test") -> Manifest:
+def field_level(
+    store: GraphStore,
+    out: Path,
+    *,
+    fields: Sequence[str] = MAG_FIELDS,
+    n_queries: int = 200,
+    size: int = 100_000,
+    repeats: int = 3,
+    seed: int = 0,
+    year: int | None = None,
+    exclude: Iterable[str] = (),
+    split: str = "test",
+) -> Manifest:
     """Field-level queries and pools, written to ``out``."""
     excluded = set(exclude)
     year = year if year is not None else query_year(store, n_queries)
@@ -172,15 +215,32 @@ def field_level(store: GraphStore, out: Path, *, fields: Sequence[str] = MAG_FIE
         all_queries.append(queries)
         fields_of.update(dict.fromkeys(queries.ids, name))
         pools += field_pools(store, name, queries, size, repeats, seed, excluded)
-    manifest = Manifest("field-level", seed, {"fields": list(fields), "n_queries": n_queries, "size": size,
-                                              "repeats": repeats, "excluded": len(excluded), "split": split},
-                        year, sum(len(q.ids) for q in all_queries))
+    manifest = Manifest(
+        "field-level",
+        seed,
+        {
+            "fields": list(fields),
+            "n_queries": n_queries,
+            "size": size,
+            "repeats": repeats,
+            "excluded": len(excluded),
+            "split": split,
+        },
+        year,
+        sum(len(q.ids) for q in all_queries),
+    )
     _write(store, out, manifest, all_queries, pools, fields_of)
     return manifest
 
 
-def _write(store: GraphStore, out: Path, manifest: Manifest, query_sets: list[Queries], pools: list[Pool],
-           field_of: dict[str, str]) -> None:
+def _write(
+    store: GraphStore,
+    out: Path,
+    manifest: Manifest,
+    query_sets: list[Queries],
+    pools: list[Pool],
+    field_of: dict[str, str],
+) -> None:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ids = [q for queries in query_sets for q in queries.ids]
@@ -188,8 +248,13 @@ def _write(store: GraphStore, out: Path, manifest: Manifest, query_sets: list[Qu
     meta = {row["id"]: row for row in store.rows("pools/papers", ids=ids)}
     with open(out / "queries.jsonl", "w", encoding="utf-8") as f:
         for q in ids:
-            record = {"id": q, "title": docs[q].title, "abstract": docs[q].abstract, "year": meta[q]["year"],
-                      "fields": meta[q]["fields"]}
+            record = {
+                "id": q,
+                "title": docs[q].title,
+                "abstract": docs[q].abstract,
+                "year": meta[q]["year"],
+                "fields": meta[q]["fields"],
+            }
             if q in field_of:
                 record["field"] = field_of[q]
             f.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -198,9 +263,17 @@ def _write(store: GraphStore, out: Path, manifest: Manifest, query_sets: list[Qu
         path = out / "pools" / slug(pool.name) / f"repeat-{pool.repeat}.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(f"{i}\n" for i in pool.ids), encoding="utf-8")
-        manifest.pools.append({"name": pool.name, "repeat": pool.repeat, "file": str(path.relative_to(out)),
-                               "papers": len(pool.ids), "requested": pool.requested, "available": pool.available,
-                               "capped": pool.capped})
+        manifest.pools.append(
+            {
+                "name": pool.name,
+                "repeat": pool.repeat,
+                "file": str(path.relative_to(out)),
+                "papers": len(pool.ids),
+                "requested": pool.requested,
+                "available": pool.available,
+                "capped": pool.capped,
+            }
+        )
     stats = graph_stats(store)
     manifest.graph = {"labels": stats["labels"], "relationships": stats["relationships"]}
     (out / "manifest.json").write_text(json.dumps(asdict(manifest), indent=2) + "\n", encoding="utf-8")

@@ -40,14 +40,19 @@ class LargeScale:
         records = read_queries(pools_dir / "queries.jsonl")
         qrels = read_qrels(pools_dir / "qrels.txt")
         field_level = manifest["kind"] == "field-level"
-        values: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))  # model → pool → repeat → measure → mean
+        values: dict = defaultdict(
+            lambda: defaultdict(lambda: defaultdict(dict))
+        )  # model → pool → repeat → measure → mean
         per_query: dict = defaultdict(dict)
         for entry in manifest["pools"]:
             pool = set((pools_dir / entry["file"]).read_text(encoding="utf-8").split())
             mine = [r for r in records if not field_level or r.get("field") == entry["name"]]
-            topics = Topics({r["id"]: Document(r["id"], r["title"], r["abstract"] or "") for r in mine},
-                            {r["id"]: qrels.get(r["id"], {}) for r in mine}, [pool] * len(mine),
-                            leave_out_query=True)
+            topics = Topics(
+                {r["id"]: Document(r["id"], r["title"], r["abstract"] or "") for r in mine},
+                {r["id"]: qrels.get(r["id"], {}) for r in mine},
+                [pool] * len(mine),
+                leave_out_query=True,
+            )
             for retriever in retrievers:
                 result = score_topics(retriever, topics, self.measures, self.depth + 1, self.depth)
                 values[retriever.name][entry["name"]][entry["repeat"]] = result.mean
@@ -55,9 +60,13 @@ class LargeScale:
         columns = list(dict.fromkeys(e["name"] for e in manifest["pools"]))
         tables = []
         for measure in self.measures:
-            table = Table(f"{measure}: {manifest['kind']} pools" + ("" if field_level else " by size"),
-                          columns + (["AVG"] if field_level else []), figure="bar" if field_level else "line",
-                          name=f"{manifest['kind']}-{measure.replace('@', '_at_')}", xlabel="pool size")
+            table = Table(
+                f"{measure}: {manifest['kind']} pools" + ("" if field_level else " by size"),
+                columns + (["AVG"] if field_level else []),
+                figure="bar" if field_level else "line",
+                name=f"{manifest['kind']}-{measure.replace('@', '_at_')}",
+                xlabel="pool size",
+            )
             for model, by_pool in values.items():
                 means = {}
                 for name in columns:
@@ -67,8 +76,14 @@ class LargeScale:
                 if field_level:
                     table.set(model, "AVG", sum(means.values()) / len(means))
             tables.append(table)
-        config = {"setup": manifest["kind"], "pools": str(pools_dir), "pool_manifest": manifest,
-                  "models": [r.name for r in retrievers], "measures": list(self.measures), "depth": self.depth}
+        config = {
+            "setup": manifest["kind"],
+            "pools": str(pools_dir),
+            "pool_manifest": manifest,
+            "models": [r.name for r in retrievers],
+            "measures": list(self.measures),
+            "depth": self.depth,
+        }
         return Scores(tables, config, dict(per_query))
 
 

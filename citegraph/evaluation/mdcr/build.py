@@ -75,27 +75,44 @@ def jaccard_selection(top_negatives: dict[str, dict[str, list[str]]], keep: int)
     names = list(top_negatives)
     pairs = {}
     for a, b in combinations(names, 2):
-        values = [len(set(top_negatives[a][q]) & set(top_negatives[b][q])) / len(set(top_negatives[a][q]) | set(top_negatives[b][q]))
-                  for q in top_negatives[a] if set(top_negatives[a][q]) | set(top_negatives[b][q])]
+        values = [
+            len(set(top_negatives[a][q]) & set(top_negatives[b][q]))
+            / len(set(top_negatives[a][q]) | set(top_negatives[b][q]))
+            for q in top_negatives[a]
+            if set(top_negatives[a][q]) | set(top_negatives[b][q])
+        ]
         pairs[f"{a}|{b}"] = sum(values) / len(values) if values else 0.0
     mean = {n: sum(v for k, v in pairs.items() if n in k.split("|")) / max(1, len(names) - 1) for n in names}
     return sorted(names, key=lambda n: (mean[n], n))[:keep], {"pairs": pairs, "mean": mean}
 
 
-def build(store: GraphStore, out: Path, config: MDCRConfig = MDCRConfig(), *, retrievers: Sequence[Retriever] = (),
-          exclude: Iterable[str] = ()) -> Manifest:
+def build(
+    store: GraphStore,
+    out: Path,
+    config: MDCRConfig = MDCRConfig(),
+    *,
+    retrievers: Sequence[Retriever] = (),
+    exclude: Iterable[str] = (),
+) -> Manifest:
     """Build MDCR from the graph and write it to ``out``; see the module docstring. ``retrievers``
     draw the model-based negatives; ``exclude``: papers never used as queries or candidates."""
-    fields, n_queries, positives, per_type, seed, split = (config.fields, config.n_queries, config.positives,
-                                                           config.per_type, config.seed, config.split)
+    fields, n_queries, positives, per_type, seed, split = (
+        config.fields,
+        config.n_queries,
+        config.positives,
+        config.per_type,
+        config.seed,
+        config.split,
+    )
     excluded = set(exclude)
     year = config.year if config.year is not None else query_year(store, n_queries, min_cited=positives)
     eligible = {row["id"]: row["year"] for row in store.rows("pools/eligible", year=year)}
     eligible_ids = sorted(eligible)
     per_field: dict[str, Queries] = {}
     for name in fields:
-        per_field[name] = choose_queries(store, n_queries, year, seed, field_name=name, min_cited=positives,
-                                         exclude=excluded, split=split)
+        per_field[name] = choose_queries(
+            store, n_queries, year, seed, field_name=name, min_cited=positives, exclude=excluded, split=split
+        )
     query_ids = [q for queries in per_field.values() for q in queries.ids]
     overlap = defaultdict(list)  # query → [(cited, O(q, c))], highest first
     # In batches: one statement over every query of 19 fields sorts more rows than
@@ -108,9 +125,18 @@ def build(store: GraphStore, out: Path, config: MDCRConfig = MDCRConfig(), *, re
         for row in store.rows("mdcr/neighbours", ids=batch):
             neighbours[row["paper"]].append(row["neighbour"])
 
-    model_negatives, model_report = _model_negatives(store, per_field, retrievers, config.keep_models,
-                                                     config.model_depth, config.pool_size, seed, excluded, overlap,
-                                                     eligible)
+    model_negatives, model_report = _model_negatives(
+        store,
+        per_field,
+        retrievers,
+        config.keep_models,
+        config.model_depth,
+        config.pool_size,
+        seed,
+        excluded,
+        overlap,
+        eligible,
+    )
     benchmark: dict[str, dict[str, dict[str, list[str]]]] = {}
     shortfall: dict[str, int] = defaultdict(int)
     for name, queries in per_field.items():
@@ -126,31 +152,56 @@ def build(store: GraphStore, out: Path, config: MDCRConfig = MDCRConfig(), *, re
                 pool = [c for c in negatives[q] if rule.allows(c)]
                 types[model] = rule.take(sample(pool, per_type, generator(seed, model, q)))
             types[GRAPH] = rule.take(_graph_negatives(q, overlap[q], neighbours, rule, per_type, seed))
-            types[MOST_CITED] = rule.take(sample([c for c in top_ids if rule.allows(c)], per_type,
-                                                 generator(seed, MOST_CITED, q)))
+            types[MOST_CITED] = rule.take(
+                sample([c for c in top_ids if rule.allows(c)], per_type, generator(seed, MOST_CITED, q))
+            )
             types[RANDOM] = rule.take(sample_where(eligible_ids, per_type, generator(seed, RANDOM, q), rule.allows))
             for kind, chosen in types.items():
                 shortfall[kind] += (positives if kind == TRUE else per_type) - len(chosen)
             benchmark[name][q] = types
 
-    manifest = Manifest("mdcr", seed, {"fields": list(fields), "n_queries": n_queries, "positives": positives,
-                                       "per_type": per_type, "retrievers": [r.name for r in retrievers],
-                                       "keep_models": config.keep_models, "model_depth": config.model_depth,
-                                       "pool_size": config.pool_size, "most_cited": config.most_cited,
-                                       "excluded": len(excluded), "split": split},
-                        year, len(query_ids))
-    manifest.graph = {"labels": graph_stats(store)["labels"], "model_selection": model_report,
-                      "shortfall": dict(shortfall),
-                      "queries_per_field": {name: len(q.ids) for name, q in per_field.items()}}
+    manifest = Manifest(
+        "mdcr",
+        seed,
+        {
+            "fields": list(fields),
+            "n_queries": n_queries,
+            "positives": positives,
+            "per_type": per_type,
+            "retrievers": [r.name for r in retrievers],
+            "keep_models": config.keep_models,
+            "model_depth": config.model_depth,
+            "pool_size": config.pool_size,
+            "most_cited": config.most_cited,
+            "excluded": len(excluded),
+            "split": split,
+        },
+        year,
+        len(query_ids),
+    )
+    manifest.graph = {
+        "labels": graph_stats(store)["labels"],
+        "model_selection": model_report,
+        "shortfall": dict(shortfall),
+        "queries_per_field": {name: len(q.ids) for name, q in per_field.items()},
+    }
     _write(store, Path(out), split, benchmark, manifest)
     return manifest
 
 
-def _graph_negatives(query: str, cited_by_overlap: list[str], neighbours: dict[str, list[str]],
-                     rule: _Exclusions, per_type: int, seed: int) -> list[str]:
+def _graph_negatives(
+    query: str,
+    cited_by_overlap: list[str],
+    neighbours: dict[str, list[str]],
+    rule: _Exclusions,
+    per_type: int,
+    seed: int,
+) -> list[str]:
     chosen: list[str] = []
     for cited in cited_by_overlap:
-        for n in sample(neighbours.get(cited, []), len(neighbours.get(cited, [])), generator(seed, GRAPH, query, cited)):
+        for n in sample(
+            neighbours.get(cited, []), len(neighbours.get(cited, [])), generator(seed, GRAPH, query, cited)
+        ):
             if n not in chosen and rule.allows(n):
                 chosen.append(n)
                 if len(chosen) == per_type:
@@ -158,9 +209,18 @@ def _graph_negatives(query: str, cited_by_overlap: list[str], neighbours: dict[s
     return chosen
 
 
-def _model_negatives(store: GraphStore, per_field: dict[str, Queries], retrievers: Sequence[Retriever],
-                     keep: int, depth: int, pool_size: int, seed: int, excluded: set[str],
-                     references: dict[str, list[str]], eligible: dict[str, int]) -> tuple[dict, dict]:
+def _model_negatives(
+    store: GraphStore,
+    per_field: dict[str, Queries],
+    retrievers: Sequence[Retriever],
+    keep: int,
+    depth: int,
+    pool_size: int,
+    seed: int,
+    excluded: set[str],
+    references: dict[str, list[str]],
+    eligible: dict[str, int],
+) -> tuple[dict, dict]:
     """Each chosen retriever's top ``depth`` non-cited candidates per query, over the field-level pool."""
     if not retrievers:
         return {}, {}
@@ -171,8 +231,11 @@ def _model_negatives(store: GraphStore, per_field: dict[str, Queries], retriever
         pool = set(field_pools(store, name, queries, pool_size, 1, seed, excluded)[0].ids)
         docs = documents_by_id(store, queries.ids)
         for retriever in retrievers:
-            rankings = retriever.search([docs[q] for q in queries.ids], depth + len(max(references.values(), key=len)),
-                                        [pool] * len(queries.ids))
+            rankings = retriever.search(
+                [docs[q] for q in queries.ids],
+                depth + len(max(references.values(), key=len)),
+                [pool] * len(queries.ids),
+            )
             for q, ranking in zip(queries.ids, rankings):
                 barred = {q, *references[q]}
                 top[retriever.name][q] = [h.id for h in ranking if h.id not in barred and h.id in eligible][:depth]
@@ -183,15 +246,24 @@ def _model_negatives(store: GraphStore, per_field: dict[str, Queries], retriever
 def _write(store: GraphStore, out: Path, split: str, benchmark: dict, manifest: Manifest) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / f"mdcr_{split}.json").write_text(json.dumps(benchmark, indent=1) + "\n", encoding="utf-8")
-    papers = sorted({q for f in benchmark.values() for q in f} |
-                    {c for f in benchmark.values() for types in f.values() for ids in types.values() for c in ids})
+    papers = sorted(
+        {q for f in benchmark.values() for q in f}
+        | {c for f in benchmark.values() for types in f.values() for ids in types.values() for c in ids}
+    )
     docs = documents_by_id(store, papers)
     with open(out / f"mdcr_{split}_data.jsonl", "w", encoding="utf-8") as f:
         for paper in papers:
-            f.write(json.dumps({"id": paper, "title": docs[paper].title, "abstract": docs[paper].abstract},
-                               ensure_ascii=False) + "\n")
+            f.write(
+                json.dumps(
+                    {"id": paper, "title": docs[paper].title, "abstract": docs[paper].abstract}, ensure_ascii=False
+                )
+                + "\n"
+            )
     candidates = {q: [c for ids in types.values() for c in ids] for f in benchmark.values() for q, types in f.items()}
-    grades = {q: {c: int(kind == TRUE) for kind, ids in types.items() for c in ids}
-              for f in benchmark.values() for q, types in f.items()}
+    grades = {
+        q: {c: int(kind == TRUE) for kind, ids in types.items() for c in ids}
+        for f in benchmark.values()
+        for q, types in f.items()
+    }
     write_qrels(out / f"qrels_{split}.txt", candidates, grades)
     (out / "manifest.json").write_text(json.dumps(asdict(manifest), indent=2) + "\n", encoding="utf-8")

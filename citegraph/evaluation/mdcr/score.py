@@ -52,7 +52,9 @@ def read_benchmark(directory: Path, split: str) -> tuple[dict, dict[str, Documen
     files = split_files(directory, split)
     for path in files:
         if not path.is_file():
-            raise CitegraphError(f"{path} is missing (an MDCR folder holds mdcr_<split>.json and mdcr_<split>_data.jsonl)")
+            raise CitegraphError(
+                f"{path} is missing (an MDCR folder holds mdcr_<split>.json and mdcr_<split>_data.jsonl)"
+            )
     benchmark = json.loads(files[0].read_text(encoding="utf-8"))
     docs = {}
     with open(files[1], encoding="utf-8") as f:
@@ -63,8 +65,13 @@ def read_benchmark(directory: Path, split: str) -> tuple[dict, dict[str, Documen
                     docs[str(row["id"])] = Document(str(row["id"]), row.get("title") or "", row.get("abstract") or "")
                 except (json.JSONDecodeError, KeyError, TypeError) as exc:
                     raise CitegraphError(f"{files[1]}:{number}: expected {{id, title, abstract}} ({exc})") from None
-    missing = {p for f in benchmark.values() for q, types in f.items() for p in [q, *(c for ids in types.values() for c in ids)]
-               if p not in docs}
+    missing = {
+        p
+        for f in benchmark.values()
+        for q, types in f.items()
+        for p in [q, *(c for ids in types.values() for c in ids)]
+        if p not in docs
+    }
     if missing:
         raise CitegraphError(f"{files[1]} lacks the text of {len(missing)} paper(s), e.g. {sorted(missing)[:3]}")
     return benchmark, docs
@@ -93,10 +100,21 @@ class MDCR:
         benchmark, docs = self.release
         fields = [name for name, queries in benchmark.items() if queries]
         types = sorted({t for f in benchmark.values() for ts in f.values() for t in ts if t != TRUE})
-        per_field = {m: Table(f"{m}: MDCR {split} per field (Table 3)", [*fields, "AVG"], figure="bar",
-                              name=f"mdcr-{split}-{m.replace('@', '_at_')}-per-field") for m in MEASURES}
-        per_type = Table(f"MAP: MDCR {split}, positives with one candidate type (Table 4)", types, figure="heatmap",
-                         name=f"mdcr-{split}-map-per-type")
+        per_field = {
+            m: Table(
+                f"{m}: MDCR {split} per field (Table 3)",
+                [*fields, "AVG"],
+                figure="bar",
+                name=f"mdcr-{split}-{m.replace('@', '_at_')}-per-field",
+            )
+            for m in MEASURES
+        }
+        per_type = Table(
+            f"MAP: MDCR {split}, positives with one candidate type (Table 4)",
+            types,
+            figure="heatmap",
+            name=f"mdcr-{split}-map-per-type",
+        )
         per_query: dict = {}
         for retriever in retrievers:
             per_query[retriever.name] = {}
@@ -112,17 +130,24 @@ class MDCR:
             for kind in types:
                 values = []
                 for queries in (benchmark[name] for name in fields):
-                    qrels = {q: {c: int(t == TRUE) for t in (TRUE, kind) for c in ts.get(t, [])}
-                             for q, ts in queries.items()}
-                    result = _score(retriever, docs, queries, qrels,
-                                    lambda ts, kind=kind: {*ts[TRUE], *ts.get(kind, [])})
+                    qrels = {
+                        q: {c: int(t == TRUE) for t in (TRUE, kind) for c in ts.get(t, [])} for q, ts in queries.items()
+                    }
+                    result = _score(
+                        retriever, docs, queries, qrels, lambda ts, kind=kind: {*ts[TRUE], *ts.get(kind, [])}
+                    )
                     values += [result.per_query["MAP"][q] for q in result.queries]
                 per_type.set(retriever.name, kind, sum(values) / len(values) if values else 0.0)
         if self.official_release and split == "test":
             for measure, value in PUBLISHED_SCINCL_TEST.items():
                 per_field[measure].set("SciNCL (published)", "AVG", value)
-        config = {"benchmark": str(directory), "split": split, "official_release": self.official_release,
-                  "models": [r.name for r in retrievers], "measures": list(MEASURES)}
+        config = {
+            "benchmark": str(directory),
+            "split": split,
+            "official_release": self.official_release,
+            "models": [r.name for r in retrievers],
+            "measures": list(MEASURES),
+        }
         if self.official_release:
             config["release_files"] = fingerprint(directory, split)
         return Scores([*per_field.values(), per_type], config, per_query)

@@ -44,19 +44,35 @@ from .slots import (
     Slot,
 )
 
-__all__ = ["CITE_COMMANDS", "FORMATS", "MAX_CONTEXT_CHARS", "MAX_DRAFT_BYTES", "OTHER_MARKER", "SLOT_MARKER", "Draft",
-           "Slot", "context_slot", "read_draft"]
+__all__ = [
+    "CITE_COMMANDS",
+    "FORMATS",
+    "MAX_CONTEXT_CHARS",
+    "MAX_DRAFT_BYTES",
+    "OTHER_MARKER",
+    "SLOT_MARKER",
+    "Draft",
+    "Slot",
+    "context_slot",
+    "read_draft",
+]
 
 
-def read_draft(path: str | Path, *, bib: str | Path | Iterable[str | Path] | None = None, window: int = 1,
-               format: str | None = None) -> Draft:
+def read_draft(
+    path: str | Path,
+    *,
+    bib: str | Path | Iterable[str | Path] | None = None,
+    window: int = 1,
+    format: str | None = None,
+) -> Draft:
     """The slots of the draft at ``path``: its format by suffix unless ``format`` names it
     (``latex``, ``markdown``, ``text``); ``bib`` replaces the bibliographies the draft names."""
     path = Path(path)
     kind = format or FORMATS.get(path.suffix.lower())
     if kind not in ("latex", "markdown", "text"):
-        raise CitegraphError(f"{path}: unknown draft format {format or path.suffix!r}: name one of latex, markdown, "
-                             "text")
+        raise CitegraphError(
+            f"{path}: unknown draft format {format or path.suffix!r}: name one of latex, markdown, text"
+        )
     if window < 0:
         raise CitegraphError(f"window: {window} is negative")
     text = read_text(path)
@@ -80,5 +96,3 @@ def context_slot(text: str, *, window: int = 1) -> Draft:
     if not reader.cites:
         return Draft("context", "context", (Slot(1, None, None, None, "", " ".join(text.split())),))
     return reader.draft("context", window)
-
-

@@ -15,8 +15,9 @@ def read_text(path: Path) -> str:
     try:
         size = path.stat().st_size
         if size > MAX_DRAFT_BYTES:
-            raise CitegraphError(f"{path}: {size / 1e6:.1f} MB, over the {MAX_DRAFT_BYTES / 1e6:.0f} MB limit of a "
-                                 "draft's file")
+            raise CitegraphError(
+                f"{path}: {size / 1e6:.1f} MB, over the {MAX_DRAFT_BYTES / 1e6:.0f} MB limit of a draft's file"
+            )
         data = path.read_bytes()
     except FileNotFoundError:
         raise CitegraphError(f"{path}: no such file") from None
@@ -29,8 +30,9 @@ def read_text(path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - data.rfind(b"\n", 0, exc.start)
-        raise InputError(Problem(Location(path, line), None,
-                                 f"not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column})")) from None
+        raise InputError(
+            Problem(Location(path, line), None, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column})")
+        ) from None
 
 
 def bibliography(files: list[tuple[Path, Location | None]]) -> tuple[dict[str, LibraryEntry], list[str]]:
@@ -41,8 +43,11 @@ def bibliography(files: list[tuple[Path, Location | None]]) -> tuple[dict[str, L
         if file.suffix.lower() not in KEYED_LIBRARIES:
             raise CitegraphError(f"{file}: a bibliography's keys come from a BibTeX (.bib) or CSL-JSON (.json) file")
         if not file.is_file():
-            raise CitegraphError(f"{named_at}: bibliography {file}: no such file (give one with --bib)" if named_at
-                                 else f"{file}: no such bibliography file")
+            raise CitegraphError(
+                f"{named_at}: bibliography {file}: no such file (give one with --bib)"
+                if named_at
+                else f"{file}: no such bibliography file"
+            )
         for entry in parse_library(read_text(file), file):
             key = key_of(entry)
             if key in references:
@@ -56,5 +61,3 @@ def key_of(entry: LibraryEntry) -> str:
     """A BibTeX entry's key: :func:`.entries.parse_library` names it last in ``where``, as
     'refs.bib:12 (key)' (keys hold no spaces)."""
     return entry.where.rsplit(" (", 1)[-1][:-1]
-
-

@@ -29,13 +29,26 @@ def _latex_context():
     from pylatexenc.macrospec import MacroSpec
 
     db = get_default_latex_context_db()
-    db.add_context_category("citegraph-draft", prepend=True, macros=[
-        *(MacroSpec(name, "*[[{") for name in CITE_COMMANDS if not name.endswith("*")),
-        MacroSpec("bibliography", "{"), MacroSpec("addbibresource", "[{"), MacroSpec("title", "[{"),
-        MacroSpec("abstract", "{"), MacroSpec("footnote", "[{"), MacroSpec("caption", "[{"),
-        MacroSpec("thanks", "{"), MacroSpec("author", "[{"), MacroSpec("affiliation", "{"), MacroSpec("affil", "{"),
-        MacroSpec("institute", "{"), MacroSpec("email", "{"), MacroSpec("keywords", "{"),
-    ])
+    db.add_context_category(
+        "citegraph-draft",
+        prepend=True,
+        macros=[
+            *(MacroSpec(name, "*[[{") for name in CITE_COMMANDS if not name.endswith("*")),
+            MacroSpec("bibliography", "{"),
+            MacroSpec("addbibresource", "[{"),
+            MacroSpec("title", "[{"),
+            MacroSpec("abstract", "{"),
+            MacroSpec("footnote", "[{"),
+            MacroSpec("caption", "[{"),
+            MacroSpec("thanks", "{"),
+            MacroSpec("author", "[{"),
+            MacroSpec("affiliation", "{"),
+            MacroSpec("affil", "{"),
+            MacroSpec("institute", "{"),
+            MacroSpec("email", "{"),
+            MacroSpec("keywords", "{"),
+        ],
+    )
     return db
 
 
@@ -67,7 +80,7 @@ class LatexReader(Reader):
         document = [n for n in nodes if isinstance(n, LatexEnvironmentNode) and n.environmentname == "document"]
         where = _Where(path, walker)
         if document:  # the preamble only names the title and the bibliography
-            self.metadata(nodes[:nodes.index(document[0])], where)
+            self.metadata(nodes[: nodes.index(document[0])], where)
             nodes = document[0].nodelist
         self.walk(nodes, where)
         self.reading.pop()
@@ -76,8 +89,12 @@ class LatexReader(Reader):
         from pylatexenc.latexwalker import LatexMacroNode
 
         for node in nodes:
-            if isinstance(node, LatexMacroNode) and node.macroname in ("title", "bibliography", "addbibresource",
-                                                                       "abstract"):
+            if isinstance(node, LatexMacroNode) and node.macroname in (
+                "title",
+                "bibliography",
+                "addbibresource",
+                "abstract",
+            ):
                 self.macro(node, where)
 
     def walk(self, nodes, where: _Where) -> None:
@@ -130,16 +147,18 @@ class LatexReader(Reader):
         elif name in ("input", "include"):
             self.include(_verbatim(last).strip(), node, where)
         elif name == "title":
-            self.title = " ".join(self.to_text.nodelist_to_text(
-                [n for n in _nodes(last) if getattr(n, "macroname", None) not in NOT_PROSE | {"footnote"}]).split())
+            self.title = " ".join(
+                self.to_text.nodelist_to_text(
+                    [n for n in _nodes(last) if getattr(n, "macroname", None) not in NOT_PROSE | {"footnote"}]
+                ).split()
+            )
         elif name == "abstract":
             self.abstract = " ".join(self.to_text.nodelist_to_text(_nodes(last)).split())
         elif name in ("bibliography", "addbibresource"):
             named_at = Location(where.path, where.at(node.pos)[0])
             for file in (f.strip() for f in _verbatim(last).split(",") if f.strip()):
                 file_path = self.relative(file)
-                self.bibliographies.append((file_path if file_path.suffix else file_path.with_suffix(".bib"),
-                                            named_at))
+                self.bibliographies.append((file_path if file_path.suffix else file_path.with_suffix(".bib"), named_at))
         elif name in ("footnote", "caption"):  # a paragraph of its own, inside the one being written
             outer, self.parts = self.parts, []
             self.walk(_nodes(last), where)
@@ -173,9 +192,15 @@ class LatexReader(Reader):
         file = self.relative(name)
         file = file if file.suffix else file.with_suffix(".tex")
         if file.resolve() in {f.resolve() for f in self.reading} or len(self.reading) > MAX_INPUT_DEPTH:
-            self.warnings.append(f"{where.path}:{line}: \\{node.macroname}{{{name}}}: "
-                                 + ("includes a file being read" if len(self.reading) <= MAX_INPUT_DEPTH else
-                                    f"more than {MAX_INPUT_DEPTH} levels of \\input") + "; not read")
+            self.warnings.append(
+                f"{where.path}:{line}: \\{node.macroname}{{{name}}}: "
+                + (
+                    "includes a file being read"
+                    if len(self.reading) <= MAX_INPUT_DEPTH
+                    else f"more than {MAX_INPUT_DEPTH} levels of \\input"
+                )
+                + "; not read"
+            )
             return
         if not file.is_file():
             self.warnings.append(f"{where.path}:{line}: \\{node.macroname}{{{name}}}: no such file {file}; not read")
@@ -240,5 +265,3 @@ def _find_macros(nodes, name: str) -> Iterator:
             yield node
         else:
             yield from _find_macros(list(_children(node)), name)
-
-

@@ -16,7 +16,8 @@ _KEY = r"(?:\{[^{}]+\}|\?|\w(?:[\w:.#$%&+?<>~/-]*\w)?)"
 _KEY_IN_BRACKETS = re.compile(r"(?<![\w@])-?@(" + _KEY + ")")
 _PANDOC_CITATION = re.compile(
     r"\[(?P<inner>[^\[\]]*?(?<![\w@])-?@" + _KEY + r"[^\[\]]*)\](?!\()"  # [see @a, p. 3; @b]
-    r"|(?<![\w@.:/\]\\])@(?P<key>" + _KEY + r")(?:[ \t]\[[^\[\]@]*\])?")  # @a, @a [p. 3]
+    r"|(?<![\w@.:/\]\\])@(?P<key>" + _KEY + r")(?:[ \t]\[[^\[\]@]*\])?"
+)  # @a, @a [p. 3]
 _CODE_SPAN = re.compile(r"(`+).*?\1", re.DOTALL)
 
 
@@ -47,18 +48,26 @@ class MarkdownReader(Reader):
             meta = yaml.safe_load(match.group(1)) or {}
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
-            raise InputError(Problem(Location(self.path, mark.line + 2 if mark else 1), "front matter",
-                                     f"not YAML: {getattr(exc, 'problem', None) or exc}")) from None
+            raise InputError(
+                Problem(
+                    Location(self.path, mark.line + 2 if mark else 1),
+                    "front matter",
+                    f"not YAML: {getattr(exc, 'problem', None) or exc}",
+                )
+            ) from None
         if not isinstance(meta, dict):
             raise InputError(Problem(Location(self.path, 2), "front matter", "not a YAML mapping"))
         self.title = " ".join(str(meta.get("title") or "").split())
         self.abstract = " ".join(str(meta.get("abstract") or "").split())
         files = meta.get("bibliography") or []
-        named_at = Location(self.path, 1 + next((i for i, line in enumerate(match.group(0).split("\n"))
-                                                 if line.startswith("bibliography")), 0))
-        self.bibliographies = [(self.path.parent / str(f), named_at)
-                               for f in ([files] if isinstance(files, str) else files)]
-        return "\n" * match.group(0).count("\n") + text[match.end():]
+        named_at = Location(
+            self.path,
+            1 + next((i for i, line in enumerate(match.group(0).split("\n")) if line.startswith("bibliography")), 0),
+        )
+        self.bibliographies = [
+            (self.path.parent / str(f), named_at) for f in ([files] if isinstance(files, str) else files)
+        ]
+        return "\n" * match.group(0).count("\n") + text[match.end() :]
 
     def citations(self, content: str, lines: list[str], first_line: int) -> str:
         """A paragraph's text with Pandoc citations and [CIT] markers as citation tokens."""
@@ -67,12 +76,16 @@ class MarkdownReader(Reader):
 
         def at(offset: int) -> tuple[int, int]:  # the paragraph's lines are the source's, less their prefix
             row, column = in_paragraph.at(offset)
-            piece = content[in_paragraph.starts[row - 1]:].split("\n", 1)[0]
+            piece = content[in_paragraph.starts[row - 1] :].split("\n", 1)[0]
             return first_line + row, max(lines[first_line + row - 1].find(piece), 0) + column
 
         out, last = [], 0
-        found: list[tuple[int, int, Cite | str]] = sorted([*((m.start(), m.end(), self.pandoc(m, at)) for m in _PANDOC_CITATION.finditer(masked)),
-                        *((m.start(), m.end(), SLOT_MARKER) for m in re.finditer(re.escape(SLOT_MARKER), masked))])
+        found: list[tuple[int, int, Cite | str]] = sorted(
+            [
+                *((m.start(), m.end(), self.pandoc(m, at)) for m in _PANDOC_CITATION.finditer(masked)),
+                *((m.start(), m.end(), SLOT_MARKER) for m in re.finditer(re.escape(SLOT_MARKER), masked)),
+            ]
+        )
         for start, end, cite in found:
             if start < last:
                 continue
@@ -95,5 +108,8 @@ class MarkdownReader(Reader):
     def plain(markdown, text: str) -> str:
         """Inline Markdown as plain text: emphasis marks and link targets dropped."""
         [inline] = markdown.parseInline(text)
-        return "".join(" " if t.type in ("softbreak", "hardbreak") else t.content for t in inline.children or ()
-                       if t.type in ("text", "code_inline", "softbreak", "hardbreak", "image"))
+        return "".join(
+            " " if t.type in ("softbreak", "hardbreak") else t.content
+            for t in inline.children or ()
+            if t.type in ("text", "code_inline", "softbreak", "hardbreak", "image")
+        )

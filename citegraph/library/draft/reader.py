@@ -49,11 +49,14 @@ class Reader:
         references, warnings = bibliography(self.bibliographies)
         checked = bool(self.bibliographies)
         if not checked and any(c.keys and c.keys != (UNKNOWN_KEY,) for c in self.cites):
-            warnings.append(f"{self.path}: no bibliography: cited keys are not checked, only empty and '?' "
-                            "citations are slots (give one with --bib)")
+            warnings.append(
+                f"{self.path}: no bibliography: cited keys are not checked, only empty and '?' "
+                "citations are slots (give one with --bib)"
+            )
         resolved = [tuple(k for k in c.keys if k in references) for c in self.cites]
-        unresolved = [tuple(k for k in c.keys if checked and k != UNKNOWN_KEY and k not in references)
-                      for c in self.cites]
+        unresolved = [
+            tuple(k for k in c.keys if checked and k != UNKNOWN_KEY and k not in references) for c in self.cites
+        ]
         for cite, keys in zip(self.cites, unresolved):
             warnings += [f"{cite.file}:{cite.line}:{cite.column}: key {k!r} is not in the bibliography" for k in keys]
         is_slot = [not c.keys or UNKNOWN_KEY in c.keys or bool(keys) for c, keys in zip(self.cites, unresolved)]
@@ -65,16 +68,36 @@ class Reader:
             for at, sentence in enumerate(sentences):
                 for n in (n for n in numbers[at] if is_slot[n]):
                     cite = self.cites[n]
-                    slots.append(Slot(
-                        len(slots) + 1, cite.file, cite.line, cite.column, cite.command,
-                        plain(sentence, n), tuple(plain(s) for s in sentences[max(0, at - window):at]),
-                        tuple(plain(s) for s in sentences[at + 1:at + 1 + window]), unresolved[n],
-                        unique(k for m in numbers[at] for k in resolved[m]), in_paragraph))
+                    slots.append(
+                        Slot(
+                            len(slots) + 1,
+                            cite.file,
+                            cite.line,
+                            cite.column,
+                            cite.command,
+                            plain(sentence, n),
+                            tuple(plain(s) for s in sentences[max(0, at - window) : at]),
+                            tuple(plain(s) for s in sentences[at + 1 : at + 1 + window]),
+                            unresolved[n],
+                            unique(k for m in numbers[at] for k in resolved[m]),
+                            in_paragraph,
+                        )
+                    )
         if not slots:
-            raise CitegraphError(f"{self.path}: no citation slot: mark one with [CIT], an empty or "
-                                 "'?' citation (\\cite{}, \\cite{?}, [@?]) or a key the bibliography lacks")
-        return Draft(str(self.path or "context"), kind, tuple(slots), self.title, self.abstract, references,
-                     tuple(path for path, _ in self.bibliographies), tuple(self.warnings + warnings))
+            raise CitegraphError(
+                f"{self.path}: no citation slot: mark one with [CIT], an empty or "
+                "'?' citation (\\cite{}, \\cite{?}, [@?]) or a key the bibliography lacks"
+            )
+        return Draft(
+            str(self.path or "context"),
+            kind,
+            tuple(slots),
+            self.title,
+            self.abstract,
+            references,
+            tuple(path for path, _ in self.bibliographies),
+            tuple(self.warnings + warnings),
+        )
 
     def add_paragraphs(self, text: str) -> None:
         self.paragraphs += [p for p in (" ".join(part.split()) for part in PARAGRAPH.split(text)) if p]
@@ -100,7 +123,7 @@ def marked(text: str, start: int, at: Callable[[int], tuple[int, int]], file: Pa
     out, last = [], 0
     for match in re.finditer(re.escape(SLOT_MARKER), text):
         at_line, at_column = at(start + match.start())
-        out += [text[last:match.start()], reader.token(Cite((), file, at_line, at_column, SLOT_MARKER))]
+        out += [text[last : match.start()], reader.token(Cite((), file, at_line, at_column, SLOT_MARKER))]
         last = match.end()
     return "".join(out) + text[last:]
 
@@ -120,5 +143,3 @@ class LineIndex:
     def at(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self.starts, offset)
         return line, offset - self.starts[line - 1] + 1
-
-

@@ -20,25 +20,87 @@ FORMATS = {".tex": "latex", ".ltx": "latex", ".md": "markdown", ".markdown": "ma
 
 # biblatex's and natbib's citation commands (and capitalised forms) — the key list is the last argument
 CITE_COMMANDS = frozenset(
-    name for base in ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "citeyearpar",
-                      "autocite", "parencite", "textcite", "footcite", "footcitetext", "smartcite", "supercite",
-                      "fullcite", "citenum")
-    for name in (base, base.capitalize(), base + "*", base.capitalize() + "*"))
+    name
+    for base in (
+        "cite",
+        "citep",
+        "citet",
+        "citealp",
+        "citealt",
+        "citeauthor",
+        "citeyear",
+        "citeyearpar",
+        "autocite",
+        "parencite",
+        "textcite",
+        "footcite",
+        "footcitetext",
+        "smartcite",
+        "supercite",
+        "fullcite",
+        "citenum",
+    )
+    for name in (base, base.capitalize(), base + "*", base.capitalize() + "*")
+)
 MATH_ENVIRONMENTS = frozenset(
-    name for base in ("equation", "align", "alignat", "gather", "multline", "flalign", "eqnarray", "math",
-                      "displaymath", "dmath") for name in (base, base + "*"))
-SKIPPED_ENVIRONMENTS = MATH_ENVIRONMENTS | {"verbatim", "Verbatim", "lstlisting", "minted", "comment", "tabular",
-                                              "tabular*", "tabularx", "tikzpicture", "thebibliography"}
+    name
+    for base in (
+        "equation",
+        "align",
+        "alignat",
+        "gather",
+        "multline",
+        "flalign",
+        "eqnarray",
+        "math",
+        "displaymath",
+        "dmath",
+    )
+    for name in (base, base + "*")
+)
+SKIPPED_ENVIRONMENTS = MATH_ENVIRONMENTS | {
+    "verbatim",
+    "Verbatim",
+    "lstlisting",
+    "minted",
+    "comment",
+    "tabular",
+    "tabular*",
+    "tabularx",
+    "tikzpicture",
+    "thebibliography",
+}
 FLOATS = frozenset({"figure", "figure*", "table", "table*", "wrapfigure", "wraptable", "algorithm", "algorithm*"})
-HEADINGS = frozenset(name for base in ("part", "chapter", "section", "subsection", "subsubsection", "paragraph",
-                                        "subparagraph") for name in (base, base + "*"))
+HEADINGS = frozenset(
+    name
+    for base in ("part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph")
+    for name in (base, base + "*")
+)
 # front matter and commands whose arguments are not prose
-NOT_PROSE = frozenset({"author", "date", "affiliation", "affil", "institute", "email", "thanks", "keywords",
-                        "bibliographystyle", "maketitle", "label", "nocite"})
+NOT_PROSE = frozenset(
+    {
+        "author",
+        "date",
+        "affiliation",
+        "affil",
+        "institute",
+        "email",
+        "thanks",
+        "keywords",
+        "bibliographystyle",
+        "maketitle",
+        "label",
+        "nocite",
+    }
+)
 PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 # the commands the LaTeX reader handles itself (the others pylatexenc renders as text)
-READ_HERE = CITE_COMMANDS | HEADINGS | NOT_PROSE | {"input", "include", "item", "par", "title", "bibliography",
-                                                       "addbibresource", "abstract", "footnote"}
+READ_HERE = (
+    CITE_COMMANDS
+    | HEADINGS
+    | NOT_PROSE
+    | {"input", "include", "item", "par", "title", "bibliography", "addbibresource", "abstract", "footnote"}
+)
 # A citation inside a paragraph's text while it is split into sentences: 'CIT', a private-use
 # pair and its number, so the splitter sees '[C…' as the start of a sentence like '[CIT]'.
 TOKEN = re.compile("\\[CIT\ue000(\\d+)\ue001\\]")
@@ -85,5 +147,3 @@ class Draft:
     references: dict[str, LibraryEntry] = field(default_factory=dict)  # bibliography key → entry
     bibliographies: tuple[Path, ...] = ()
     warnings: tuple[str, ...] = ()  # one line each: a missing \input, a key the bibliography lacks, ...
-
-

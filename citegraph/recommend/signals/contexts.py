@@ -19,8 +19,9 @@ class ContextMatches:
     def gather(cls, sentences: CitingSentences | None, seed: Seed, depth: int) -> ContextMatches:
         if sentences is None or not seed.document.text:
             return cls([])
-        return cls(sentences.search(seed.document.text, depth, hidden=seed.id, as_of=seed.view.as_of,
-                                    exclude=seed.blocked))
+        return cls(
+            sentences.search(seed.document.text, depth, hidden=seed.id, as_of=seed.view.as_of, exclude=seed.blocked)
+        )
 
     def add_to(self, found: Candidates, seed: Seed) -> None:
         """``contexts``: the match's score relative to the best one."""

@@ -17,20 +17,33 @@ COLUMNS = ("id", "title", "year", "external", "citations", "ingested")  # of rec
 def describe(store: GraphStore, found: Candidates, seed: Seed, links: Links) -> None:
     """Sets each described candidate's facts, graph features and signals."""
     view = seed.view
-    rows = store.plain("recommend/features", ids=list(found), seed=seed.id, as_of=view.as_of,
-                       field=view.field or None, category=view.category or None)
+    rows = store.plain(
+        "recommend/features",
+        ids=list(found),
+        seed=seed.id,
+        as_of=view.as_of,
+        field=view.field or None,
+        category=view.category or None,
+    )
     refs = len(seed.references)
-    for values in (rows[0]["candidates"] if rows else []):
+    for values in rows[0]["candidates"] if rows else []:
         row = dict(zip(COLUMNS, values, strict=True))
         cid = row.pop("id")
         cited_by, coupling, cocitation = (links.count(kind, cid) for kind in ("cited_by", "coupling", "cocitation"))
-        facts = Facts(**row, cocitation=cocitation, coupling=coupling,
-                      overlap=(cited_by + coupling) / refs if refs else 0.0)
+        facts = Facts(
+            **row, cocitation=cocitation, coupling=coupling, overlap=(cited_by + coupling) / refs if refs else 0.0
+        )
         candidate = found[cid]
         candidate.facts = facts
-        candidate.features.update({
-            "cited_by_references": math.log1p(cited_by), "cocitation": math.log1p(cocitation),
-            "coupling": math.log1p(coupling), "citations": math.log1p(facts.citations), "overlap": facts.overlap})
+        candidate.features.update(
+            {
+                "cited_by_references": math.log1p(cited_by),
+                "cocitation": math.log1p(cocitation),
+                "coupling": math.log1p(coupling),
+                "citations": math.log1p(facts.citations),
+                "overlap": facts.overlap,
+            }
+        )
         if cocitation:
             candidate.add(Signal("cocitation", cocitation, f"co-cited with {seed.mine} {cocitation} times"))
         if facts.citations:

@@ -28,8 +28,19 @@ class Links:
 
     @classmethod
     def gather(cls, store: GraphStore, seed: Seed, refs: Sequence[str], fanout: int, cocitation: bool = True) -> Links:
-        rows = store.plain("recommend/neighbourhood", refs=list(refs), exclude=excluded(seed), seed=seed.id,
-                           fanout=fanout, as_of=seed.view.as_of, cocitation=cocitation) if refs else []
+        rows = (
+            store.plain(
+                "recommend/neighbourhood",
+                refs=list(refs),
+                exclude=excluded(seed),
+                seed=seed.id,
+                fanout=fanout,
+                as_of=seed.view.as_of,
+                cocitation=cocitation,
+            )
+            if refs
+            else []
+        )
         by_kind: dict[str, dict[str, tuple[int, int, list[str]]]] = {kind: {} for kind in KINDS}
         for row in rows:  # zip, not paper by paper: a seed co-cites thousands of papers
             by_kind[row["kind"]] = dict(zip(row["ids"], zip(row["counts"], row["citers"], row["via"] or repeat(()))))
@@ -48,12 +59,15 @@ class Links:
         """The paths behind "cited by 3 of your references: A, B, C" and "cites 2 of …"; their
         features come with the candidates' facts."""
         for cid, candidate in found.items():
-            for kind, name, template in (("cited_by", "cited_by_references", "cited by {n} of {mine}"),
-                                         ("coupling", "coupling", "cites {n} of {mine}")):
+            for kind, name, template in (
+                ("cited_by", "cited_by_references", "cited by {n} of {mine}"),
+                ("coupling", "coupling", "cites {n} of {mine}"),
+            ):
                 if link := self.by_kind[kind].get(cid):
                     count, _, via = link
-                    candidate.add(Signal(name, count, template.format(n=count, mine=seed.mine) + path(via, count),
-                                         tuple(via)))
+                    candidate.add(
+                        Signal(name, count, template.format(n=count, mine=seed.mine) + path(via, count), tuple(via))
+                    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,11 +80,21 @@ class Unwanted:
     def add_to(self, found: Candidates, seed: Seed) -> None:
         against = self.links.by_kind
         for cid, candidate in found.items():
-            via = tuple(dict.fromkeys(p for kind in ("cited_by", "coupling") if cid in against[kind]
-                                      for p in against[kind][cid][2]))
+            via = tuple(
+                dict.fromkeys(
+                    p for kind in ("cited_by", "coupling") if cid in against[kind] for p in against[kind][cid][2]
+                )
+            )
             if via:
-                candidate.add(Signal("negative", -len(via), f"linked to {len(via)} of the papers you marked as not "
-                                     "wanted" + path(via, len(via)), via), math.log1p(len(via)))
+                candidate.add(
+                    Signal(
+                        "negative",
+                        -len(via),
+                        f"linked to {len(via)} of the papers you marked as not wanted" + path(via, len(via)),
+                        via,
+                    ),
+                    math.log1p(len(via)),
+                )
 
 
 def excluded(seed: Seed) -> list[str]:

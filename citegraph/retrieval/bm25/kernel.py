@@ -56,8 +56,10 @@ class TermCounts:
         from scipy.sparse import csc_matrix
 
         known = [(k, self.vocabulary[t]) for k, t in enumerate(terms) if t in self.vocabulary]
-        selection = csc_matrix((np.ones(len(known)), ([c for _, c in known], [k for k, _ in known])),
-                               shape=(len(self.vocabulary), len(terms)))
+        selection = csc_matrix(
+            (np.ones(len(known)), ([c for _, c in known], [k for k, _ in known])),
+            shape=(len(self.vocabulary), len(terms)),
+        )
         return (self._by_term @ selection).tocsc()
 
 
@@ -97,8 +99,9 @@ class Statistics:
         held = self.counted[columns.indices] & (columns.data > 0)
         return terms[held], columns.indices[held], columns.data[held]
 
-    def _sum(self, terms: np.ndarray, rows: np.ndarray, f: np.ndarray, weights: np.ndarray,
-             k1: float, b: float) -> np.ndarray:
+    def _sum(
+        self, terms: np.ndarray, rows: np.ndarray, f: np.ndarray, weights: np.ndarray, k1: float, b: float
+    ) -> np.ndarray:
         """Σ over a document's query terms of weight · f / (f + k1·(1 − b + b·|d|/avgdl)), added
         term by term (any positive avgdl when no document has a term: nothing is added then)."""
         norm = k1 * (1 - b + b * self.lengths[rows] / (self.average_length or 1.0))

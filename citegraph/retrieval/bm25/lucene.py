@@ -77,17 +77,22 @@ def _java() -> SimpleNamespace:
     prepare()
     autoclass = pyclass.autoclass  # puts pyserini's Anserini jar on the classpath and starts the JVM
 
-    classes = {"SimpleSearcher": "io.anserini.search.SimpleSearcher",
-               "IndexCollection": "io.anserini.index.IndexCollection",
-               "BagOfWords": "io.anserini.search.query.BagOfWordsQueryGenerator",
-               "BooleanQueryBuilder": "org.apache.lucene.search.BooleanQuery$Builder",
-               "Occur": "org.apache.lucene.search.BooleanClause$Occur",
-               "TermInSetQuery": "org.apache.lucene.search.TermInSetQuery",
-               "BytesRef": "org.apache.lucene.util.BytesRef", "Term": "org.apache.lucene.index.Term",
-               "IndexSearcher": "org.apache.lucene.search.IndexSearcher",
-               "AnalyzerUtils": "io.anserini.analysis.AnalyzerUtils",
-               "WhitespaceAnalyzer": "org.apache.lucene.analysis.core.WhitespaceAnalyzer",
-               "ArrayList": "java.util.ArrayList", "HashMap": "java.util.HashMap", "Float": "java.lang.Float"}
+    classes = {
+        "SimpleSearcher": "io.anserini.search.SimpleSearcher",
+        "IndexCollection": "io.anserini.index.IndexCollection",
+        "BagOfWords": "io.anserini.search.query.BagOfWordsQueryGenerator",
+        "BooleanQueryBuilder": "org.apache.lucene.search.BooleanQuery$Builder",
+        "Occur": "org.apache.lucene.search.BooleanClause$Occur",
+        "TermInSetQuery": "org.apache.lucene.search.TermInSetQuery",
+        "BytesRef": "org.apache.lucene.util.BytesRef",
+        "Term": "org.apache.lucene.index.Term",
+        "IndexSearcher": "org.apache.lucene.search.IndexSearcher",
+        "AnalyzerUtils": "io.anserini.analysis.AnalyzerUtils",
+        "WhitespaceAnalyzer": "org.apache.lucene.analysis.core.WhitespaceAnalyzer",
+        "ArrayList": "java.util.ArrayList",
+        "HashMap": "java.util.HashMap",
+        "Float": "java.lang.Float",
+    }
     return SimpleNamespace(**{name: autoclass(java) for name, java in classes.items()})
 
 
@@ -98,8 +103,9 @@ def build_lucene(docs: Iterable[Document], target: Path, multifield: bool, threa
     source.mkdir()
     try:
         with contextlib.ExitStack() as stack:
-            files = [stack.enter_context(open(source / f"part-{i:03d}.jsonl", "w", encoding="utf-8"))
-                     for i in range(threads)]
+            files = [
+                stack.enter_context(open(source / f"part-{i:03d}.jsonl", "w", encoding="utf-8")) for i in range(threads)
+            ]
             turns = itertools.cycle(files)
 
             def write(doc: Document) -> None:
@@ -109,8 +115,20 @@ def build_lucene(docs: Iterable[Document], target: Path, multifield: bool, threa
                 next(turns).write(json.dumps(record, ensure_ascii=False) + "\n")
 
             exported = fingerprinted(docs, write)
-        args = ["-collection", "JsonCollection", "-input", str(source), "-index", str(target),
-                "-generator", "DefaultLuceneDocumentGenerator", "-threads", str(threads), "-optimize", "-quiet"]
+        args = [
+            "-collection",
+            "JsonCollection",
+            "-input",
+            str(source),
+            "-index",
+            str(target),
+            "-generator",
+            "DefaultLuceneDocumentGenerator",
+            "-threads",
+            str(threads),
+            "-optimize",
+            "-quiet",
+        ]
         if multifield:
             args += ["-fields", *FIELDS]
         java.IndexCollection.main(args)  # reports errors in its log, not by raising
@@ -140,8 +158,14 @@ class _Filters:
 class LuceneBM25:
     """BM25 on a Lucene index, searched with Anserini's SimpleSearcher. See the module doc."""
 
-    def __init__(self, index_dir: str | os.PathLike, k1: float = K1, b: float = B,
-                 fields: Mapping[str, float] | None = None, threads: int = 1):
+    def __init__(
+        self,
+        index_dir: str | os.PathLike,
+        k1: float = K1,
+        b: float = B,
+        fields: Mapping[str, float] | None = None,
+        threads: int = 1,
+    ):
         self.index_dir = Path(index_dir)
         self.k1, self.b, self.threads = k1, b, threads
         self.fields = field_weights(fields)
@@ -160,8 +184,7 @@ class LuceneBM25:
                 self._boosts.put(field, java.Float(float(weight)))
         self.max_terms = java.IndexSearcher.getMaxClauseCount() // len(self.fields or ("contents",))
 
-    def search(self, queries: Sequence[Query], k: int,
-               pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
+    def search(self, queries: Sequence[Query], k: int, pools: Sequence[Collection[str]] | None = None) -> list[Ranking]:
         asked = [query_text(q) for q in queries]
         if k <= 0 or not asked:
             return [[] for _ in asked]
@@ -190,8 +213,10 @@ class LuceneBM25:
             found = self._searcher.batch_search(texts, qids, k, self.threads)
         elif texts.size():
             found = self._searcher.batch_search_fields(texts, qids, k, self.threads, self._boosts)
-        return [_hits(self._searcher.search(self._build(*cut[i]), k)) if i in cut else _hits(found.get(str(i)))
-                for i in range(len(queries))]
+        return [
+            _hits(self._searcher.search(self._build(*cut[i]), k)) if i in cut else _hits(found.get(str(i)))
+            for i in range(len(queries))
+        ]
 
     def _query(self, text: str) -> Any:
         """Anserini's bag-of-words query for ``text``, within Lucene's clause limit."""
@@ -199,8 +224,11 @@ class LuceneBM25:
         return self._build(text, self._analyzer) if terms is None else self._build(*terms)
 
     def _build(self, text: str, analyzer: Any) -> Any:
-        return (self._generator.buildQuery("contents", analyzer, text) if self._boosts is None
-                else self._generator.buildQuery(self._boosts, analyzer, text))
+        return (
+            self._generator.buildQuery("contents", analyzer, text)
+            if self._boosts is None
+            else self._generator.buildQuery(self._boosts, analyzer, text)
+        )
 
     def _heaviest_terms(self, text: str) -> tuple[str, Any] | None:
         """None for a text within :attr:`max_terms` distinct terms; else its :attr:`max_terms`
@@ -229,8 +257,9 @@ class LuceneBM25:
             if len(kept) >= k or len(ranked) < depth:  # k found, or every match seen
                 return kept[:k]
         java = _java()
-        restricted = (java.BooleanQueryBuilder().add(query, java.Occur.MUST)
-                      .add(filters.get(pool), java.Occur.FILTER).build())
+        restricted = (
+            java.BooleanQueryBuilder().add(query, java.Occur.MUST).add(filters.get(pool), java.Occur.FILTER).build()
+        )
         return _hits(self._searcher.search(restricted, k))
 
 
