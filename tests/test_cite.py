@@ -16,8 +16,6 @@ from citegraph.recommend.cite import CiteModel, cite
 
 from conftest import citegraph
 
-pytest.importorskip("bm25s")
-
 DRAFT = r"""\documentclass{article}
 \title{Dependency syntax for statistical machine translation}
 \begin{document}

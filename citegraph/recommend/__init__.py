@@ -49,9 +49,11 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    """The public names, imported on first use: the benchmark registry and ``citegraph --help``
-    reach this package without the graph driver the recommender needs."""
-    if name in _PUBLIC:
-        return getattr(import_module(f".{_PUBLIC[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if not TYPE_CHECKING:  # type checkers see the imports above, and so flag a name that is not public
+
+    def __getattr__(name: str):
+        """The public names, imported on first use: the benchmark registry and ``citegraph --help``
+        reach this package without the graph driver the recommender needs."""
+        if name in _PUBLIC:
+            return getattr(import_module(f".{_PUBLIC[name]}", __name__), name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

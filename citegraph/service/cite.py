@@ -10,8 +10,9 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..library.draft import MAX_CONTEXT_CHARS
-from ..recommend import Recommender, year_of
+from ..recommend import Recommender
 from ..recommend.cite import CiteModel, cite, sent_draft
+from ..vocabulary import year_of
 from .explorer import AsOf, MatchOut, RecommendationOut
 
 MAX_SENT_TEXT = 900_000  # characters: under the service's 1 MiB body
