@@ -95,6 +95,8 @@ def test_topic_search_in_one_process_without_the_graph(store, server_env, tmp_pa
 
 def test_dense_index_over_given_ids_and_a_reranker_encoding_only_candidates(store, server_env, tiny_bert, tmp_path):
     _loaded(server_env)
+    for earlier in (Path(server_env["CITEGRAPH_DATA_DIR"]) / "embeddings").glob("vectors-*.sqlite"):
+        earlier.unlink()  # caches other tests left in the session's data dir (e.g. `cite --model`): counted below
     encoder = f"hf:{tiny_bert}"
     ids = tmp_path / "ids.txt"
     ids.write_text("10.1007/S11192-021-0001\n10.3233/DS-190001\nnot-a-paper\n", encoding="utf-8")
