@@ -18,9 +18,9 @@ from citegraph.errors import CitegraphError
 from citegraph.evaluation import registry
 from citegraph.evaluation.benchmark import Topics, run, score_topics
 from citegraph.evaluation.csfcube import CSFCube, official, read_release
-from citegraph.evaluation.options import from_options, option, options_of
 from citegraph.evaluation.registry import registered
 from citegraph.evaluation.scorers import RunFile
+from citegraph.options import from_options, option, options_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "csfcube"
 HELP = Path(__file__).parent / "fixtures" / "cli_help"  # --help of the commands before their options were derived

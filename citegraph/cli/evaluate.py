@@ -20,7 +20,7 @@ import click
 
 from ..config import Config
 from ..evaluation.benchmark import Benchmark, WithDocuments
-from ..evaluation.options import Registered
+from ..evaluation.registered import Registered
 from ..evaluation.registry import registered
 from .app import corpus_documents, indexes_dir, main, open_graph
 from .options import RetrieverList, click_option, retrievers_option

@@ -11,7 +11,7 @@ import click
 from ..evaluation.sampling import SPLITS
 
 if TYPE_CHECKING:
-    from ..evaluation.options import Option
+    from ..options import Option
 from ..vocabulary import year_of
 
 
@@ -91,7 +91,7 @@ def _click_type(option: Option):
 
 
 def click_option(option: Option) -> click.Option:
-    """The flag of a declared option (:class:`citegraph.evaluation.options.Option`; a comma-separated
+    """The flag of a declared option (:class:`citegraph.options.Option`; a comma-separated
     list shows its default as typed)."""
     default = ",".join(option.default) if option.type is list and option.default is not None else option.default
     if option.multiple:

@@ -9,7 +9,7 @@ import click
 
 from ..config import Config
 from ..evaluation.mdcr.config import MDCRConfig
-from ..evaluation.options import from_options, options_of
+from ..options import from_options, options_of
 from .app import indexes_dir, main, open_graph
 from .options import CommaList, click_option, ids_file, retrievers_option, with_pool_options
 from .output import print_table

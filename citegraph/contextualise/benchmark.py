@@ -10,7 +10,8 @@ from typing import Any
 
 from ..errors import CitegraphError
 from ..evaluation.benchmark import Benchmark
-from ..evaluation.options import Option, Registered
+from ..evaluation.registered import Registered
+from ..options import Option
 from .models import MODELS
 
 

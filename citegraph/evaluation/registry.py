@@ -20,7 +20,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CitegraphError
-from .options import Option, Registered
+from ..options import Option
+from .registered import Registered
 
 if TYPE_CHECKING:
     from ..graph import GraphStore

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .options import Option, Registered, RetrieverOption
+from ..options import Option
+from .registered import Registered, RetrieverOption
 from .trec import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP, TopicDuplicatePolicy
 
 

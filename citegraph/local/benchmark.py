@@ -1,6 +1,6 @@
 """Local citation recommendation (SymTax) registered as the benchmark ``local``. Its options are
 the fields of :class:`~.config.LocalConfig` and of the configurations nested in it, declared
-there once (:mod:`citegraph.evaluation.options`). Light to import (the CLI lists it): the
+there once (:mod:`citegraph.options`). Light to import (the CLI lists it): the
 configuration's modules import no torch until a reranker is built."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..evaluation.benchmark import Benchmark
-from ..evaluation.options import Registered, from_options, options_of
+from ..evaluation.registered import Registered
+from ..options import from_options, options_of
 from .config import LocalConfig
 
 if TYPE_CHECKING:

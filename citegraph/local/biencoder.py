@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import CitegraphError
-from ..evaluation.options import option
 from ..heavy import torch
+from ..options import option
 from ..retrieval.base import Ranking, rank
 from .data import Context
 from .rerank import DEVICE, NO_TEXT, Candidate, PairEncoder, default_device

@@ -3,7 +3,7 @@
 Frozen and typed, so that a run is described by one value: what data, how it is split,
 how candidates are prefetched and enriched, which rerankers are trained and for how long.
 Each knob of ``citegraph evaluate local`` is declared once, on the field it sets
-(:func:`citegraph.evaluation.options.option`): the command's options and the registry's
+(:func:`citegraph.options.option`): the command's options and the registry's
 defaults are derived from these fields. Light to import: the CLI builds it from its options
 without loading torch.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import CitegraphError, UsageError
-from ..evaluation.options import option
+from ..options import option
 from ..retrieval.encoders import HUB_PREFIX, encoder_choices
 from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES, RERANKERS
 from .biencoder import SEED, BiEncoderConfig

@@ -36,8 +36,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..evaluation.options import option
 from ..heavy import lazy, torch
+from ..options import option
 from ..retrieval.base import Ranking, rank
 from .data import Context
 from .geometry import GEOMETRIES, Geometry

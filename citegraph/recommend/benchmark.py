@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..evaluation.benchmark import Log, Scores, quiet
-from ..evaluation.options import Option, Registered, RetrieverOption
+from ..evaluation.registered import Registered, RetrieverOption
 from ..evaluation.report import Table
+from ..options import Option
 from ..retrieval.base import Retriever
 
 if TYPE_CHECKING:

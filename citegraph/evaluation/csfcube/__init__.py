@@ -8,7 +8,8 @@ Registered as the benchmark ``csfcube`` (:data:`CSFCUBE`).
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..options import Option, Registered
+from ...options import Option
+from ..registered import Registered
 from .measures import (
     FOLDS,
     MEASURES,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..options import Option, Registered, RetrieverOption
+from ...options import Option
+from ..registered import Registered, RetrieverOption
 
 
 def _build(directory: Path, split: str, official_release: bool):

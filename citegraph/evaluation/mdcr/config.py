@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...options import option
 from ...vocabulary import MAG_FIELDS
-from ..options import option
 
 
 @dataclass(frozen=True)

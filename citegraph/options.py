@@ -1,13 +1,12 @@
-"""What a benchmark declares to be run by name: its options, how its retrievers are named,
-and the entry (:class:`Registered`) that :mod:`.registry` lists.
+"""Options declared once, on the fields of a frozen configuration dataclass.
 
-An option is declared once. A benchmark configured by a frozen dataclass declares each knob
-on the field it sets, ``field(default=…, metadata=option("--flag", "help"))`` — the way
-transformers' ``HfArgumentParser`` reads ``metadata={"help": …}`` — and :func:`options_of`
-derives the options (flag, help, type, default) from the fields, nested configurations
-included; :func:`from_options` makes the configuration back from the options' values. The
-CLI makes flags of the options (no click here), the registry fills in their defaults, so
-the command line and Python agree by construction.
+A knob is declared on the field it sets, ``field(default=…, metadata=option("--flag", "help"))``
+— the way transformers' ``HfArgumentParser`` reads ``metadata={"help": …}`` — and
+:func:`options_of` derives the options (flag, help, type, default) from the fields, nested
+configurations included; :func:`from_options` makes the configuration back from the options'
+values. The CLI makes flags of the options (no click here) and the benchmark registry fills in
+their defaults, so the command line and Python agree by construction. Low in the floors so
+that every floor with a configuration (an ANN index, a benchmark) declares its options here.
 """
 
 from __future__ import annotations
@@ -17,12 +16,9 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from ..errors import CitegraphError
-
-if TYPE_CHECKING:
-    from .benchmark import Benchmark
+from .errors import CitegraphError
 
 PathKind = Literal["", "dir", "file", "any", "out"]  # "any": an existing file or folder; "out": a new folder
 
@@ -48,34 +44,6 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     open_bounds: bool = False
-
-
-@dataclass(frozen=True)
-class RetrieverOption:
-    """How a benchmark's retrievers are named on the command line and where they come from:
-    ``indexes`` opens indexes built over the graph, ``documents`` indexes the benchmark's own
-    documents (:class:`~.benchmark.WithDocuments`) under ``<out>/indexes``."""
-
-    source: Literal["indexes", "documents"]
-    flag: str = "--with"
-    default: str = "bm25"
-    help: str = "Retrievers."  # the CLI adds the grammar
-    run_files: bool = True  # --run: TREC run files of other tools, scored like the retrievers
-    # the option that, when given, makes every retriever after the first a re-ranker of the
-    # first's candidates (opened by :func:`citegraph.retrieval.rerank.open_for_rerank`)
-    rerank: str = ""
-
-
-@dataclass(frozen=True)
-class Registered:
-    """A benchmark by name: its command's help, its options and how to build it from them."""
-
-    name: str
-    help: str
-    build: Callable[..., Benchmark]  # keyword arguments: the options (and ``store`` when ``graph``)
-    options: tuple[Option, ...] = ()
-    retrievers: RetrieverOption | None = None
-    graph: bool = False  # the builder needs the graph (``store=``)
 
 
 # -- options declared on configuration fields ----------------------------------------------------
