@@ -7,7 +7,7 @@ import math
 import pytest
 
 from citegraph.errors import CitegraphError
-from citegraph.evaluation.metrics import compare, evaluate, mean_std
+from citegraph.evaluation.metrics import compare, evaluate, mean_std, over_seeds
 from citegraph.retrieval.base import Hit
 
 
@@ -75,6 +75,19 @@ def test_paired_comparison():
     assert result.t_test_p < 0.001 and result.randomisation_p < 0.01
     assert compare(good, good, "MAP").randomisation_p == 1.0
     assert mean_std([1.0, 3.0]) == (2.0, pytest.approx(math.sqrt(2)))
+
+
+def test_over_seeds_averages_means_and_pools_each_query_over_the_seeds_that_drew_it():
+    qrels = {"q1": {"a": 1}, "q2": {"a": 1}, "q3": {"a": 1}}
+    seed0 = evaluate({q: qrels[q] for q in ("q1", "q2")}, {"q1": run_of("a"), "q2": run_of("b", "a")}, ["MRR"])
+    seed1 = evaluate({q: qrels[q] for q in ("q2", "q3")}, {"q2": run_of("a"), "q3": run_of("b", "c")}, ["MRR"])
+    summary = over_seeds([0, 1], [seed0, seed1])
+    assert seed0.mean["MRR"] == 0.75 and seed1.mean["MRR"] == 0.5
+    assert summary.mean["MRR"] == 0.625 and summary.sd["MRR"] == pytest.approx(math.sqrt(2) * 0.125)
+    assert summary.pooled.queries == ["q1", "q2", "q3"]
+    assert summary.pooled.per_query["MRR"] == {"q1": 1.0, "q2": 0.75, "q3": 0.0}
+    with pytest.raises(CitegraphError, match="2 runs for 3 seeds"):
+        over_seeds([0, 1, 2], [seed0, seed1])
 
 
 @pytest.mark.slow  # ranx compiles its metrics with numba first: over a minute on 2 cores

@@ -12,7 +12,9 @@ two edge cases, so citegraph fixes them before a library sees the run:
 Runs are cut at ``depth`` (500, as the MDCR paper evaluates the top 500) before scoring.
 Queries without any relevant document in the qrels are not evaluated (as trec_eval).
 Per-query values are kept: :func:`compare` tests two systems with a paired t-test and a
-paired randomisation (permutation) test.
+paired randomisation (permutation) test. A system run with several seeds is summarised by
+:func:`over_seeds`: the mean ± sd of its seeds' means, and one per-query mean that the paired
+tests compare.
 
 CSFCube's NDCG%20 (Mysore et al. 2021) is nDCG cut at ``int(0.2 × pool size)`` of each
 query, with its graded relevance as gains: :func:`evaluate` takes ``NDCG%20`` as a
@@ -139,3 +141,36 @@ def mean_std(values: Sequence[float]) -> tuple[float, float]:
     """Mean and sample standard deviation (0 for a single value)."""
     mean = float(np.mean(values)) if values else math.nan
     return mean, float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class OverSeeds:
+    """One system run with several seeds: what a table prints and what a paired test compares."""
+
+    seeds: tuple[int, ...]
+    runs: tuple[Evaluation, ...]
+    mean: dict[str, float]  # measure → mean over seeds of each seed's mean
+    sd: dict[str, float]  # measure → sample standard deviation of those means
+    pooled: Evaluation  # each query's value averaged over the seeds that evaluated it
+
+
+def over_seeds(seeds: Sequence[int], runs: Sequence[Evaluation]) -> OverSeeds:
+    """Summarise ``runs`` (one per seed, same measures). The paired tests run on ``pooled``: a
+    query's mean over the seeds that drew it, so that two systems run with the same seeds are
+    compared query by query even when each seed draws its own test sample."""
+    if not runs or len(seeds) != len(runs):
+        raise CitegraphError(f"over_seeds: {len(runs)} runs for {len(seeds)} seeds")
+    measures = list(runs[0].per_query)
+    spread = {m: mean_std([run.mean[m] for run in runs]) for m in measures}
+    queries = sorted({q for run in runs for q in run.queries})
+    pooled = {
+        m: {q: float(np.mean([run.per_query[m][q] for run in runs if q in run.per_query[m]])) for q in queries}
+        for m in measures
+    }
+    return OverSeeds(
+        tuple(seeds),
+        tuple(runs),
+        {m: mean for m, (mean, _) in spread.items()},
+        {m: sd for m, (_, sd) in spread.items()},
+        Evaluation(pooled, queries),
+    )
