@@ -38,7 +38,8 @@ from typing import Any, TypeVar
 import faiss
 import numpy as np
 
-from citegraph.retrieval.ann import AnnIndex, Kind, recall_against_exact
+from citegraph.retrieval.ann import AnnIndex, recall_against_exact
+from citegraph.retrieval.ann_build import AnnConfig, Kind
 
 KINDS: tuple[Kind, ...] = ("flat", "ivf", "hnsw")
 POOL_SIZES = (65, 1_000, 100_000)
@@ -204,13 +205,15 @@ def main() -> None:
                 AnnIndex.build,
                 documents,
                 ids,
-                kind=kind,
-                nlist=nlist,
-                nprobe=args.nprobe,
-                m=args.m,
-                ef_search=args.ef_search,
-                threads=args.threads,
-                seed=args.seed,
+                AnnConfig(
+                    kind=kind,
+                    nlist=nlist,
+                    nprobe=args.nprobe,
+                    m=args.m,
+                    ef_search=args.ef_search,
+                    threads=args.threads,
+                    seed=args.seed,
+                ),
             )
             _, seconds = timed(index.search, queries, args.k)
             qps = rate(len(queries), seconds)

@@ -11,10 +11,12 @@ import click
 
 from ..config import Config
 from ..evaluation.trec import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP
+from ..options import from_options, options_of
+from ..retrieval.ann_build import AnnConfig
 from ..retrieval.encoders import encoder_choices
 from ..retrieval.spec import BACKENDS
 from .app import corpus_documents, indexes_dir, main, open_graph
-from .options import ids_file, on_duplicate_option, retrievers_option
+from .options import click_option, ids_file, on_duplicate_option, retrievers_option
 from .output import RichProgress, print_table
 
 
@@ -64,13 +66,6 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
     help="One of: " + ", ".join(encoder_choices()) + ".",
 )
 @click.option(
-    "--kind",
-    type=click.Choice(["flat", "ivf", "hnsw"]),
-    default="flat",
-    show_default=True,
-    help="Faiss index: exact (flat) as in the paper, or approximate.",
-)
-@click.option(
     "--dtype",
     type=click.Choice(["auto", "float32", "bfloat16", "float16", "int8"]),
     default="auto",
@@ -78,7 +73,6 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
     help="Encoder precision (bfloat16: about 2x faster on CPU, near-identical vectors).",
 )
 @click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
-@click.option("--threads", type=int, default=1, show_default=True, help="CPU threads for the encoder and Faiss.")
 @click.option("--eligible-only", is_flag=True, help="Only papers the prefilter marked eligible.")
 @click.option(
     "--ids",
@@ -88,7 +82,7 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
 )
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.pass_obj
-def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, eligible_only, ids_path, progress):
+def index_dense(config: Config, encoder_name, dtype, batch_size, eligible_only, ids_path, progress, **options):
     """Encode every corpus paper, or those of --ids (resumable, cached), and build its Faiss index."""
     from ..retrieval.corpus import documents, documents_by_id
     from ..retrieval.dense import build_dense
@@ -98,8 +92,9 @@ def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, 
 
     if ids_path and eligible_only:
         raise click.UsageError("--ids names the papers; --eligible-only would filter them again: give one")
+    ann = from_options(AnnConfig, options)
     folder = indexes_dir(config) / Dense(encoder_name).folder
-    encoder = get_encoder(encoder_name, dtype=dtype, batch_size=batch_size, threads=threads)
+    encoder = get_encoder(encoder_name, dtype=dtype, batch_size=batch_size, threads=ann.threads)
     with open_graph(config) as store:
         if ids_path:
             wanted = ids_file(ids_path)
@@ -130,14 +125,16 @@ def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, 
             encoder,
             folder,
             config.data_folder("embeddings"),
-            kind=kind,
-            threads=threads,
+            ann=ann,
             progress=advance,
             log=lambda line: click.echo(line, err=True),
         )
     finally:
         bar.finish()
     click.echo(f"{encoder_name}: {len(docs):,} documents in {folder}")
+
+
+index_dense.params[1:1] = [click_option(o) for o in options_of(AnnConfig)]  # declared on AnnConfig's fields
 
 
 @main.command()

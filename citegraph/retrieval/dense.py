@@ -19,14 +19,15 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from ..errors import CitegraphError
-from .ann import AnnIndex, Kind, Metric
+from .ann import AnnIndex
+from .ann_build import AnnConfig, Metric
 from .base import Document, Query, Ranking, query_document, rank
 from .embeddings import EmbeddingStore, encode_corpus
 from .encoders import Encoder, ProgressCallback, maxsim, sentence_units, split_sentences
@@ -135,13 +136,12 @@ def build_dense(
     index_dir: Path,
     cache_dir: Path,
     *,
-    kind: Kind = "flat",
-    threads: int = 1,
+    ann: AnnConfig = AnnConfig(),
     progress: ProgressCallback | None = None,
     log: Callable[[str], None] | None = None,
-    **ann_params,
 ) -> DenseRetriever | MultiVectorRetriever:
-    """Encode ``docs`` (resuming from the cache) and write the index of ``encoder`` to ``index_dir``."""
+    """Encode ``docs`` (resuming from the cache) and write the index of ``encoder`` to ``index_dir``,
+    built as ``ann`` says with the metric the encoder was trained for."""
     store = encode_corpus(encoder, docs, cache_dir, progress=progress, log=log)
     index_dir = Path(index_dir)
     index_dir.mkdir(parents=True, exist_ok=True)
@@ -150,13 +150,7 @@ def build_dense(
         retriever: DenseRetriever | MultiVectorRetriever = MultiVectorRetriever(encoder, store)
     else:
         index = AnnIndex.build(
-            store.vectors,
-            store.ids,
-            metric=_metric(encoder),
-            kind=kind,
-            key=store.directory.name,
-            threads=threads,
-            **ann_params,
+            store.vectors, store.ids, replace(ann, metric=_metric(encoder)), key=store.directory.name
         )
         index.save(index_dir)
         retriever = DenseRetriever(encoder, index)
