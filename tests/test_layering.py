@@ -60,10 +60,6 @@ LOOPS_ALLOWED = {
         "local/taxonomy.py",
     ): "the torch seam: taxonomy and rerank reach nets through heavy.lazy (torch loads on first use) and nets "
     "builds on taxonomy's functions and rerank's config (the latter under TYPE_CHECKING)",
-    (
-        "retrieval/encoders.py",
-        "retrieval/model_location.py",
-    ): "type-only: model_location names encoders.EncoderSpec under TYPE_CHECKING",
 }
 TARGET = re.compile(r"([A-Za-z_][\w.]*):[A-Za-z_]\w*")  # "package.module:attribute"
 

@@ -13,7 +13,7 @@ from ..config import Config
 from ..evaluation.trec import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP
 from ..options import from_options, options_of
 from ..retrieval.ann_build import AnnConfig
-from ..retrieval.encoders import encoder_choices
+from ..retrieval.encoder_specs import encoder_choices
 from ..retrieval.spec import BACKENDS
 from .app import corpus_documents, indexes_dir, main, open_graph
 from .options import click_option, ids_file, on_duplicate_option, retrievers_option

@@ -16,7 +16,7 @@ from typing import Literal
 
 from ..errors import CitegraphError, UsageError
 from ..options import option
-from ..retrieval.encoders import HUB_PREFIX, encoder_choices
+from ..retrieval.encoder_specs import HUB_PREFIX, encoder_choices
 from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES, RERANKERS
 from .biencoder import SEED, BiEncoderConfig
 from .enrich import SIZE

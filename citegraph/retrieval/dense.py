@@ -30,7 +30,9 @@ from .ann import AnnIndex
 from .ann_build import AnnConfig, Metric
 from .base import Document, Query, Ranking, query_document, rank
 from .embeddings import EmbeddingStore, encode_corpus
-from .encoders import Encoder, ProgressCallback, maxsim, sentence_units, split_sentences
+from .encoder_specs import Similarity
+from .encoders import Encoder, ProgressCallback
+from .sentences import sentence_units, split_sentences
 
 MANIFEST = "dense.json"
 
@@ -101,6 +103,32 @@ class MultiVectorRetriever:
             scores = maxsim(query, [self.store.matrix(i) for i in candidates], self.encoder.spec.similarity)
             rankings.append(rank({self.store.ids[i]: float(s) for i, s in zip(candidates, scores)}, k))
         return rankings
+
+
+def maxsim(query: np.ndarray, candidates: Sequence[np.ndarray], similarity: Similarity = "l2") -> np.ndarray:
+    """Each candidate's score: its best sentence pair with the query (TS-Aspire's ranking).
+
+    ``l2`` scores by minus the smallest Euclidean distance (the Aspire model card's
+    "minimal L2 distance"), ``cosine``/``dot`` by the largest similarity. A candidate
+    without sentences scores ``-inf``.
+    """
+    scores = np.full(len(candidates), -np.inf, dtype=np.float32)
+    if len(candidates) == 0 or len(query) == 0:
+        return scores
+    sizes = np.array([len(c) for c in candidates])
+    rows = np.concatenate([np.asarray(c, dtype=np.float32) for c in candidates if len(c)])
+    q = np.asarray(query, dtype=np.float32)
+    if similarity == "cosine":
+        q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
+        rows = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+    pair = q @ rows.T  # (query sentences, all candidate sentences)
+    if similarity == "l2":
+        sq = (q * q).sum(1)[:, None] + (rows * rows).sum(1)[None, :] - 2 * pair
+        pair = -np.sqrt(np.maximum(sq, 0))
+    best = pair.max(axis=0)
+    nonempty = sizes > 0
+    scores[nonempty] = np.maximum.reduceat(best, np.cumsum(sizes)[nonempty] - sizes[nonempty])
+    return scores
 
 
 def encode_each(encoder: Encoder, groups: list[list[str]]) -> list[np.ndarray]:
