@@ -53,7 +53,7 @@ def _retrievers(
 
 def _reranker(spec, config: Config):
     """``spec`` re-ranking the candidates it is handed, their texts read from the indexes' record."""
-    from ..retrieval.rerank import open_for_rerank
+    from ..retrieval.pool_encoder import open_for_rerank
 
     return open_for_rerank(
         spec, indexes_dir(config), config.data_folder("embeddings"), lambda ids: corpus_documents(config, ids)

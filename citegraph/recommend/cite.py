@@ -23,7 +23,7 @@ of a :class:`~citegraph.library.draft.Draft`:
   candidate's title and abstract, min–max normalised over them as each retriever's score is,
   is the feature ``model`` with weight :data:`MODEL_WEIGHT`, added to the first stage's score.
   Only candidates are encoded, each once (the embedding cache of
-  :mod:`citegraph.retrieval.rerank`).
+  :mod:`citegraph.retrieval.pool_encoder`).
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ class CiteModel:
     def __init__(self, folder: Path, recommender: Recommender, cache_dir: Path):
         from ..retrieval.corpus import documents_by_id
         from ..retrieval.encoders import get_encoder
-        from ..retrieval.rerank import PoolEncoder, VectorCache
+        from ..retrieval.pool_encoder import PoolEncoder, VectorCache
 
         folder = Path(folder)
         if not folder.is_dir():
