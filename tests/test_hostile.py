@@ -1012,7 +1012,7 @@ def _hostile_papers(text: str, authors: tuple[str, ...] = ("Ada Lovelace",)):
 def test_a_bibtex_export_of_hostile_text_reads_back_as_written(text):
     import bibtexparser
 
-    from citegraph.ingest.bibtex import CONTROL_CHARACTERS, parse_text
+    from citegraph.ingest.bibtex_entries import CONTROL_CHARACTERS, parse_text
     from citegraph.ingest.latex import decode
     from citegraph.library.export import to_bibtex
 
