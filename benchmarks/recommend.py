@@ -47,7 +47,7 @@ from ingest import corpus  # benchmarks/ingest.py: the cached synthetic corpus
 
 from citegraph.config import Config
 from citegraph.graph import open_backend, open_store
-from citegraph.graph.arcadedb import free_port
+from citegraph.graph.processes import free_port
 from citegraph.ingest import formats
 from citegraph.ingest.bulk import bulk_ingest
 from citegraph.recommend.held_out import held_out_citations

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from citegraph.graph import open_store
-from citegraph.graph.arcadedb import free_port
+from citegraph.graph.processes import free_port
 from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
 from citegraph.retrieval.bm25 import build_bm25

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from citegraph.graph import ArcadeServer
-from citegraph.graph.arcadedb import free_port
+from citegraph.graph.processes import free_port
 
 from conftest import citegraph, shared
 

@@ -833,7 +833,7 @@ def test_services_keep_their_embedded_graph_running_and_share_it(tmp_path):
     """Two services on one data directory: the graph server killed under them, or stopped
     with the service that had started it, comes back, and both answer again; one restarted
     later uses the server that runs (issue 23 §4.4)."""
-    from citegraph.graph.arcadedb import free_port
+    from citegraph.graph.processes import free_port
     from citegraph.service.http import wait_serving
 
     env = {key: value for key, value in os.environ.items() if not key.startswith("CITEGRAPH_")}
