@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..evaluation.sampling import SPLITS
-
 if TYPE_CHECKING:
     from ..options import Option
 from ..vocabulary import year_of
@@ -165,32 +163,6 @@ def export_format(command):
 
 def ids_file(path: Path | None) -> list[str]:
     return path.read_text(encoding="utf-8").split() if path else []
-
-
-POOL_OPTIONS = [
-    click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder."),
-    click.option("--seed", default=0, show_default=True),
-    click.option("--year", type=int, help="Query year (default: the latest year with enough queries)."),
-    click.option(
-        "--exclude",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        help="Paper ids (one a line) never used, e.g. an encoder's training set.",
-    ),
-    click.option("--repeats", default=3, show_default=True, help="Pools drawn anew per size (or field)."),
-    click.option(
-        "--split",
-        type=click.Choice(SPLITS),
-        default="test",
-        show_default=True,
-        help="val: queries for tuning, disjoint from the test queries of the same seed.",
-    ),
-]
-
-
-def with_pool_options(command):
-    for option in reversed(POOL_OPTIONS):
-        command = option(command)
-    return command
 
 
 with_retrievers = retrievers_option("Text retrievers with built indexes (citegraph index …); '' for graph only.")
