@@ -36,6 +36,12 @@ def on_duplicate_option(policies: tuple[str, ...], default: str, help: str):
     return click.option("--on-duplicate", type=click.Choice(policies), default=default, show_default=True, help=help)
 
 
+def param_pairs_option(help: str):
+    """``-p/--param KEY=VALUE`` (repeatable), given to the command as ``pairs``: one spelling for
+    every command that takes named parameters (a query's, a model's)."""
+    return click.option("-p", "--param", "pairs", multiple=True, metavar="KEY=VALUE", help=help)
+
+
 class RetrieverList(click.ParamType):
     """Retriever specs (citegraph.retrieval.spec), comma-separated: parsed once, each a typed spec.
 
@@ -170,6 +176,11 @@ learned_weights = click.option(
     "--model",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Learned weights (citegraph recommend-train).",
+)
+cite_model_option = click.option(
+    "--cite-model",
+    type=click.Path(path_type=Path),
+    help="A sentence-transformers model folder that re-ranks the cite suggestions (as citegraph cite --model).",
 )
 
 
