@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -104,14 +104,17 @@ def click_option(option: Option) -> click.Option:
         return click.Option(
             [option.flag, option.name], is_flag=True, default=default, help=option.help, show_default="/" in option.flag
         )
+    # a required option is given no default: click 8.3+ takes a given None for a value, and the
+    # command would run without the option
+    given: dict[str, Any] = {} if option.required and default is None else {"default": default}
     return click.Option(
         [option.flag, option.name],
         type=_click_type(option),
-        default=default,
         required=option.required,
         multiple=option.multiple,
         show_default=default is not None,
         help=option.help,
+        **given,
     )
 
 
