@@ -54,7 +54,7 @@ from citegraph.recommend.held_out import held_out_citations
 from citegraph.retrieval.bm25 import read_manifest
 from citegraph.retrieval.corpus import documents
 from citegraph.retrieval.spec import BM25
-from citegraph.service.http import wait_serving
+from citegraph.service.serving import wait_serving
 
 
 def ms(values: list[float], q: int) -> float:

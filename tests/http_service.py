@@ -22,7 +22,7 @@ from citegraph.ingest.taxonomy import BUNDLED
 from citegraph.retrieval.bm25 import build_bm25
 from citegraph.retrieval.corpus import documents
 from citegraph.retrieval.spec import BM25
-from citegraph.service.http import wait_serving
+from citegraph.service.serving import wait_serving
 
 from conftest import ACL200, write_jsonl
 

@@ -834,7 +834,7 @@ def test_services_keep_their_embedded_graph_running_and_share_it(tmp_path):
     with the service that had started it, comes back, and both answer again; one restarted
     later uses the server that runs (issue 23 §4.4)."""
     from citegraph.graph.processes import free_port
-    from citegraph.service.http import wait_serving
+    from citegraph.service.serving import wait_serving
 
     env = {key: value for key, value in os.environ.items() if not key.startswith("CITEGRAPH_")}
     env |= {"CITEGRAPH_DATA_DIR": str(tmp_path / "data"), "CITEGRAPH_HEAP": "512m"}

@@ -135,7 +135,7 @@ def serve(config: Config, host, port, retrievers, model, cite_model):
     """HTTP service (/recommend, /cite, /paper, /neighbours, /search, /queries; docs at /docs) and the graph
     explorer at /."""
     try:
-        from ..service.http import serve as serve_
+        from ..service.serving import serve as serve_
     except ImportError as exc:
         raise CitegraphError(
             f"citegraph serve needs the [serve] extra ({exc.name} is not installed): pip install 'citegraph[serve]'"
