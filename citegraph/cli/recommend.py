@@ -10,7 +10,7 @@ import click
 from ..config import Config
 from ..errors import CitegraphError
 from .app import main
-from .options import AS_OF, export_format, learned_weights, with_retrievers
+from .options import AS_OF, cite_model_option, export_format, learned_weights, with_retrievers
 from .output import print_matches, print_recommendations, print_table, write_papers
 
 
@@ -129,17 +129,13 @@ def recommend_train(config: Config, out, papers, seed, contexts, retrievers):
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @with_retrievers
 @learned_weights
-@click.option(
-    "--cite-model",
-    type=click.Path(path_type=Path),
-    help="A sentence-transformers model folder that re-ranks the cite suggestions (as citegraph cite --model).",
-)
+@cite_model_option
 @click.pass_obj
 def serve(config: Config, host, port, retrievers, model, cite_model):
     """HTTP service (/recommend, /cite, /paper, /neighbours, /search, /queries; docs at /docs) and the graph
     explorer at /."""
     try:
-        from ..service.http import serve as serve_
+        from ..service.serving import serve as serve_
     except ImportError as exc:
         raise CitegraphError(
             f"citegraph serve needs the [serve] extra ({exc.name} is not installed): pip install 'citegraph[serve]'"
@@ -153,11 +149,7 @@ def serve(config: Config, host, port, retrievers, model, cite_model):
 @main.command()
 @with_retrievers
 @learned_weights
-@click.option(
-    "--cite-model",
-    type=click.Path(path_type=Path),
-    help="A sentence-transformers model folder that re-ranks the cite suggestions (as citegraph cite --model).",
-)
+@cite_model_option
 @click.pass_obj
 def mcp(config: Config, retrievers, model, cite_model):
     """Model Context Protocol server on stdio, for AI agents: search, papers, neighbours,
