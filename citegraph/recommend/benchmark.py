@@ -147,10 +147,10 @@ def _run(draw: _Draw, recommender: Recommender, with_contexts: Recommender | Non
 
 
 def _on(evaluation: Evaluation, queries: Sequence[str]) -> Evaluation:
-    """``evaluation`` restricted to ``queries`` (its per-query values too, as :func:`over_seeds` pools them)."""
+    """``evaluation`` restricted to ``queries`` (its means and what :func:`over_seeds` pools)."""
     from ..evaluation.metrics import Evaluation
 
-    return Evaluation({m: {q: v[q] for q in queries} for m, v in evaluation.per_query.items()}, list(queries))
+    return Evaluation(evaluation.per_query, list(queries))
 
 
 def _tables(runs: Sequence[_Run], about: str, contexts: bool, tests: bool = True) -> list[Table]:
