@@ -11,10 +11,11 @@ of a :class:`~citegraph.library.draft.Draft`:
   machine translation) get the same, the draft's main topic's, papers;
 * **the draft's references** (its bibliography, matched to graph papers with the library
   matcher, :meth:`Recommender.match`) are the seed's references, exactly as ``recommend``'s:
-  they seed the graph side ("cited by 2 of your references", co-cited with them) and, being
-  the seed's references (:attr:`Seed.blocked`), are never suggested — so a paper already
-  cited in the slot's sentence or paragraph is never suggested for it. Entries that match no
-  graph paper are listed, not fatal;
+  all of them seed the graph side of every slot ("cited by 2 of your references", co-cited
+  with them), but a reference is blocked (:attr:`Seed.blocked`) only at the slots whose
+  sentence already cites it (``\\cite{smith09,?}`` blocks smith09 there): cited in another
+  sentence it stays :attr:`Seed.suggestible`, since the author may cite it again here.
+  Entries that match no graph paper are listed, not fatal;
 * **the first stage** is the recommender's: its retrievers (``--with``, BM25 by default),
   the citing-sentence contexts and the graph around the references and the top text matches,
   scored by its weights, as of a date when asked;
@@ -158,7 +159,8 @@ def cite(
 ) -> Cited:
     """The top ``k`` suggestions for each slot of ``draft`` (see the module's docstring)."""
     matches = recommender.match(list(draft.references.values()))
-    references = tuple(dict.fromkeys(m.paper for m in matches if m.paper))
+    paper_of = {key: m.paper for key, m in zip(draft.references, matches, strict=True) if m.paper}
+    references = tuple(dict.fromkeys(paper_of.values()))
     first_stage = Weights({**recommender.weights.values, "draft": DRAFT_WEIGHT})
     fused = Weights({**first_stage.values, "model": MODEL_WEIGHT})
     about = _draft_matches(recommender, draft, references)
@@ -168,6 +170,8 @@ def cite(
         if not text:
             raise CitegraphError(f"{slot.where}: the slot's sentence has no words to search with")
         seed = recommender.ask(abstract=text, references=references, view=View(as_of=as_of)).seed
+        cited_here = {paper_of[key] for key in slot.cited_in_sentence if key in paper_of}
+        seed = replace(seed, suggestible=tuple(r for r in references if r not in cited_here))
         candidates = {cid: _with(c, about.get(cid)) for cid, c in recommender.candidates(seed).items()}
         first = first_stage.rank(candidates, len(candidates))
         position = {hit.id: rank for rank, hit in enumerate(first, start=1)}
