@@ -252,3 +252,28 @@ def test_a_model_reranks_and_explains_its_score(acl, server_env, model_folder, t
     assert done.returncode == 0, done.stderr
     assert f"ranking: first stage fused with the model {model_folder}" in done.stdout
     assert "· model cosine " in done.stdout
+
+
+def test_the_fusion_weights_are_read_from_the_models_card(acl, model_folder, tmp_path, draft_files):
+    """`benchmarks/cite_weights.py --write` records the tuned weights in the card; `cite` reads them."""
+    from citegraph.errors import CitegraphError
+    from citegraph.local.saved import record_card
+    from citegraph.recommend.cite import Fusion
+
+    folder = tmp_path / "model"
+    shutil.copytree(model_folder, folder)
+    with pytest.raises(CitegraphError, match=r"no citegraph.json \(not a model folder citegraph wrote\)"):
+        record_card(folder, "cite", {})
+    assert Fusion.of(folder) == Fusion(0.5, 1.0)  # no card: the defaults
+    (folder / "citegraph.json").write_text(json.dumps({"base_model": "tiny"}), encoding="utf-8")
+    record_card(folder, "cite", {"fusion": {"draft": 0.0, "model": 0.0}, "tuned_by": "a test"})
+    card = json.loads((folder / "citegraph.json").read_text(encoding="utf-8"))
+    assert card == {"base_model": "tiny", "cite": {"fusion": {"draft": 0.0, "model": 0.0}, "tuned_by": "a test"}}
+    read = read_draft(*draft_files[:1], bib=draft_files[1])
+    model = CiteModel(folder, acl, tmp_path / "embeddings")
+    assert model.fusion == Fusion(0.0, 0.0)
+    weighed = cite(acl, read, k=10, model=model)
+    assert "(weights: model 0, draft 0)" in weighed.ranking
+    # a model weighing nothing leaves the first stage's order (without the draft's field) as it is
+    assert [_ids(s) for s in weighed.slots] == [_ids(s) for s in cite(acl, read, k=10, fusion=Fusion(0.0, 0.0)).slots]
+    assert [_ids(s) for s in weighed.slots] != [_ids(s) for s in cite(acl, read, k=10).slots]
