@@ -105,7 +105,7 @@ def test_save_load_round_trip_keeps_codes_not_vectors(kind, encoded, ids, tmp_pa
 
 
 def test_sub_quantisers_that_do_not_divide_the_dimension_are_refused_in_one_line(encoded, ids):
-    with pytest.raises(UsageError, match=r"^--pq-m 50 does not divide the vectors' dimension 384: .*96") as refused:
+    with pytest.raises(UsageError, match=r"^--pq-m 50 does not divide the vectors' dimension 384: .*48") as refused:
         compressed(encoded, ids, "ivfpq", pq_m=50)
     assert "\n" not in str(refused.value)
 
