@@ -145,7 +145,9 @@ def factory_string(config: AnnConfig, dim: int) -> str:
             f"--pq-m {config.pq_m} does not divide the vectors' dimension {dim}: "
             f"choose a divisor of {dim} (e.g. {dim // 8} or {dim // 16})"
         )
-    pq = f"IVF{config.nlist},PQ{config.pq_m}x{config.pq_bits}"
+    # "np": no polysemous training (a reordering of the codes for Hamming filtering, which
+    # search does not use); it made training 25 times slower (3,000 × 64, PQ16x8: 63 s vs 2.5 s)
+    pq = f"IVF{config.nlist},PQ{config.pq_m}x{config.pq_bits}np"
     return f"OPQ{config.pq_m},{pq}" if config.kind == "opq" else pq
 
 
