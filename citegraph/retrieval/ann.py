@@ -8,6 +8,12 @@ documents; this module searches, :mod:`.ann_build` builds the Faiss index (what 
   pool sizes the graph hands over exact scoring is cheap. ``ivf``
   (``nlist``, ``nprobe``) and ``hnsw`` (``m``, ``ef_search``) trade recall for speed on
   whole-corpus search; :func:`recall_against_exact` reports what they lose.
+* **Compressed** (``ivfpq``, ``opq``): an IVF index whose rows are product-quantiser codes
+  (``pq_m`` bytes at 8 bits instead of ``4·dim``), for corpora whose float vectors do not
+  fit in memory. Its scores are approximate; given the float vectors (``vectors``: the
+  embedding store's memmap, which :mod:`.dense` passes; the index folder keeps only the
+  codes) it re-scores its top ``rerank`` candidates exactly, and pools it scores exactly
+  are scored from those vectors rather than from decoded codes.
 * **Metric at build**: ``"cosine"`` stores L2-normalised vectors in an inner-product
   index (queries are normalised too), ``"l2"`` keeps raw vectors for models trained with
   Euclidean distance (SPECTER). Scores are similarities, higher is better: the cosine,
@@ -61,7 +67,7 @@ from typing import cast
 import numpy as np
 
 from ..heavy import faiss
-from .ann_build import AnnConfig, Kind, Metric, faiss_index, omp_threads, prepare
+from .ann_build import IVF_KINDS, PQ_KINDS, AnnConfig, Kind, Metric, faiss_index, omp_threads, prepare
 from .ann_files import Manifest, read_index, write_index
 from .base import Ranking, rank
 
@@ -98,9 +104,12 @@ class AnnIndex:
         key: str = "",
         threads: int = 1,
         exact_pool_max: int | None = None,
+        vectors: np.ndarray | None = None,
     ):
         if index.ntotal != len(ids):
             raise ValueError(f"index holds {index.ntotal} vectors but {len(ids)} ids were given")
+        if vectors is not None and vectors.shape != (len(ids), index.d):
+            raise ValueError(f"float vectors of shape {vectors.shape} for {len(ids)} rows of {index.d} dimensions")
         self.index = index
         self.ids = list(ids)
         self.metric: Metric = metric
@@ -109,6 +118,7 @@ class AnnIndex:
         self.key = key
         self.threads = threads
         self.exact_pool_max = exact_pool_max
+        self.vectors = vectors if kind in PQ_KINDS else None  # the exact rows behind codes
         self._position = {doc_id: i for i, doc_id in enumerate(self.ids)}
         if len(self._position) != len(self.ids):
             raise ValueError("document ids are not unique")
@@ -137,6 +147,7 @@ class AnnIndex:
             key=key,
             threads=config.threads,
             exact_pool_max=config.exact_pool_max,
+            vectors=vectors,
         )
 
     # ------------------------------------------------------------ persistence
@@ -150,10 +161,17 @@ class AnnIndex:
 
     @classmethod
     def load(
-        cls, directory: str | Path, *, key: str | None = None, threads: int = 1, exact_pool_max: int | None = None
+        cls,
+        directory: str | Path,
+        *,
+        key: str | None = None,
+        threads: int = 1,
+        exact_pool_max: int | None = None,
+        vectors: np.ndarray | None = None,
     ) -> AnnIndex:
         """Read an index written by :meth:`save`; with ``key``, a stale one (built from other
-        embeddings) raises ``ValueError``."""
+        embeddings) raises ``ValueError``. ``vectors``: the float rows a compressed index
+        re-ranks with (its folder keeps only codes)."""
         index, ids, manifest = read_index(Path(directory), key, threads)
         return cls(
             index,
@@ -164,6 +182,7 @@ class AnnIndex:
             key=manifest.key,
             threads=threads,
             exact_pool_max=exact_pool_max,
+            vectors=vectors,
         )
 
     # -------------------------------------------------------------- searching
@@ -186,7 +205,7 @@ class AnnIndex:
         """
         queries = prepare(np.atleast_2d(query_vectors), self.metric)
         if pools is None:
-            return self._rankings(*self._search(queries, k), k)
+            return self._ranked(queries, k)
         if len(pools) != len(queries):
             raise ValueError(f"{len(queries)} queries but {len(pools)} pools")
         groups: dict[int, list[int]] = {}
@@ -198,7 +217,7 @@ class AnnIndex:
             if self.exact_for(len(positions), k):
                 results = self._search_exact(queries[rows], positions, k)
             else:
-                results = self._rankings(*self._search(queries[rows], k, positions), k)
+                results = self._ranked(queries[rows], k, positions)
             for q, ranking in zip(rows, results):
                 rankings[q] = ranking
         return rankings
@@ -207,7 +226,7 @@ class AnnIndex:
         """Whether a pool of this many indexed documents is scored exactly (see above)."""
         if self.exact_pool_max is not None:
             return pool_size <= self.exact_pool_max
-        if self.kind == "ivf":
+        if self.kind in IVF_KINDS:
             return pool_size * self.params["nprobe"] / self.params["nlist"] < 8 * k
         return pool_size <= len(self.ids) // (8 if self.kind == "flat" else 2)
 
@@ -217,6 +236,18 @@ class AnnIndex:
             map(self._position.get, pool, repeat(-1)), dtype=np.int64, count=len(pool)
         )  # look-ups in C: a third faster than a genexpr
         return np.unique(rows[rows >= 0])
+
+    def _ranked(self, queries: np.ndarray, k: int, positions: np.ndarray | None = None) -> list[Ranking]:
+        """The index's own top ``k`` (within ``positions`` when given); a compressed index
+        with float vectors re-scores its top ``rerank`` candidates exactly first."""
+        depth = max(k, self.params.get("rerank", 0)) if self.vectors is not None else k
+        distances, found = self._search(queries, depth, positions)
+        if depth == k:
+            return self._rankings(distances, found, k)
+        return [
+            self._top(self._pool_scores(queries[q : q + 1], rows)[0], rows, k)
+            for q, rows in enumerate(row[row >= 0] for row in found)
+        ]
 
     def _search(
         self, queries: np.ndarray, k: int, positions: np.ndarray | None = None
@@ -230,7 +261,7 @@ class AnnIndex:
         # the keyword arguments and the bitmap-only constructor are faiss's Python wrappers (class_wrappers.py),
         # which its SWIG-generated stubs do not know
         selector = faiss.IDSelectorBitmap(np.packbits(bitmap, bitorder="little"))  # type: ignore[call-arg, arg-type]
-        if self.kind == "ivf":
+        if self.kind in IVF_KINDS:
             params = faiss.SearchParametersIVF(sel=selector, nprobe=self.params["nprobe"])  # type: ignore[call-arg]
         elif self.kind == "hnsw":
             params = faiss.SearchParametersHNSW(  # type: ignore[attr-defined]  # missing from the stubs
@@ -254,7 +285,7 @@ class AnnIndex:
         if len(queries) < SHARED_POOL_QUERIES:
             return [self._top(row, positions, k) for row in self._pool_scores(queries, positions)]
         pool = faiss.IndexFlat(self.dim, self.index.metric_type)
-        pool.add(self.index.reconstruct_batch(positions))
+        pool.add(self._rows(positions))
         depth = min(k + 1, len(positions))
         scores, rows = pool.search(queries, depth)
         if self.metric == "l2":
@@ -286,10 +317,10 @@ class AnnIndex:
         Faiss' ``fvec_*_by_idx`` reads the pool rows where they are stored; gathering
         them into a matrix for numpy first cost 5–15× more (a copy per pool row, and
         numpy's threaded BLAS stalls on a busy machine). IVF keeps no contiguous
-        matrix, so there the pool's rows are gathered.
+        matrix, so there the pool's rows are gathered (:meth:`_rows`).
         """
         if self._storage is None:
-            base = self.index.reconstruct_batch(positions)
+            base = self._rows(positions)
             pointer, rows = faiss.swig_ptr(base), np.arange(len(positions), dtype=np.int64)
         else:
             pointer, rows = self._storage.get_xb(), positions
@@ -316,6 +347,13 @@ class AnnIndex:
             )
         return scores
 
+    def _rows(self, positions: np.ndarray) -> np.ndarray:
+        """Rows as the index compares them: from the float vectors when it has them (a
+        compressed index's codes decode only approximately), else reconstructed by Faiss."""
+        if self.vectors is None:
+            return self.index.reconstruct_batch(positions)
+        return prepare(self.vectors[positions], self.metric)
+
     def _rankings(self, distances: np.ndarray, positions: np.ndarray, k: int) -> list[Ranking]:
         """Faiss results as hits (-1 marks a missing result; L2 distances negated)."""
         scores = -distances if self.metric == "l2" else distances
@@ -324,7 +362,7 @@ class AnnIndex:
     # ------------------------------------------------------------ environment
 
     def _apply_params(self) -> None:
-        if self.kind == "ivf":
+        if self.kind in IVF_KINDS:
             faiss.extract_index_ivf(self.index).nprobe = self.params["nprobe"]
         elif self.kind == "hnsw":
             # downcast_index returns the concrete class; the stubs say Index
@@ -342,7 +380,7 @@ class AnnIndex:
         if self.kind == "hnsw" or faiss.get_num_gpus() == 0:
             return None
         gpu = faiss.index_cpu_to_all_gpus(self.index)
-        if self.kind == "ivf":
+        if self.kind in IVF_KINDS:
             faiss.GpuParameterSpace().set_index_parameter(gpu, "nprobe", self.params["nprobe"])
         return gpu
 

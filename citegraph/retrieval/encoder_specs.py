@@ -39,6 +39,7 @@ class EncoderSpec:
     separator: Literal["sep", "space"] = "sep"
     layers: Literal["last", "all"] = "last"
     package: str | None = None  # Python package holding the model in its ``model/`` folder
+    adapter: str | None = None  # a hub adapter activated on the base model (``adapters`` package)
     description: str = ""
 
 
@@ -66,6 +67,17 @@ ENCODERS: dict[str, EncoderSpec] = {
             description="SciBERT, final-layer [CLS] (MDCR's baseline without citation training)",
         ),
         EncoderSpec("specter", "allenai/specter", "cls", False, 512, "l2", description="SPECTER, final-layer [CLS]"),
+        EncoderSpec(
+            "specter2",
+            "allenai/specter2_base",
+            "cls",
+            False,
+            512,
+            "l2",
+            adapter="allenai/specter2",
+            description="SPECTER2, final-layer [CLS] with the proximity adapter: the encoder of S2AG's "
+            "embeddings-specter_v2 vectors (index dense --from-s2ag)",
+        ),
         EncoderSpec("scincl", "malteos/scincl", "cls", False, 512, "l2", description="SciNCL, final-layer [CLS]"),
         EncoderSpec(
             "aspire-biomed",

@@ -95,6 +95,8 @@ class Encoder:
                 local_files_only=source.local,
                 dtype=torch.bfloat16 if precision == "bfloat16" else torch.float32,
             )
+            if spec.adapter:
+                _activate_adapter(model, spec)
         except (OSError, ValueError, KeyError) as exc:
             raise CitegraphError(f"encoder {spec.name!r} could not be loaded from {source.location}: {exc}") from exc
         finally:
@@ -147,6 +149,7 @@ class Encoder:
             "separator": s.separator,
             "layers": s.layers if self.multi_vector else None,
             "precision": self.precision,
+            **({"adapter": s.adapter} if s.adapter else {}),
         }
 
     def estimate_seconds(self, n_docs: int, sample: Sequence[Document] | None = None) -> float | None:
@@ -281,6 +284,21 @@ class Encoder:
 
         cached = try_to_load_from_cache(self.spec.hub_id, "config.json")
         return Path(cached).parent if isinstance(cached, str) else None
+
+
+def _activate_adapter(model: torch.nn.Module, spec: EncoderSpec) -> None:
+    """Load and activate ``spec.adapter`` on the base model (SPECTER2's task adapters), as the
+    model card does, with the ``adapters`` package."""
+    try:
+        import adapters  # type: ignore[import-not-found]  # optional: SPECTER2 query encoding only
+    except ImportError:
+        raise CitegraphError(
+            f"encoder {spec.name!r} needs the adapter {spec.adapter} on {spec.hub_id}, loaded by the "
+            "`adapters` package, which is not installed (pip install adapters)"
+        ) from None
+    adapters.init(model)
+    name = model.load_adapter(spec.adapter, source="hf", set_active=True)  # type: ignore[operator]
+    model.set_active_adapters(name)  # type: ignore[operator]
 
 
 def get_encoder(
