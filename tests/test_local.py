@@ -15,16 +15,18 @@ import numpy as np
 import pytest
 
 from citegraph.errors import CitegraphError
+from citegraph.evaluation.metrics import compare, over_seeds
 from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
+from citegraph.local import controls
 from citegraph.local.config import LocalConfig, PrefetchConfig, SplitConfig
 from citegraph.local.data import export_contexts, held_out_papers, read_contexts, time_split
 from citegraph.local.enrich import HeldOutView, enrich_all
 from citegraph.local.evaluate import evaluate_local
 from citegraph.local.geometry import distance, mobius_add, to_manifold
-from citegraph.local.stages import enrich, load_corpus, prefetch, query_set, split
+from citegraph.local.stages import Lists, enrich, load_corpus, query_set, split
 from citegraph.local.symtax import RerankerConfig
-from citegraph.local.tables import tables
+from citegraph.local.tables import Rows, scored, tables
 from citegraph.retrieval.base import Hit
 from citegraph.synth import SynthSpec, generate
 
@@ -198,7 +200,9 @@ def test_query_set_corpus_split_prefetch_and_enrich_alone(tiny_graph, tmp_path):
             ).test
         ]
 
-    lists = prefetch(corpus, queries.test, PrefetchConfig("bm25:bm25s", depth=3), tmp_path / "index")
+    candidate_lists = Lists(corpus, LocalConfig(prefetch=PrefetchConfig("bm25:bm25s", depth=3)), tmp_path / "index")
+    lists = candidate_lists.prefetch(queries.test)
+    assert candidate_lists.prefetch(queries.test[:1]) == lists[:1]  # kept: not searched again
     for context, ids in zip(queries.test, lists):
         assert 0 < len(ids) <= 3 and context.citing not in ids
         assert all(corpus.years[i] <= context.year for i in ids)
@@ -219,11 +223,69 @@ def test_tables_score_runs_alone(tmp_path):
     )
     test = read_contexts(path)
     ranked = {c.id: [Hit(d, 10.0 - r) for r, d in enumerate("abcdef")] for c in test}  # a first, f sixth
-    [table], per_query = tables(LocalConfig(max_steps=5), test, {"mine": ranked}, ["mine"], ["mine"])
-    assert table.rows["mine"]["R@5"][0] == 0.5 and table.rows["mine"]["R@10"][0] == 1.0
+    [mine] = scored(test, {"mine": ranked}).values()
+    [table] = tables(LocalConfig(max_steps=5), len(test), {"mine": over_seeds((12,), [mine])}, Rows(["mine"]))
+    assert table.rows["mine"]["R@5"] == [0.5, None] and table.rows["mine"]["R@10"][0] == 1.0
     assert table.rows["mine"]["MRR"][0] == pytest.approx((1 + 1 / 6) / 2)
     assert "2 test contexts, prefetch bm25 top 100, enriched to 300" in table.title and "5 steps" in table.title
-    assert per_query["mine"]["MRR"] == {test[0].id: 1.0, test[1].id: pytest.approx(1 / 6)}
+    assert mine.per_query["MRR"] == {test[0].id: 1.0, test[1].id: pytest.approx(1 / 6)}
+
+
+def test_the_controls_reorder_the_prefetched_list_as_defined(tmp_path):
+    """abstract-first: a stable sort on "has an abstract"; same-kind: the list restricted to the
+    kind most training positives have (decided on the training side only)."""
+    lists = [["t1", "a1", "t2", "a2", "a3"], ["a4", "t3"], []]
+    abstracts = {"a1", "a2", "a3", "a4"}
+    assert controls.abstract_first(lists, abstracts) == [["a1", "a2", "a3", "t1", "t2"], ["a4", "t3"], []]
+    assert controls.same_kind(lists, abstracts, True) == [["a1", "a2", "a3"], ["a4"], []]
+    assert controls.same_kind(lists, abstracts, False) == [["t1", "t2"], ["t3"], []]
+    path = tmp_path / "q.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"citing_id": f"p{i}", "cited_ids": cited, "context": "x [CIT]", "year": 2020}) + "\n"
+            for i, cited in enumerate([["a1", "t1"], ["t2"], ["a2"]])
+        )
+    )
+    train = read_contexts(path)
+    assert controls.cited_mostly_have_an_abstract(train, abstracts)  # 2 of 4: a tie counts as "with an abstract"
+    assert not controls.cited_mostly_have_an_abstract(train[:2], abstracts)  # 1 of 3
+
+
+def test_learned_rows_are_tested_against_the_strongest_baseline_per_measure(tmp_path):
+    """R@1 is best for the abstract-first control, R@5 for the prefetcher: each measure's p-value
+    compares the model with that measure's best baseline, which the title names."""
+    path = tmp_path / "q.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"citing_id": f"p{i}", "cited_ids": ["x"], "context": "x [CIT]", "year": 2020}) + "\n"
+            for i in range(6)
+        )
+    )
+    test = read_contexts(path)
+
+    def at(position: dict[int, int]) -> dict[str, list[Hit]]:  # context i → rank of x (1-based)
+        return {
+            c.id: [Hit(d, 100.0 - r) for r, d in enumerate([f"n{k}" for k in range(position[i] - 1)] + ["x"])]
+            for i, c in enumerate(test)
+        }
+
+    runs = {
+        "bm25": at({0: 2, 1: 2, 2: 2, 3: 2, 4: 2, 5: 2}),  # R@1 0, R@5 1
+        "abstract-first": at({0: 1, 1: 1, 2: 1, 3: 9, 4: 9, 5: 9}),  # R@1 0.5, R@5 0.5
+        "model": at({0: 1, 1: 1, 2: 1, 3: 1, 4: 2, 5: 2}),  # R@1 0.67, R@5 1
+    }
+    results = {n: over_seeds((0,), [e]) for n, e in scored(test, runs).items()}
+    rows = Rows(list(runs), baselines=["bm25", "abstract-first"], learned=["model"])
+    main, t_prefetch, p_prefetch, t_best, p_best = tables(LocalConfig(rerankers=("biencoder",)), 6, results, rows)
+    assert list(main.rows) == list(runs) and list(p_prefetch.rows) == ["abstract-first", "model"]
+    assert p_best.title.startswith("Paired randomisation test p against the strongest baseline per measure")
+    assert "abstract-first: R@1, R@10" not in p_best.title and "bm25: R@5" in p_best.title
+    assert "abstract-first: R@1" in p_best.title and list(p_best.rows) == ["model"]
+    for measure, baseline in (("R@1", "abstract-first"), ("R@5", "bm25")):
+        expected = compare(results["model"].pooled, results[baseline].pooled, measure, permutations=2000)
+        assert p_best.rows["model"][measure][0] == expected.randomisation_p
+        assert t_best.rows["model"][measure][0] == expected.t_test_p
+    assert p_best.rows["model"]["R@5"][0] == 1.0  # the same R@5 as bm25: nothing to test
 
 
 # -- separations ------------------------------------------------------------------------------
