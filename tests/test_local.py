@@ -410,11 +410,14 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
     )
     assert "ablations (SymTax Table 3)" in result.stdout
     assert "LM fine-tuned once, shared" in result.stdout  # the CPU default
-    ablation, fusion, t_test, randomisation = _tables(out)
+    ablation, fusion, t_test, randomisation, _, against_strongest = _tables(out)
     assert t_test["title"].startswith("Paired t-test p against prefetch (bm25:bm25s)")
     assert list(randomisation["rows"]) == [*list(ablation["rows"])[1:], *fusion["rows"]]
+    assert list(against_strongest["rows"]) == [*list(ablation["rows"])[4:], *fusion["rows"]]  # the learned rows
     assert list(ablation["rows"]) == [
         "prefetch (bm25:bm25s)",
+        "prefetch (bm25:bm25s), abstract-first",
+        "prefetch (bm25:bm25s), same-kind text (with an abstract)",
         "prefetch (bm25:bm25s) + enrichment",
         "SymTax (tiny-bert, vector, hyperbolic)",
         "− enrichment",
@@ -446,8 +449,14 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
         prefetch=PrefetchConfig("bm25:bm25s"),
     )
     table, *tests = evaluate_local(store, tmp_path / "plain", config).tables
-    assert len(tests) == 2
-    assert list(table.rows) == ["prefetch (bm25:bm25s)", "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
+    assert len(tests) == 4
+    assert list(table.rows) == [
+        "prefetch (bm25:bm25s)",
+        "prefetch (bm25:bm25s), abstract-first",
+        "prefetch (bm25:bm25s), same-kind text (with an abstract)",
+        "SymTax (tiny-bert, vector, hyperbolic)",
+        "− taxonomy",
+    ]
     plain = json.loads((tmp_path / "plain" / "results.json").read_text())["config"]["data_info"]
     assert plain["candidates_enriched"] == plain["candidates_prefetched"] == 100
 
@@ -501,9 +510,11 @@ def test_contexts_export_and_evaluate_local_on_the_unarxive_sample(store, server
         "-taxonomy",
         env=server_env,
     )
-    ablation, _, _ = _tables(out)
+    ablation, *_ = _tables(out)
     assert list(ablation["rows"]) == [
         "prefetch (bm25:bm25s)",
+        "prefetch (bm25:bm25s), abstract-first",
+        "prefetch (bm25:bm25s), same-kind text (without an abstract)",  # the cited papers are stubs
         "prefetch (bm25:bm25s) + enrichment",
         "SymTax (tiny-bert, vector, hyperbolic)",
         "− taxonomy",
@@ -640,9 +651,11 @@ def test_evaluate_local_with_the_biencoder_and_more_first_stages(store, server_e
         env=server_env,
     )
     assert "first stages and bi-encoder" in result.stdout and "bi-encoder: 3 steps of 4" in result.stdout
-    main, t_test, randomisation = _tables(out)
+    main, t_test, randomisation, _, against_strongest = _tables(out)
     rows = [
         "prefetch (bm25:bm25s)",
+        "prefetch (bm25:bm25s), abstract-first",
+        "prefetch (bm25:bm25s), same-kind text (with an abstract)",
         f"prefetch ({lm})",
         f"prefetch (rrf(bm25:bm25s,{lm}))",
         "prefetch (bm25:bm25s) + enrichment",
@@ -653,6 +666,7 @@ def test_evaluate_local_with_the_biencoder_and_more_first_stages(store, server_e
         "tiny-bert bi-encoder, fine-tuned (3 steps) + first stage (RRF)",
     ]
     assert list(main["rows"]) == rows and list(t_test["rows"]) == list(randomisation["rows"]) == rows[1:]
+    assert list(against_strongest["rows"]) == rows[6:]
     _check_metrics(main)
     assert all(
         0 <= p <= 1 for table in (t_test, randomisation) for cells in table["rows"].values() for p, _ in cells.values()

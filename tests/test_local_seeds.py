@@ -4,6 +4,7 @@ no-learning control rows, and several seeds sharing the corpus, the index and th
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from citegraph.local.biencoder import BiEncoderConfig
 from citegraph.local.config import LocalConfig, PrefetchConfig, SplitConfig
 from citegraph.local.data import read_contexts
 from citegraph.local.encoding import PairEncoder
-from citegraph.local.evaluate import evaluate_local
+from citegraph.local.evaluate import evaluate_local, kept_seed
 from citegraph.local.stages import load_corpus
 from citegraph.synth import SynthSpec, generate
 
@@ -118,6 +119,14 @@ def test_uniform_candidates_show_no_abstract_and_seeds_share_the_lists(store, ti
             mean, sd = main.rows[row][measure]
             assert mean == pytest.approx(np.mean(values)) and (sd or 0.0) == pytest.approx(np.std(values, ddof=1))
     assert saved["1"]["seed"] == 1 and saved["1"]["variants"]["tiny-bert bi-encoder, fine-tuned (2 steps)"]["seed"] == 1
+
+    # run again: every seed is read back from its own results.json, nothing is trained or ranked
+    read, logged = len(shown), []
+    again = evaluate_local(store, out, replace(config, seeds=(1, 0)), log=logged.append)
+    assert len(shown) == read and sum("kept from an earlier run" in line for line in logged) == 2
+    assert again.tables[0].rows[BM25] == main.rows[BM25]
+    # another configuration does not reuse them
+    assert kept_seed(replace(config, max_steps=2).with_seed(0), out / "contexts.jsonl", out / "seed-0") is None
 
 
 def test_bad_seeds_are_one_line():

@@ -8,7 +8,7 @@ are rows of ``evaluate local``'s tables:
 * **abstract-first** — the prefetched list with the candidates that have an abstract
   first, each group in the prefetcher's order (a stable sort on "has an abstract");
 * **same-kind text** — the prefetched list restricted to the candidates whose text is of
-  the kind the cited papers mostly have. The kind is "has an abstract" or "title only";
+  the kind the cited papers mostly have. The kind is "has an abstract" or "has none";
   the majority is read off the cited papers of every context on the training side of the
   time split (each citation counted once per context and cited paper; a tie counts as "has
   an abstract"), so no test answer decides it, and every seed gets the same kind. The list keeps the prefetcher's order and is shorter than ``depth``.
@@ -43,4 +43,4 @@ def same_kind(lists: Sequence[Sequence[str]], abstracts: Collection[str], with_a
 
 
 def kind_name(with_abstract: bool) -> str:
-    return "with an abstract" if with_abstract else "title only"
+    return "with an abstract" if with_abstract else "without an abstract"

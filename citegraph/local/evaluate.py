@@ -16,6 +16,8 @@ seeds; results.json keeps each seed's own tables under ``config.per_seed``.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import CitegraphError
 from ..evaluation.benchmark import Log, Results, Scores, quiet, run
 from ..evaluation.metrics import Evaluation, over_seeds
-from ..evaluation.report import Table
+from ..evaluation.report import Table, write_results
 from ..retrieval.base import Ranking, Retriever
 from . import controls
 from .biencoder import BiEncoder
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
 class SeedRun:
     """What one seed's run produced."""
 
-    test: list[Context]
+    tested: int  # test contexts
     results: dict[str, Evaluation]
     rows: Rows
     info: dict[str, Any]
@@ -78,37 +80,32 @@ class LocalRecommendation:
         lists = Lists(corpus, config, out / "index")
         seeds = config.run_seeds
         runs: dict[int, SeedRun] = {}
+        per_seed: dict[str, Any] = {}  # seed → its results.json (several seeds)
         for seed in seeds:
-            if len(seeds) > 1:
-                log(f"-- seed {seed} ({len(runs) + 1} of {len(seeds)})")
-            work = out / f"seed-{seed}" if len(seeds) > 1 else out
-            found = self.run_seed(config.with_seed(seed), corpus, contexts, lists, work, log)
-            if found is None:
-                reason = "no context cites a paper with text; try textless='keep'"
-                table = Table(f"Local citation recommendation: nothing to evaluate ({reason})", list(MEASURES))
-                return Scores([table], {"reason": reason}, {})
+            seeded, work = config.with_seed(seed), out / f"seed-{seed}" if len(seeds) > 1 else out
+            found = kept_seed(seeded, data, work) if len(seeds) > 1 and config.save.folder is None else None
+            fresh = found is None
+            if found is not None:
+                log(f"-- seed {seed}: kept from an earlier run of the same configuration, {work / 'results.json'}")
+            else:
+                if len(seeds) > 1:
+                    log(f"-- seed {seed} ({len(runs) + 1} of {len(seeds)})")
+                found = self.run_seed(seeded, corpus, contexts, lists, work, log)
+                if found is None:
+                    reason = "no context cites a paper with text; try textless='keep'"
+                    table = Table(f"Local citation recommendation: nothing to evaluate ({reason})", list(MEASURES))
+                    return Scores([table], {"reason": reason}, {})
             runs[seed] = found
+            if len(seeds) > 1:
+                per_seed[str(seed)] = seed_record(seeded, data, found, work if fresh else None)
+                log(f"seed {seed}:\n{Table(**per_seed[str(seed)]['tables'][0]).markdown()}")
         first = runs[seeds[0]]
         summary = {n: over_seeds(seeds, [runs[s].results[n] for s in seeds]) for n in first.results}
-        result_tables = tables(config, len(first.test), summary, first.rows)
-        described = self.describe(data, first)
+        result_tables = tables(config, first.tested, summary, first.rows)
+        described = describe(config, data, first)
         described["seconds"]["total"] = round(time.perf_counter() - started, 1)
-        if len(seeds) > 1:
-            described["per_seed"] = {
-                str(s): {
-                    "tables": [
-                        asdict(t)
-                        for t in tables(
-                            config.with_seed(s),
-                            len(r.test),
-                            {n: over_seeds((s,), [e]) for n, e in r.results.items()},
-                            r.rows,
-                        )
-                    ],
-                    **self.describe(data, r, seed=s),
-                }
-                for s, r in runs.items()
-            }
+        if per_seed:
+            described["per_seed"] = per_seed
         if config.save.folder is not None and first.tuned is not None:
             card = model_card(
                 first.tuned,
@@ -192,7 +189,7 @@ class LocalRecommendation:
         layout = Rows(
             [*first_stages, *learned], fusion_rows, list(baselines), list(dict.fromkeys([*learned, *fusion_rows]))
         )
-        return SeedRun(test, scored(test, runs), layout, info, trained, seconds, tuned)
+        return SeedRun(len(test), scored(test, runs), layout, info, trained, seconds, tuned)
 
     @staticmethod
     def baselines(
@@ -213,34 +210,78 @@ class LocalRecommendation:
             ),
         }
 
-    def describe(self, data: Path, seed_run: SeedRun, seed: int | None = None) -> dict[str, Any]:
-        """The configuration (and one seed's run) as results.json records it."""
-        c, info = self.config, dict(seed_run.info)
-        return {
-            "data": str(data),
-            "candidates": c.candidates,
-            "prefetch": c.prefetch.spec,
-            "first_stages": list(c.first_stages),
-            "rerankers": list(c.rerankers),
-            "biencoder": asdict(c.biencoder),
-            "encoders": list(c.lms),
-            "ablations": list(c.ablations),
-            "enrich": c.enrich,
-            "lm_mode": c.lm_mode,
-            "textless": c.split.textless,
-            "depth": c.prefetch.depth,
-            "size": c.size,
-            "test_share": c.split.test_share,
-            "whole_years": c.split.whole_years,
-            "seed": c.run_seeds[0] if seed is None else seed,
-            "seeds": list(c.run_seeds),
-            "reranker": asdict(c.base),
-            "variants": seed_run.trained,
-            "pairs_encoded": info.pop("pairs_encoded", {}),
-            "data_info": info,
-            "seconds": {k: round(v, 1) for k, v in seed_run.seconds.items()},
-            "load_average": [round(x, 2) for x in os.getloadavg()],
-        }
+
+def settings(c: LocalConfig, data: Path) -> dict[str, Any]:
+    """The configuration as results.json records it (what makes two runs of a seed the same)."""
+    return {
+        "data": str(data),
+        "data_sha256": hashlib.sha256(Path(data).read_bytes()).hexdigest(),
+        "candidates": c.candidates,
+        "prefetch": c.prefetch.spec,
+        "first_stages": list(c.first_stages),
+        "rerankers": list(c.rerankers),
+        "biencoder": asdict(c.biencoder),
+        "encoders": list(c.lms),
+        "ablations": list(c.ablations),
+        "enrich": c.enrich,
+        "lm_mode": c.lm_mode,
+        "textless": c.split.textless,
+        "max_train": c.split.max_train,
+        "max_test": c.split.max_test,
+        "depth": c.prefetch.depth,
+        "size": c.size,
+        "test_share": c.split.test_share,
+        "whole_years": c.split.whole_years,
+        "seed": c.run_seeds[0],
+        "seeds": list(c.run_seeds),
+        "reranker": asdict(c.base),
+    }
+
+
+def describe(config: LocalConfig, data: Path, seed_run: SeedRun) -> dict[str, Any]:
+    """The configuration and what one seed's run measured besides the tables."""
+    info = dict(seed_run.info)
+    return {
+        **settings(config, data),
+        "rows": asdict(seed_run.rows),
+        "variants": seed_run.trained,
+        "pairs_encoded": info.pop("pairs_encoded", {}),
+        "data_info": info,
+        "seconds": {k: round(v, 1) for k, v in seed_run.seconds.items()},
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def seed_record(config: LocalConfig, data: Path, seed_run: SeedRun, work: Path | None) -> dict[str, Any]:
+    """One seed's tables and run; written to ``work`` (the harness's files, :func:`kept_seed`
+    reads them back) unless None, as soon as the seed is done, so that an interrupted run
+    keeps it."""
+    results = {n: over_seeds(config.run_seeds, [e]) for n, e in seed_run.results.items()}
+    seed_tables = tables(config, seed_run.tested, results, seed_run.rows)
+    described = describe(config, data, seed_run)
+    if work is not None:
+        write_results(work, described, seed_tables, {n: e.per_query for n, e in seed_run.results.items()})
+    return {"tables": [asdict(t) for t in seed_tables], **described}
+
+
+def kept_seed(config: LocalConfig, data: Path, work: Path) -> SeedRun | None:
+    """The seed's run as :func:`seed_record` wrote it, when it was run with the same settings."""
+    path = work / "results.json"
+    if not path.is_file():
+        return None
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    wanted = json.loads(json.dumps(settings(config, data)))  # as JSON reads it back: tuples are lists
+    if {k: saved["config"].get(k) for k in wanted} != wanted:
+        return None
+    described = saved["config"]
+    return SeedRun(
+        described["data_info"]["test_used"],
+        {n: Evaluation(values, list(next(iter(values.values()), {}))) for n, values in saved["per_query"].items()},
+        Rows(**described["rows"]),
+        described["data_info"],
+        described["variants"],
+        described["seconds"],
+    )
 
 
 def evaluate_local(
