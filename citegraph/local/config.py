@@ -28,10 +28,10 @@ Textless = Literal["skip", "keep"]
 CandidateFields = Literal["all", "uniform"]
 
 
-def seed_list(values: Sequence[str]) -> tuple[int, ...]:
-    """``--seeds`` as integers."""
+def seed_list(values: Sequence[str] | None) -> tuple[int, ...]:
+    """``--seeds`` as integers (none given: ``()``)."""
     try:
-        return tuple(int(v) for v in values)
+        return tuple(int(v) for v in values or ())
     except ValueError:
         raise CitegraphError(f"--seeds: {','.join(values)!r} is not a comma-separated list of integers") from None
 
@@ -218,6 +218,7 @@ class LocalConfig:
             "Repeat the run with each seed (e.g. 0,1,2; it draws the test sample, the training order, the "
             "negatives, the initialisation; the time split stays): tables of mean ± sd over the seeds, paired "
             "tests on each query's mean. Default: --seed alone.",
+            cli_default=None,
             convert=seed_list,
         ),
     )
