@@ -33,7 +33,7 @@ def seed_list(values: Sequence[str] | None) -> tuple[int, ...]:
     try:
         return tuple(int(v) for v in values or ())
     except ValueError:
-        raise CitegraphError(f"--seeds: {','.join(values)!r} is not a comma-separated list of integers") from None
+        raise CitegraphError(f"--seeds: {','.join(values or ())!r} is not a comma-separated list of integers") from None
 
 
 def lm_name(value: str) -> str:
