@@ -49,7 +49,8 @@ def test_models_import_their_libraries_on_first_use():
             "citegraph.retrieval.ann",
             "citegraph.retrieval.ann_build",
             "citegraph.retrieval.ann_files",
-            "citegraph.local.rerank",
+            "citegraph.local.symtax",
+            "citegraph.local.encoding",
             "citegraph.local.taxonomy",
             "citegraph.local.geometry",
         )
