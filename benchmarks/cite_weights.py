@@ -36,8 +36,8 @@ from citegraph.config import Config
 from citegraph.library.draft import context_slot
 from citegraph.local.config import SplitConfig
 from citegraph.local.data import contexts_from_graph
-from citegraph.local.stages import load_corpus, split
 from citegraph.local.saved import CARD, record_card
+from citegraph.local.stages import load_corpus, split
 from citegraph.recommend import Recommender
 from citegraph.recommend.cite import (
     DRAFT_WEIGHT,
