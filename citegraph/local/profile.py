@@ -1,0 +1,213 @@
+"""The public profile of a candidate: its own text plus the sentences that cite it (Goyal et
+al. 2026, DAVINCI's "Profiler"), read from the graph's ``CITES.contexts`` under the held-out view.
+
+A paper is also described by what others wrote when they cited it, and the graph keeps those
+sentences on its citation edges: a flat index of titles and abstracts has no such thing. The
+profile is used on both sides that can take it:
+
+* **BM25 over profiles** (:func:`prefetch_over_profiles`): the prefetcher's spec indexed over
+  each candidate's title, and its abstract followed by its profile sentences (placeholders
+  removed), ranking the test contexts as the plain prefetcher does — a row beside it;
+* **the bi-encoder's candidate vector** (:class:`ProfileMix`): the unit mix
+  ``(1 − w)·t + w·m`` of the candidate's text vector ``t`` and the mean ``m`` of its profile
+  sentences' vectors (both unit length; a candidate without sentences keeps ``t``), the
+  weight ``w`` chosen on a validation slice of the *training* contexts (:func:`tune`).
+
+**What a profile may hold.** Only what the held-out view shows (query ``local/profile_sentences``):
+sentences of dated citing papers before the cut, never one of a validation or test citing paper
+— so a test context's own sentence, whose citing paper is held out, can never reach its
+candidate — and, for a training context (the validation slice), never one of its own citing
+paper: that sentence *is* the query, and matching it would teach the weight to match exact
+sentences (:meth:`Profiles.chosen`'s ``hidden``). tests/test_profile.py checks both on a real
+server and fails when the restriction is taken away.
+
+**Which sentences.** At most ``cap`` per candidate (default :data:`CAP`), the **newest** first
+(citing year, then citing paper id, then position on the edge): the test contexts are the
+newest citing papers, and the newest sentences describe a paper as the field cites it by then;
+a cap keeps a much cited paper's profile from drowning its own text (ScisummNet keeps about 20
+sentences per paper). The cap applies after the view, so hiding a paper's sentences lets an
+older one in.
+
+**Why the validation slice is trained on.** The slice is the newest :data:`VALIDATION`
+training contexts, which the bi-encoder was also fine-tuned on: the ``without`` row stays the
+model of a run without profiles, and the bias runs against the profile (the model already
+matches these queries' cited texts well, so the text vector looks better than on unseen ones).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..evaluation.metrics import compare, evaluate
+from ..evaluation.report import Table
+from ..retrieval.base import Document, Ranking, rank
+from . import prefetch as prefetching
+from .data import Context, normalise_markers, without_placeholders
+from .sentences import CitingSentences
+
+if TYPE_CHECKING:
+    from .biencoder import BiEncoder
+    from .enrich import HeldOutView
+
+CAP = 20  # profile sentences per candidate, the newest
+VALIDATION = 200  # the newest training contexts, on which the bi-encoder's weight is chosen
+WEIGHTS = tuple(round(0.1 * k, 1) for k in range(11))  # the grid of w
+
+
+def view_sentences(view: HeldOutView) -> CitingSentences:
+    """The citing sentences the held-out ``view`` shows (the module docstring)."""
+    return CitingSentences(view.store.plain("local/profile_sentences", held_out=list(view.held_out)))
+
+
+class Profiles:
+    """Each cited paper's profile sentences: at most ``cap``, newest first, under a view."""
+
+    def __init__(self, sentences: CitingSentences, cap: int = CAP):
+        self.sentences, self.cap = sentences, cap
+        position = np.arange(len(sentences))
+        # by cited paper; within it newest citing paper first, then citing id, then position
+        self.order = np.lexsort((position, sentences.citing, -sentences.years, sentences.cited))
+        cited = sentences.cited[self.order]
+        self.starts = np.flatnonzero(np.r_[True, cited[1:] != cited[:-1]]) if len(cited) else np.array([], int)
+
+    def chosen(self, hidden: str = "") -> np.ndarray:
+        """Which sentences are in a profile when the citing paper ``hidden`` (a training
+        context's own) is hidden too: the first ``cap`` shown of each cited paper in order."""
+        shown = self.sentences.visible(hidden)[self.order]
+        running = np.cumsum(shown)
+        before = (running - shown)[self.starts]  # shown sentences before each cited paper's group
+        sizes = np.diff(np.r_[self.starts, len(shown)])
+        kept = shown & (running - np.repeat(before, sizes) <= self.cap)
+        mask = np.zeros(len(shown), dtype=bool)
+        mask[self.order[kept]] = True
+        return mask
+
+    def of(self, hidden: str = "") -> dict[str, list[str]]:
+        """Cited paper id → its profile sentences, newest first."""
+        s = self.sentences
+        found: dict[str, list[str]] = {}
+        for row in self.order[self.chosen(hidden)[self.order]]:
+            found.setdefault(s.cited_ids[s.cited[row]], []).append(s.texts[row])
+        return found
+
+    def documents(self, documents: Iterable[Document]) -> list[Document]:
+        """``documents`` with each one's profile sentences after its abstract (placeholders removed)."""
+        profile = self.of()
+        return [
+            Document(
+                d.id,
+                d.title,
+                " ".join(
+                    [d.abstract, *(without_placeholders(normalise_markers(t)) for t in profile.get(d.id, ()))]
+                ).strip(),
+                d.keywords,
+            )
+            for d in documents
+        ]
+
+
+def prefetch_over_profiles(
+    profiles: Profiles,
+    documents: Sequence[Document],
+    years: dict[str, int | None],
+    contexts: Sequence[Context],
+    spec: str,
+    depth: int,
+    work: Path,
+) -> list[list[str]]:
+    """The top ``depth`` of each (test) context from ``spec`` indexed over the profile documents."""
+    retriever = prefetching.build_prefetcher(spec, profiles.documents(documents), work)
+    return prefetching.prefetch(retriever, contexts, years, depth)
+
+
+@dataclass
+class ProfileMix:
+    """A fine-tuned bi-encoder's candidate vectors mixed with their profile sentences' mean."""
+
+    model: BiEncoder
+    profiles: Profiles
+
+    def rank(
+        self, contexts: Sequence[Context], candidates: Sequence[Sequence[str]], weight: float, own: bool = False
+    ) -> list[Ranking]:
+        """Each context's candidates by cosine to the mixed vectors; with ``own`` (training
+        contexts) each context's own citing paper is hidden from every profile."""
+        ids = list(dict.fromkeys(p for lists in candidates for p in lists))
+        texts = list(dict.fromkeys(self.model.text_of(p) for p in ids))
+        text_vectors = self.model.embed(texts)
+        text_row = {t: i for i, t in enumerate(texts)}
+        hidden = [c.citing if own else "" for c in contexts]
+        masks = {h: self.profiles.chosen(h) for h in dict.fromkeys(hidden)}
+        wanted = np.isin(self.profiles.sentences.cited_ids[self.profiles.sentences.cited], ids)
+        rows = np.flatnonzero(np.logical_or.reduce(list(masks.values())) & wanted)
+        sentence_vectors = np.zeros((len(self.profiles.sentences), text_vectors.shape[1]), dtype=np.float32)
+        if len(rows):
+            sentence_vectors[rows] = self.model.embed([self.profiles.sentences.texts[r] for r in rows])
+        means = {h: self._means(mask & wanted, sentence_vectors) for h, mask in masks.items()}
+        queries = self.model.embed([c.query_text for c in contexts])
+        rankings = []
+        for q, lists, h in zip(queries, candidates, hidden):
+            ordered = list(dict.fromkeys(lists))
+            t = text_vectors[[text_row[self.model.text_of(p)] for p in ordered]]
+            m = self._lookup(means[h], ordered, t)
+            mixed = (1 - weight) * t + weight * m
+            mixed /= np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
+            rankings.append(rank(dict(zip(ordered, (mixed @ q).tolist())), len(ordered)))
+        return rankings
+
+    def _means(self, mask: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+        """The unit mean of each cited paper's chosen sentences' vectors (a zero row: none)."""
+        s = self.profiles.sentences
+        rows = np.flatnonzero(mask)
+        sums = np.zeros((len(s.cited_ids), vectors.shape[1]), dtype=np.float64)
+        np.add.at(sums, s.cited[rows], vectors[rows])
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        return np.divide(sums, norms, out=np.zeros_like(sums), where=norms > 0)
+
+    def _lookup(self, means: np.ndarray, ids: Sequence[str], fallback: np.ndarray) -> np.ndarray:
+        """The mean of each of ``ids``, or its row of ``fallback`` where it has no profile sentence."""
+        cited_ids = self.profiles.sentences.cited_ids
+        at = np.minimum(np.searchsorted(cited_ids, np.asarray(ids, dtype=object)), max(len(cited_ids) - 1, 0))
+        found = np.array([len(cited_ids) > 0 and cited_ids[a] == p for a, p in zip(at, ids)], dtype=bool)
+        if len(cited_ids):
+            found &= np.linalg.norm(means[at], axis=1) > 0
+        out = np.array(fallback, dtype=np.float64)
+        out[found] = means[at[found]]
+        return out
+
+    def tune(self, validation: Sequence[Context], candidates: Sequence[Sequence[str]]) -> tuple[float, dict]:
+        """The weight of :data:`WEIGHTS` with the best MRR on the validation contexts (their own
+        papers hidden from the profiles), the smallest on ties; and the MRR of each."""
+        qrels = {c.id: dict.fromkeys(c.cited, 1) for c in validation}
+        mrr = {}
+        for weight in WEIGHTS:
+            ranked = dict(zip((c.id for c in validation), self.rank(validation, candidates, weight, own=True)))
+            mrr[weight] = evaluate(qrels, ranked, ["MRR"]).mean["MRR"]
+        return max(WEIGHTS, key=lambda w: (mrr[w], -w)), mrr
+
+
+def paired_tests(
+    test: Sequence[Context],
+    runs: dict[str, dict[str, Ranking]],
+    pairs: dict[str, str],
+    measures: Sequence[str],
+    title: str,
+) -> list[Table]:
+    """Paired t-test and randomisation test p of each row with profiles against its row without."""
+    qrels = {c.id: dict.fromkeys(c.cited, 1) for c in test}
+    results = {name: evaluate(qrels, runs[name], measures) for pair in pairs.items() for name in pair}
+    tests = {
+        kind: Table(f"Paired {kind} p: with profiles against without — {title}", list(measures), scale=1.0)
+        for kind in ("t-test", "randomisation test")
+    }
+    for with_profile, without in pairs.items():
+        for measure in measures:
+            c = compare(results[with_profile], results[without], measure, permutations=2000)
+            tests["t-test"].set(with_profile, measure, c.t_test_p)
+            tests["randomisation test"].set(with_profile, measure, c.randomisation_p)
+    return list(tests.values())
