@@ -148,5 +148,10 @@ def test_the_bi_encoders_profile_mix(graph, tiny_bert):
     lists = [["A", "B", "C"]]
     assert mix.rank([training], lists, 0.5, own=True) == without_d.rank([training], lists, 0.5)
     assert mix.rank([training], lists, 0.5) != without_d.rank([training], lists, 0.5)
+    assert mix.rank([], [], 0.5) == []
+    nothing = ProfileMix(model, Profiles(CitingSentences([])))
+    assert [{h.id: h.score for h in r} for r in nothing.rank(split.test, everything, 1.0)] == [
+        pytest.approx(s, abs=1e-6) for s in scores
+    ]
     weight, mrr = mix.tune(split.train, [sorted(corpus)] * len(split.train))
     assert weight in WEIGHTS and set(mrr) == set(WEIGHTS) and mrr[weight] == max(mrr.values())

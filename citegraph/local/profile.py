@@ -137,58 +137,88 @@ class ProfileMix:
     ) -> list[Ranking]:
         """Each context's candidates by cosine to the mixed vectors; with ``own`` (training
         contexts) each context's own citing paper is hidden from every profile."""
-        ids = list(dict.fromkeys(p for lists in candidates for p in lists))
+        return self.encode(contexts, candidates, own).rank(weight)
+
+    def encode(self, contexts: Sequence[Context], candidates: Sequence[Sequence[str]], own: bool = False) -> Encoded:
+        """The vectors :meth:`rank` mixes, each text and sentence encoded once, for any weight."""
+        s = self.profiles.sentences
+        lists = [list(dict.fromkeys(ids)) for ids in candidates]
+        ids = list(dict.fromkeys(p for ordered in lists for p in ordered))
         texts = list(dict.fromkeys(self.model.text_of(p) for p in ids))
-        text_vectors = self.model.embed(texts)
         text_row = {t: i for i, t in enumerate(texts)}
         hidden = [c.citing if own else "" for c in contexts]
-        masks = {h: self.profiles.chosen(h) for h in dict.fromkeys(hidden)}
-        wanted = np.isin(self.profiles.sentences.cited_ids[self.profiles.sentences.cited], ids)
-        rows = np.flatnonzero(np.logical_or.reduce(list(masks.values())) & wanted)
-        sentence_vectors = np.zeros((len(self.profiles.sentences), text_vectors.shape[1]), dtype=np.float32)
+        views = list(dict.fromkeys(hidden))
+        wanted = np.isin(s.cited_ids[s.cited], ids) if len(s) else np.zeros(0, dtype=bool)
+        masks = [self.profiles.chosen(h) & wanted for h in views]
+        rows = np.flatnonzero(np.logical_or.reduce(masks)) if masks and len(s) else np.zeros(0, dtype=int)
+        text_vectors = self.model.embed(texts)
+        sentence_vectors = np.zeros((len(s), text_vectors.shape[1]), dtype=np.float32)
         if len(rows):
-            sentence_vectors[rows] = self.model.embed([self.profiles.sentences.texts[r] for r in rows])
-        means = {h: self._means(mask & wanted, sentence_vectors) for h, mask in masks.items()}
-        queries = self.model.embed([c.query_text for c in contexts])
-        rankings = []
-        for q, lists, h in zip(queries, candidates, hidden):
-            ordered = list(dict.fromkeys(lists))
-            t = text_vectors[[text_row[self.model.text_of(p)] for p in ordered]]
-            m = self._lookup(means[h], ordered, t)
-            mixed = (1 - weight) * t + weight * m
-            mixed /= np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
-            rankings.append(rank(dict(zip(ordered, (mixed @ q).tolist())), len(ordered)))
-        return rankings
-
-    def _means(self, mask: np.ndarray, vectors: np.ndarray) -> np.ndarray:
-        """The unit mean of each cited paper's chosen sentences' vectors (a zero row: none)."""
-        s = self.profiles.sentences
-        rows = np.flatnonzero(mask)
-        sums = np.zeros((len(s.cited_ids), vectors.shape[1]), dtype=np.float64)
-        np.add.at(sums, s.cited[rows], vectors[rows])
-        norms = np.linalg.norm(sums, axis=1, keepdims=True)
-        return np.divide(sums, norms, out=np.zeros_like(sums), where=norms > 0)
-
-    def _lookup(self, means: np.ndarray, ids: Sequence[str], fallback: np.ndarray) -> np.ndarray:
-        """The mean of each of ``ids``, or its row of ``fallback`` where it has no profile sentence."""
-        cited_ids = self.profiles.sentences.cited_ids
-        at = np.minimum(np.searchsorted(cited_ids, np.asarray(ids, dtype=object)), max(len(cited_ids) - 1, 0))
-        found = np.array([len(cited_ids) > 0 and cited_ids[a] == p for a, p in zip(at, ids)], dtype=bool)
-        if len(cited_ids):
-            found &= np.linalg.norm(means[at], axis=1) > 0
-        out = np.array(fallback, dtype=np.float64)
-        out[found] = means[at[found]]
-        return out
+            sentence_vectors[rows] = self.model.embed([s.texts[r] for r in rows])
+        means = np.concatenate(
+            [_unit_sums(s.cited, len(s.cited_ids), m, sentence_vectors) for m in masks]
+            or [np.zeros((0, text_vectors.shape[1]))]
+        )
+        position = {p: i for i, p in enumerate(s.cited_ids)}
+        offset = {h: k * len(s.cited_ids) for k, h in enumerate(views)}
+        return Encoded(
+            self.model.embed([c.query_text for c in contexts]),
+            lists,
+            text_vectors,
+            [np.array([text_row[self.model.text_of(p)] for p in ordered], dtype=int) for ordered in lists],
+            means,
+            [
+                np.array([offset[h] + position[p] if p in position else -1 for p in ordered], dtype=int)
+                for ordered, h in zip(lists, hidden)
+            ],
+        )
 
     def tune(self, validation: Sequence[Context], candidates: Sequence[Sequence[str]]) -> tuple[float, dict]:
         """The weight of :data:`WEIGHTS` with the best MRR on the validation contexts (their own
         papers hidden from the profiles), the smallest on ties; and the MRR of each."""
         qrels = {c.id: dict.fromkeys(c.cited, 1) for c in validation}
+        encoded = self.encode(validation, candidates, own=True)
         mrr = {}
         for weight in WEIGHTS:
-            ranked = dict(zip((c.id for c in validation), self.rank(validation, candidates, weight, own=True)))
+            ranked = dict(zip((c.id for c in validation), encoded.rank(weight)))
             mrr[weight] = evaluate(qrels, ranked, ["MRR"]).mean["MRR"]
         return max(WEIGHTS, key=lambda w: (mrr[w], -w)), mrr
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """Contexts and their candidates as vectors: each candidate's text vector and the unit mean
+    of its profile sentences' vectors under the context's view (row -1: it has none)."""
+
+    queries: np.ndarray
+    lists: list[list[str]]
+    text_vectors: np.ndarray
+    text_rows: list[np.ndarray]
+    means: np.ndarray
+    mean_rows: list[np.ndarray]
+
+    def rank(self, weight: float) -> list[Ranking]:
+        rankings = []
+        for q, ordered, text_rows, mean_rows in zip(self.queries, self.lists, self.text_rows, self.mean_rows):
+            t = self.text_vectors[text_rows].astype(np.float64)
+            m = t.copy()
+            has = mean_rows >= 0
+            m[has] = self.means[mean_rows[has]]
+            has[has] = np.linalg.norm(m[has], axis=1) > 0
+            m[~has] = t[~has]
+            mixed = (1 - weight) * t + weight * m
+            mixed /= np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
+            rankings.append(rank(dict(zip(ordered, (mixed @ q).tolist())), len(ordered)))
+        return rankings
+
+
+def _unit_sums(groups: np.ndarray, size: int, mask: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """Per group (``size`` of them), the unit sum of the ``mask``-ed rows' vectors (a zero row: none)."""
+    rows = np.flatnonzero(mask)
+    sums = np.zeros((size, vectors.shape[1]), dtype=np.float64)
+    np.add.at(sums, groups[rows], vectors[rows])
+    norms = np.linalg.norm(sums, axis=1, keepdims=True)
+    return np.divide(sums, norms, out=np.zeros_like(sums), where=norms > 0)
 
 
 def paired_tests(
