@@ -46,7 +46,8 @@ def test_models_import_their_libraries_on_first_use():
         loaded_after(
             "citegraph.retrieval.encoders",
             "citegraph.retrieval.ann",
-            "citegraph.local.rerank",
+            "citegraph.local.symtax",
+            "citegraph.local.encoding",
             "citegraph.local.taxonomy",
             "citegraph.local.geometry",
         )

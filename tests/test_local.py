@@ -20,9 +20,11 @@ from citegraph.ingest.taxonomy import BUNDLED
 from citegraph.local.config import LocalConfig, PrefetchConfig, SplitConfig
 from citegraph.local.data import export_contexts, held_out_papers, read_contexts, time_split
 from citegraph.local.enrich import HeldOutView, enrich_all
-from citegraph.local.evaluate import enrich, evaluate_local, load_corpus, prefetch, query_set, split, tables
+from citegraph.local.evaluate import evaluate_local
 from citegraph.local.geometry import distance, mobius_add, to_manifold
-from citegraph.local.rerank import RerankerConfig
+from citegraph.local.stages import enrich, load_corpus, prefetch, query_set, split
+from citegraph.local.symtax import RerankerConfig
+from citegraph.local.tables import tables
 from citegraph.retrieval.base import Hit
 from citegraph.synth import SynthSpec, generate
 
@@ -271,7 +273,8 @@ def test_mobius_addition_identities():
 # -- the reranker ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("taxonomy,gnn", [("vector", "appnp"), ("graph", "appnp"), ("graph", "gat")])
 def test_one_training_step_lowers_the_loss(tiny_graph, tiny_bert, tmp_path, taxonomy, gnn):
-    from citegraph.local.rerank import Candidate, PairEncoder, Reranker, RerankerConfig
+    from citegraph.local.encoding import Candidate, PairEncoder
+    from citegraph.local.symtax import Reranker, RerankerConfig
     from citegraph.local.taxonomy import load_taxonomy
 
     ingest(tiny_graph, formats.get("taxonomy"), [BUNDLED])
@@ -450,9 +453,10 @@ def test_papers_without_any_category_share_the_unknown_embedding():
     """ACL papers (ScisummNet, ACL-200) have no arXiv category: the taxonomy table is empty."""
     import numpy as np
 
-    from citegraph.local.taxonomy import TaxonomyGraph, fusion_module
+    from citegraph.local.nets import TaxonomyFusion
+    from citegraph.local.taxonomy import TaxonomyGraph
 
-    module = fusion_module(TaxonomyGraph([], {}, {}), lambda texts: np.zeros((len(texts), 8), np.float32))
+    module = TaxonomyFusion(TaxonomyGraph([], {}, {}), lambda texts: np.zeros((len(texts), 8), np.float32))
     embedded = module.papers([[], []])
     assert tuple(embedded.shape) == (2, module.dim) and bool((embedded[0] == embedded[1]).all())
 
@@ -476,7 +480,7 @@ def _bi_contexts(tmp_path: Path):
 
 def test_biencoder_draws_each_hard_negative_type_and_learns(tiny_bert, tmp_path):
     from citegraph.local.biencoder import BiEncoder, BiEncoderConfig, HardNegatives, Training
-    from citegraph.local.rerank import Candidate, PairEncoder
+    from citegraph.local.encoding import Candidate, PairEncoder
 
     contexts = _bi_contexts(tmp_path)
     corpus = {

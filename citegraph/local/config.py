@@ -21,7 +21,7 @@ from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES, RERANKERS
 from .biencoder import SEED, BiEncoderConfig
 from .enrich import SIZE
 from .prefetch import DEPTH
-from .rerank import RerankerConfig
+from .symtax import RerankerConfig
 
 Textless = Literal["skip", "keep"]
 
@@ -224,6 +224,6 @@ class LocalConfig:
 
 def default_lm_mode(device: str | None) -> str:
     """Fine-tune per variant on a GPU (as SymTax); on a CPU fine-tune once and share."""
-    from .rerank import default_device
+    from .encoding import default_device
 
     return "finetune" if (device or default_device()).startswith("cuda") else "shared"
