@@ -15,11 +15,14 @@ import numpy as np
 import pytest
 
 from citegraph.ingest import formats, ingest
+from citegraph.local.config import PrefetchConfig
 from citegraph.local.data import export_contexts, held_out_papers, read_contexts, time_split, without_placeholders
 from citegraph.local.enrich import HeldOutView
-from citegraph.local.evaluate import load_corpus
 from citegraph.local.profile import Profiles, prefetch_over_profiles, view_sentences
 from citegraph.local.sentences import CitingSentences
+from citegraph.local.stages import load_corpus
+
+from conftest import citegraph_ok
 
 # Who cites whom and when; every citing sentence names its writer and the cited paper, so that
 # no two sentences are alike. U is undated; G and H (2021) form the test set.
@@ -89,9 +92,7 @@ def test_no_test_sentence_and_no_hidden_paper_reaches_a_profile(graph, tmp_path)
     assert not any(f"writer{p}" in d.abstract for d in documents.values() for p in "ghu")
     # and a BM25 prefetcher over them ranks as usual: the sentence of G on A finds nothing of G's
     [query] = [c for c in split.test if c.citing == "G" and c.cited == ("A",)]
-    [found] = prefetch_over_profiles(
-        profiles, list(documents.values()), {p: y for p, (y, _) in PAPERS.items()}, [query], "bm25:bm25s", 5, tmp_path
-    )
+    [found] = prefetch_over_profiles(profiles, load_corpus(store), [query], PrefetchConfig("bm25:bm25s", 5), tmp_path)
     assert found and "G" not in found
 
 
@@ -121,8 +122,8 @@ def test_the_bi_encoders_profile_mix(graph, tiny_bert):
     mean alone; a training context's ranking (``own``) is the one of a graph without its
     paper's sentences; the tuned weight is one of the grid, chosen on training contexts."""
     from citegraph.local.biencoder import BiEncoder, BiEncoderConfig
+    from citegraph.local.encoding import PairEncoder
     from citegraph.local.profile import WEIGHTS, ProfileMix
-    from citegraph.local.rerank import PairEncoder
 
     store, split, view = graph
     corpus = load_corpus(store).candidates
@@ -155,3 +156,27 @@ def test_the_bi_encoders_profile_mix(graph, tiny_bert):
     ]
     weight, mrr = mix.tune(split.train, [sorted(corpus)] * len(split.train))
     assert weight in WEIGHTS and set(mrr) == set(WEIGHTS) and mrr[weight] == max(mrr.values())
+
+
+def test_evaluate_local_with_and_without_profiles(graph, server_env, tiny_bert, tmp_path):
+    """``--profile`` adds the prefetcher over profiles and the bi-encoder with profiles, each
+    beside its row without, and the paired tests of the two; ``--no-profile`` adds nothing."""
+    out = tmp_path / "out"
+    common = ["evaluate", "local", "--encoder", str(tiny_bert), "--rerankers", "biencoder", "--bi-steps", "2"]
+    common += ["--bi-batch", "4", "--prefetch", "bm25:bm25s", "--test-share", "0.25"]
+    citegraph_ok(*common, "--out", str(out), "--profile", "--profile-sentences", "3", env=server_env)
+    results = json.loads((out / "results.json").read_text())
+    main, *_, t_test, randomisation = results["tables"]
+    plain, tuned = "prefetch (bm25:bm25s)", "tiny-bert bi-encoder, fine-tuned (2 steps)"
+    assert list(main["rows"])[:2] == [plain, f"{plain} over profiles"] and f"{tuned} + profile" in main["rows"]
+    assert (
+        "with profiles against without" in t_test["title"] and "with profiles against without" in randomisation["title"]
+    )
+    assert list(randomisation["rows"]) == [f"{plain} over profiles", f"{tuned} + profile"]
+    config = results["config"]
+    assert config["profile"] is True and config["profile_sentences"] == 3
+    assert config["variants"][f"{tuned} + profile"]["profile_weight"] in [k / 10 for k in range(11)]
+    assert config["data_info"]["profile_sentences_shown"] == 8  # B–F's 9 sentences, at most 3 of the 4 on A
+    citegraph_ok(*common, "--out", str(tmp_path / "plain"), "--no-profile", env=server_env)
+    rows = json.loads((tmp_path / "plain" / "results.json").read_text())["tables"][0]["rows"]
+    assert not [r for r in rows if "profile" in r] and tuned in rows

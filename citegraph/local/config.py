@@ -24,6 +24,7 @@ from .prefetch import DEPTH
 from .symtax import RerankerConfig
 
 Textless = Literal["skip", "keep"]
+PROFILE_SENTENCES = 20  # citing sentences per public profile, the newest (local/profile.py says why)
 
 
 def lm_name(value: str) -> str:
@@ -189,6 +190,18 @@ class LocalConfig:
     )
     split: SplitConfig = field(default_factory=SplitConfig)
     size: int = field(default=SIZE, metadata=option("--size", "Candidates after enrichment."))
+    profile: bool = field(
+        default=False,
+        metadata=option(
+            "--profile/--no-profile",
+            "Public profiles: rows of the prefetcher over each candidate's text plus its citing sentences under "
+            "the held-out view, and (with the bi-encoder) of its vector mixed with theirs, beside the rows without.",
+        ),
+    )
+    profile_sentences: int = field(
+        default=PROFILE_SENTENCES,
+        metadata=option("--profile-sentences", "Citing sentences per profile, the newest.", minimum=1),
+    )
     reranker: RerankerConfig = field(default_factory=RerankerConfig)
     seed: int = field(default=12, metadata=SEED)
     save: SaveConfig = field(default_factory=SaveConfig)

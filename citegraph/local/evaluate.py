@@ -25,6 +25,7 @@ from ..retrieval.base import Retriever
 from .config import LocalConfig
 from .data import read_contexts, write_contexts
 from .learned import Variants, biencoders, rerank
+from .profile import Profiles, biencoder_row, paired_tests, prefetch_over_profiles, view_sentences
 from .saved import model_card, save_model
 from .stages import coverage, enrich, load_corpus, ordered, prefetch, query_set, split
 from .symtax import Example
@@ -88,6 +89,14 @@ class LocalRecommendation:
                 test, prefetch(corpus, test, replace(config.prefetch, spec=spec), out / "index")
             )
             seconds[f"prefetch ({spec})"] = time.perf_counter() - t
+        pairs: dict[str, str] = {}  # a row with profiles → the same without
+        profiles = Profiles(view_sentences(queries.view), config.profile_sentences) if config.profile else None
+        if profiles is not None:  # before the enrichment row: the bi-encoder's fusion takes the last row
+            t, row = time.perf_counter(), f"{first_stage} over profiles"
+            lists = prefetch_over_profiles(profiles, corpus, test, config.prefetch, out / "index-profiles")
+            baselines[row], pairs[row] = ordered(test, lists), first_stage
+            seconds["profiles"] = time.perf_counter() - t
+            info["profile_sentences_shown"] = int(profiles.chosen().sum())
         if config.enrich:
             baselines[f"{first_stage} + enrichment"] = ordered(test, enriched[n:])
         runs, rows = dict(baselines), list(baselines)
@@ -101,6 +110,13 @@ class LocalRecommendation:
             runs.update(found)
             rows.extend(found)
             seconds["bi-encoder"] = time.perf_counter() - t
+            if profiles is not None:
+                without = list(found)[-2]  # the fine-tuned model's row, before its fusion with the first stage
+                row = f"{without} + profile"
+                runs[row], trained[row] = biencoder_row(tuned, profiles, train, prefetched[:n], test, enriched[n:])
+                rows.append(row)
+                pairs[row] = without
+                log(f"{row}: weight {trained[row]['profile_weight']} (chosen on the newest training contexts)")
         if symtax:
             taxonomy = load_taxonomy(
                 self.store,
@@ -120,6 +136,9 @@ class LocalRecommendation:
             trained.update(variants.trained)
             info["pairs_encoded"] = variants.pairs_encoded
         result_tables, per_query = tables(config, test, runs, rows, fusion_rows)
+        if pairs:
+            title = f"{len(test)} test contexts, at most {config.profile_sentences} citing sentences per profile"
+            result_tables += paired_tests(test, runs, pairs, MEASURES, title)
         seconds["total"] = time.perf_counter() - started
         if config.save.folder is not None:
             card = model_card(
@@ -150,6 +169,8 @@ class LocalRecommendation:
             "textless": c.split.textless,
             "depth": c.prefetch.depth,
             "size": c.size,
+            "profile": c.profile,
+            "profile_sentences": c.profile_sentences,
             "test_share": c.split.test_share,
             "whole_years": c.split.whole_years,
             "seed": c.seed,

@@ -11,7 +11,7 @@ profile is used on both sides that can take it:
 * **the bi-encoder's candidate vector** (:class:`ProfileMix`): the unit mix
   ``(1 − w)·t + w·m`` of the candidate's text vector ``t`` and the mean ``m`` of its profile
   sentences' vectors (both unit length; a candidate without sentences keeps ``t``), the
-  weight ``w`` chosen on a validation slice of the *training* contexts (:func:`tune`).
+  weight ``w`` chosen on a validation slice of the *training* contexts (:meth:`ProfileMix.tune`).
 
 **What a profile may hold.** Only what the held-out view shows (query ``local/profile_sentences``):
 sentences of dated citing papers before the cut, never one of a validation or test citing paper
@@ -21,12 +21,12 @@ paper: that sentence *is* the query, and matching it would teach the weight to m
 sentences (:meth:`Profiles.chosen`'s ``hidden``). tests/test_profile.py checks both on a real
 server and fails when the restriction is taken away.
 
-**Which sentences.** At most ``cap`` per candidate (default :data:`CAP`), the **newest** first
-(citing year, then citing paper id, then position on the edge): the test contexts are the
-newest citing papers, and the newest sentences describe a paper as the field cites it by then;
-a cap keeps a much cited paper's profile from drowning its own text (ScisummNet keeps about 20
-sentences per paper). The cap applies after the view, so hiding a paper's sentences lets an
-older one in.
+**Which sentences.** At most ``cap`` per candidate (``--profile-sentences``, default
+:data:`~.config.PROFILE_SENTENCES`), the **newest** first (citing year, then citing paper id,
+then position on the edge): the test contexts are the newest citing papers, and the newest
+sentences describe a paper as the field cites it by then; a cap keeps a much cited paper's
+profile from drowning its own text (ScisummNet keeps about 20 sentences per paper). The cap
+applies after the view, so hiding a paper's sentences lets an older one in.
 
 **Why the validation slice is trained on.** The slice is the newest :data:`VALIDATION`
 training contexts, which the bi-encoder was also fine-tuned on: the ``without`` row stays the
@@ -36,10 +36,11 @@ matches these queries' cited texts well, so the text vector looks better than on
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,14 +48,15 @@ from ..evaluation.metrics import compare, evaluate
 from ..evaluation.report import Table
 from ..retrieval.base import Document, Ranking, rank
 from . import prefetch as prefetching
+from .config import PROFILE_SENTENCES, PrefetchConfig
 from .data import Context, normalise_markers, without_placeholders
 from .sentences import CitingSentences
 
 if TYPE_CHECKING:
     from .biencoder import BiEncoder
     from .enrich import HeldOutView
+    from .stages import Corpus
 
-CAP = 20  # profile sentences per candidate, the newest
 VALIDATION = 200  # the newest training contexts, on which the bi-encoder's weight is chosen
 WEIGHTS = tuple(round(0.1 * k, 1) for k in range(11))  # the grid of w
 
@@ -67,7 +69,7 @@ def view_sentences(view: HeldOutView) -> CitingSentences:
 class Profiles:
     """Each cited paper's profile sentences: at most ``cap``, newest first, under a view."""
 
-    def __init__(self, sentences: CitingSentences, cap: int = CAP):
+    def __init__(self, sentences: CitingSentences, cap: int = PROFILE_SENTENCES):
         self.sentences, self.cap = sentences, cap
         position = np.arange(len(sentences))
         # by cited paper; within it newest citing paper first, then citing id, then position
@@ -112,17 +114,13 @@ class Profiles:
 
 
 def prefetch_over_profiles(
-    profiles: Profiles,
-    documents: Sequence[Document],
-    years: dict[str, int | None],
-    contexts: Sequence[Context],
-    spec: str,
-    depth: int,
-    work: Path,
+    profiles: Profiles, corpus: Corpus, contexts: Sequence[Context], config: PrefetchConfig, work: Path
 ) -> list[list[str]]:
-    """The top ``depth`` of each (test) context from ``spec`` indexed over the profile documents."""
-    retriever = prefetching.build_prefetcher(spec, profiles.documents(documents), work)
-    return prefetching.prefetch(retriever, contexts, years, depth)
+    """The top ``depth`` of each (test) context from the prefetcher's spec indexed over the
+    profile documents of the corpus's papers with text (no other candidate than the plain
+    prefetcher's: a paper without text stays out, whatever cites it)."""
+    retriever = prefetching.build_prefetcher(config.spec, profiles.documents(corpus.documents), work)
+    return prefetching.prefetch(retriever, contexts, corpus.years, config.depth)
 
 
 @dataclass
@@ -219,6 +217,30 @@ def _unit_sums(groups: np.ndarray, size: int, mask: np.ndarray, vectors: np.ndar
     np.add.at(sums, groups[rows], vectors[rows])
     norms = np.linalg.norm(sums, axis=1, keepdims=True)
     return np.divide(sums, norms, out=np.zeros_like(sums), where=norms > 0)
+
+
+def biencoder_row(
+    model: BiEncoder,
+    profiles: Profiles,
+    train: Sequence[Context],
+    prefetched: Sequence[Sequence[str]],
+    test: Sequence[Context],
+    candidates: Sequence[Sequence[str]],
+) -> tuple[dict[str, Ranking], dict[str, Any]]:
+    """The fine-tuned ``model`` with profiles ranking the test ``candidates``, its weight tuned on
+    the newest :data:`VALIDATION` training contexts (time order) and their ``prefetched`` lists;
+    what it did, for results.json."""
+    started = time.perf_counter()
+    mix = ProfileMix(model, profiles)
+    weight, tried = mix.tune(train[-VALIDATION:], prefetched[-VALIDATION:])
+    ranked = dict(zip((c.id for c in test), mix.rank(test, candidates, weight)))
+    return ranked, {
+        "profile_weight": weight,
+        "validation_contexts": len(train[-VALIDATION:]),
+        "validation_mrr": {str(w): round(m, 4) for w, m in tried.items()},
+        "profile_sentences": profiles.cap,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
 
 
 def paired_tests(
