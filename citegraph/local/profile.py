@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -129,6 +129,7 @@ class ProfileMix:
 
     model: BiEncoder
     profiles: Profiles
+    sentence_vectors: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False)  # by row
 
     def rank(
         self, contexts: Sequence[Context], candidates: Sequence[Sequence[str]], weight: float, own: bool = False
@@ -150,12 +151,14 @@ class ProfileMix:
         masks = [self.profiles.chosen(h) & wanted for h in views]
         rows = np.flatnonzero(np.logical_or.reduce(masks)) if masks and len(s) else np.zeros(0, dtype=int)
         text_vectors = self.model.embed(texts)
+        missing = [int(r) for r in rows if r not in self.sentence_vectors]  # the tuning encoded many already
+        self.sentence_vectors.update(zip(missing, self.model.embed([s.texts[r] for r in missing])))
         sentence_vectors = np.zeros((len(s), text_vectors.shape[1]), dtype=np.float32)
-        if len(rows):
-            sentence_vectors[rows] = self.model.embed([s.texts[r] for r in rows])
+        for r in rows:
+            sentence_vectors[r] = self.sentence_vectors[int(r)]
         means = np.concatenate(
             [_unit_sums(s.cited, len(s.cited_ids), m, sentence_vectors) for m in masks]
-            or [np.zeros((0, text_vectors.shape[1]))]
+            or [np.zeros((0, text_vectors.shape[1]), dtype=np.float32)]
         )
         position = {p: i for i, p in enumerate(s.cited_ids)}
         offset = {h: k * len(s.cited_ids) for k, h in enumerate(views)}
@@ -216,7 +219,7 @@ def _unit_sums(groups: np.ndarray, size: int, mask: np.ndarray, vectors: np.ndar
     sums = np.zeros((size, vectors.shape[1]), dtype=np.float64)
     np.add.at(sums, groups[rows], vectors[rows])
     norms = np.linalg.norm(sums, axis=1, keepdims=True)
-    return np.divide(sums, norms, out=np.zeros_like(sums), where=norms > 0)
+    return np.divide(sums, norms, out=np.zeros_like(sums), where=norms > 0).astype(np.float32)
 
 
 def biencoder_row(
