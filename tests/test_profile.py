@@ -180,3 +180,23 @@ def test_evaluate_local_with_and_without_profiles(graph, server_env, tiny_bert, 
     citegraph_ok(*common, "--out", str(tmp_path / "plain"), "--no-profile", env=server_env)
     rows = json.loads((tmp_path / "plain" / "results.json").read_text())["tables"][0]["rows"]
     assert not [r for r in rows if "profile" in r] and tuned in rows
+
+
+def test_real_citing_sentences_of_the_scisummnet_fixtures(store, tmp_path):
+    """The same on real sentences (the three ScisummNet folders of tests/fixtures): under the
+    split's view, no test context's sentence and no sentence of a held-out paper is in a profile,
+    and the profiles do hold the training side's sentences."""
+    ingest(store, formats.get("scisummnet"), [Path(__file__).resolve().parent / "fixtures" / "scisummnet"])
+    export_contexts(store, tmp_path / "contexts.jsonl")
+    split = time_split(read_contexts(tmp_path / "contexts.jsonl"), test=0.2)
+    papers = ((r["id"], r["year"], r["arxiv_id"]) for r in store.run("local/papers"))
+    view = HeldOutView.hiding(store, held_out_papers(split, papers))
+    profile = Profiles(view_sentences(view), cap=1000).of()
+    shown = {s for sentences in profile.values() for s in sentences}
+    every = {r["citing"] for r in store.plain("recommend/contexts")}
+    assert shown == written_by(
+        store, every - view.hidden - {r["id"] for r in store.run("local/papers") if not r["year"]}
+    )
+    assert shown and not shown & written_by(store, view.hidden)
+    tested = {c.text for c in split.test}
+    assert tested and tested <= written_by(store, view.hidden) and not shown & tested
