@@ -180,6 +180,11 @@ def test_evaluate_local_with_and_without_profiles(graph, server_env, tiny_bert, 
     citegraph_ok(*common, "--out", str(tmp_path / "plain"), "--no-profile", env=server_env)
     rows = json.loads((tmp_path / "plain" / "results.json").read_text())["tables"][0]["rows"]
     assert not [r for r in rows if "profile" in r] and tuned in rows
+    first = ["evaluate", "local", "--rerankers", "", "--prefetch", "bm25:bm25s", "--test-share", "0.25", "--profile"]
+    citegraph_ok(*first, "--out", str(tmp_path / "first"), env=server_env)  # the first stages alone: no LM
+    tables = json.loads((tmp_path / "first" / "results.json").read_text())["tables"]
+    assert list(tables[0]["rows"]) == [plain, f"{plain} over profiles", f"{plain} + enrichment"]
+    assert list(tables[-1]["rows"]) == [f"{plain} over profiles"] and "against without" in tables[-1]["title"]
 
 
 def test_real_citing_sentences_of_the_scisummnet_fixtures(store, tmp_path):

@@ -159,7 +159,8 @@ class LocalConfig:
         metadata=option(
             "--rerankers",
             f"Comma-separated, of: {', '.join(RERANKERS)} (symtax: the cross-encoder and its ablations; "
-            "biencoder: the LM fine-tuned with in-batch and graph hard negatives, untrained and fused rows beside it).",
+            "biencoder: the LM fine-tuned with in-batch and graph hard negatives, untrained and fused rows beside it; "
+            "'' for the first stages alone).",
         ),
     )
     biencoder: BiEncoderConfig = field(default_factory=BiEncoderConfig)
@@ -210,8 +211,8 @@ class LocalConfig:
         unknown = sorted(set(self.ablations) - set(ABLATIONS))
         if unknown:
             raise CitegraphError(f"unknown ablation(s) {', '.join(unknown)}; choose from {', '.join(ABLATIONS)}")
-        if not self.rerankers or set(self.rerankers) - set(RERANKERS):
-            raise CitegraphError(f"rerankers must be one or more of {', '.join(RERANKERS)}, not {self.rerankers!r}")
+        if set(self.rerankers) - set(RERANKERS):
+            raise CitegraphError(f"rerankers must be of {', '.join(RERANKERS)}, not {self.rerankers!r}")
         if self.save.folder is not None and "biencoder" not in self.rerankers:
             raise UsageError("--save keeps the fine-tuned bi-encoder: add biencoder to --rerankers")
         from ..retrieval.spec import parse_spec
