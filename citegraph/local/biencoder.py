@@ -233,17 +233,24 @@ class BiEncoder:
         self.encoder.model.eval()
         return self.losses
 
+    def text_of(self, paper: str) -> str:
+        """What the model reads of a candidate (empty for a paper without text)."""
+        return self.corpus.get(paper, NO_TEXT).text
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors of ``texts``, ``batch_size`` texts a pass."""
+        return _normalised(self.encoder.embed(list(texts), batch_size=self.config.batch_size))
+
     def rank(self, contexts: Sequence[Context], candidates: Sequence[Sequence[str]]) -> list[Ranking]:
         """Each context's candidates by cosine, best first; every distinct text encoded once."""
-        texts = list(dict.fromkeys(self.corpus.get(p, NO_TEXT).text for ids in candidates for p in ids))
-        size = self.config.batch_size
-        vectors = _normalised(self.encoder.embed(texts, batch_size=size))
+        texts = list(dict.fromkeys(self.text_of(p) for ids in candidates for p in ids))
+        vectors = self.embed(texts)
         row = {t: i for i, t in enumerate(texts)}
-        queries = _normalised(self.encoder.embed([c.query_text for c in contexts], batch_size=size))
+        queries = self.embed([c.query_text for c in contexts])
         rankings = []
         for q, ids in zip(queries, candidates):
             ids = list(dict.fromkeys(ids))
-            scores = vectors[[row[self.corpus.get(p, NO_TEXT).text] for p in ids]] @ q
+            scores = vectors[[row[self.text_of(p)] for p in ids]] @ q
             rankings.append(rank(dict(zip(ids, scores.tolist())), len(ids)))
         return rankings
 

@@ -25,6 +25,7 @@ from .prefetch import DEPTH
 from .symtax import RerankerConfig
 
 Textless = Literal["skip", "keep"]
+PROFILE_SENTENCES = 20  # citing sentences per public profile, the newest (local/profile.py says why)
 CandidateFields = Literal["all", "uniform"]
 
 
@@ -178,7 +179,8 @@ class LocalConfig:
         metadata=option(
             "--rerankers",
             f"Comma-separated, of: {', '.join(RERANKERS)} (symtax: the cross-encoder and its ablations; "
-            "biencoder: the LM fine-tuned with in-batch and graph hard negatives, untrained and fused rows beside it).",
+            "biencoder: the LM fine-tuned with in-batch and graph hard negatives, untrained and fused rows beside it; "
+            "'' for the first stages alone).",
         ),
     )
     biencoder: BiEncoderConfig = field(default_factory=BiEncoderConfig)
@@ -209,6 +211,18 @@ class LocalConfig:
     )
     split: SplitConfig = field(default_factory=SplitConfig)
     size: int = field(default=SIZE, metadata=option("--size", "Candidates after enrichment."))
+    profile: bool = field(
+        default=False,
+        metadata=option(
+            "--profile/--no-profile",
+            "Public profiles: rows of the prefetcher over each candidate's text plus its citing sentences under "
+            "the held-out view, and (with the bi-encoder) of its vector mixed with theirs, beside the rows without.",
+        ),
+    )
+    profile_sentences: int = field(
+        default=PROFILE_SENTENCES,
+        metadata=option("--profile-sentences", "Citing sentences per profile, the newest.", minimum=1),
+    )
     reranker: RerankerConfig = field(default_factory=RerankerConfig)
     seed: int = field(default=12, metadata=SEED)
     seeds: tuple[int, ...] = field(
@@ -228,8 +242,8 @@ class LocalConfig:
         unknown = sorted(set(self.ablations) - set(ABLATIONS))
         if unknown:
             raise CitegraphError(f"unknown ablation(s) {', '.join(unknown)}; choose from {', '.join(ABLATIONS)}")
-        if not self.rerankers or set(self.rerankers) - set(RERANKERS):
-            raise CitegraphError(f"rerankers must be one or more of {', '.join(RERANKERS)}, not {self.rerankers!r}")
+        if set(self.rerankers) - set(RERANKERS):
+            raise CitegraphError(f"rerankers must be of {', '.join(RERANKERS)}, not {self.rerankers!r}")
         if self.candidates not in ("all", "uniform"):
             raise CitegraphError(f"candidates must be all or uniform, not {self.candidates!r}")
         if len(set(self.seeds)) != len(self.seeds):

@@ -35,6 +35,7 @@ from .biencoder import BiEncoder
 from .config import LocalConfig
 from .data import Context, read_contexts, write_contexts
 from .learned import Variants, biencoders, rerank
+from .profile import Profiles, biencoder_row, prefetch_over_profiles, view_sentences
 from .saved import model_card, save_model
 from .stages import Corpus, Lists, coverage, load_corpus, ordered, query_set, split
 from .symtax import Example
@@ -156,7 +157,16 @@ class LocalRecommendation:
             t = time.perf_counter()
             runs[f"prefetch ({spec})"] = ordered(test, lists.prefetch(test, spec))
             seconds[f"prefetch ({spec})"] = time.perf_counter() - t
-        first_stage = runs[f"prefetch ({config.prefetch.spec})"]
+        first_stage_name = f"prefetch ({config.prefetch.spec})"
+        first_stage = runs[first_stage_name]
+        pairs: dict[str, str] = {}  # a row with profiles → the same row without
+        profiles = Profiles(view_sentences(queries.view), config.profile_sentences) if config.profile else None
+        if profiles is not None:
+            t, row = time.perf_counter(), f"{first_stage_name} over profiles"
+            over_profiles = prefetch_over_profiles(profiles, corpus, test, config.prefetch, out / "index-profiles")
+            runs[row], pairs[row] = ordered(test, over_profiles), first_stage_name
+            seconds["profiles"] = time.perf_counter() - t
+            info["profile_sentences_shown"] = int(profiles.chosen().sum())
         if config.enrich:
             first_stage = runs[f"prefetch ({config.prefetch.spec}) + enrichment"] = ordered(test, enriched[n:])
         first_stages = list(runs)  # the rows no model learned
@@ -172,6 +182,13 @@ class LocalRecommendation:
             runs.update(found)
             learned.extend(found)
             seconds["bi-encoder"] = time.perf_counter() - t
+            if profiles is not None:
+                without = list(found)[-2]  # the fine-tuned model's row, before its fusion with the first stage
+                row = f"{without} + profile"
+                runs[row], trained[row] = biencoder_row(tuned, profiles, train, prefetched[:n], test, enriched[n:])
+                learned.append(row)
+                pairs[row] = without
+                log(f"{row}: weight {trained[row]['profile_weight']} (chosen on the newest training contexts)")
         if symtax:
             categories = {c for p in corpus.candidates.values() for c in p.categories}
             taxonomy = load_taxonomy(
@@ -187,7 +204,11 @@ class LocalRecommendation:
             trained.update(variants.trained)
             info["pairs_encoded"] = variants.pairs_encoded
         layout = Rows(
-            [*first_stages, *learned], fusion_rows, list(baselines), list(dict.fromkeys([*learned, *fusion_rows]))
+            [*first_stages, *learned],
+            fusion_rows,
+            list(baselines),
+            list(dict.fromkeys([*learned, *fusion_rows])),
+            pairs,
         )
         return SeedRun(len(test), scored(test, runs), layout, info, trained, seconds, tuned)
 
@@ -230,6 +251,8 @@ def settings(c: LocalConfig, data: Path) -> dict[str, Any]:
         "max_test": c.split.max_test,
         "depth": c.prefetch.depth,
         "size": c.size,
+        "profile": c.profile,
+        "profile_sentences": c.profile_sentences,
         "test_share": c.split.test_share,
         "whole_years": c.split.whole_years,
         "seed": c.run_seeds[0],

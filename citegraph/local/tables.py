@@ -19,7 +19,7 @@ value averaged over the seeds that drew it (:func:`~citegraph.evaluation.metrics
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..evaluation.metrics import Evaluation, OverSeeds, compare, evaluate
 from ..evaluation.report import Table
@@ -40,6 +40,7 @@ class Rows:
     fusion: Sequence[str] = ()  # the LM × fusion table (shown when it has more than one row)
     baselines: Sequence[str] = ()  # the prefetcher, then its controls
     learned: Sequence[str] = ()  # tested against the strongest baseline too
+    paired: Mapping[str, str] = field(default_factory=dict)  # a row with public profiles → the same row without
 
 
 def scored(test: Sequence[Context], runs: Mapping[str, Mapping[str, Ranking]]) -> dict[str, Evaluation]:
@@ -63,7 +64,9 @@ def tables(config: LocalConfig, tested: int, results: Mapping[str, OverSeeds], r
                         name, measure, result.mean[measure], result.sd[measure] if len(result.seeds) > 1 else None
                     )
     shown = [n for n in dict.fromkeys([*rows.ablation, *rows.fusion]) if n in results]
-    significance = _significance(results, shown[1:], lambda _: shown[0], shown[0], title) if len(shown) > 1 else []
+    significance = (
+        _significance(results, shown[1:], lambda _name, _measure: shown[0], shown[0], title) if len(shown) > 1 else []
+    )
     baselines = [n for n in rows.baselines if n in results]
     learned = [n for n in rows.learned if n in results]
     if len(baselines) > 1 and learned:
@@ -72,7 +75,12 @@ def tables(config: LocalConfig, tested: int, results: Mapping[str, OverSeeds], r
             f"{b}: {', '.join(m for m in MEASURES if strongest[m] == b)}" for b in dict.fromkeys(strongest.values())
         )
         significance += _significance(
-            results, learned, strongest.__getitem__, f"the strongest baseline per measure ({named})", title
+            results, learned, lambda _name, m: strongest[m], f"the strongest baseline per measure ({named})", title
+        )
+    paired = [n for n in rows.paired if n in results and rows.paired[n] in results]
+    if paired:
+        significance += _significance(
+            results, paired, lambda name, _measure: rows.paired[name], "the same row without profiles", title
         )
     return [ablation] + ([lm_fusion] if len(rows.fusion) > 1 else []) + significance
 
@@ -95,6 +103,7 @@ def _title(config: LocalConfig, tested: int, seeds: Sequence[int]) -> str:
             f"{tested} test contexts",
             *((f"{len(seeds)} seeds ({', '.join(map(str, seeds))}): mean ± sd",) if len(seeds) > 1 else ()),
             *(("candidates: titles only",) if config.candidates == "uniform" else ()),
+            *((f"profiles: at most {config.profile_sentences} citing sentences",) if config.profile else ()),
             f"prefetch {config.prefetch.spec} top {config.prefetch.depth}",
             f"enriched to {config.size}" if config.enrich else "no enrichment",
             *trained,
@@ -105,12 +114,12 @@ def _title(config: LocalConfig, tested: int, seeds: Sequence[int]) -> str:
 def _significance(
     results: Mapping[str, OverSeeds], names: Sequence[str], against, shown: str, title: str
 ) -> list[Table]:
-    """Paired t-test and randomisation test p of each of ``names`` against ``against(measure)``,
+    """Paired t-test and randomisation test p of each of ``names`` against ``against(name, measure)``,
     on each query's value (its mean over the seeds)."""
     tests = {kind: Table(f"Paired {kind} p against {shown} — {title}", list(MEASURES), scale=1.0) for kind in _TESTS}
     for name in names:
         for measure in MEASURES:
-            c = compare(results[name].pooled, results[against(measure)].pooled, measure, permutations=2000)
+            c = compare(results[name].pooled, results[against(name, measure)].pooled, measure, permutations=2000)
             tests["t-test"].set(name, measure, c.t_test_p)
             tests["randomisation test"].set(name, measure, c.randomisation_p)
     return list(tests.values())
