@@ -100,6 +100,8 @@ def _command(entry: Registered) -> click.Command:
         def log(message: str) -> None:
             click.echo(message, err=True)
 
+        if entry.check is not None:
+            entry.check(**options)
         with ExitStack() as stack:
             store = stack.enter_context(open_graph(config)) if entry.graph else None
             benchmark = entry.build(**options, **({"store": store} if entry.graph else {}))

@@ -39,3 +39,5 @@ class Registered:
     options: tuple[Option, ...] = ()
     retrievers: RetrieverOption | None = None
     graph: bool = False  # the builder needs the graph (``store=``)
+    # checks the options without the graph, so that a bad value is refused before a database starts
+    check: Callable[..., object] | None = None
