@@ -145,6 +145,13 @@ def test_seeds_are_integers_each_given_once():
         parse_seeds(["0", "1", "0"], 0)
 
 
+def test_bad_seeds_are_refused_before_the_graph_opens():
+    """As `evaluate local`'s (test_local_seeds): no database starts for a usage error."""
+    done = citegraph("evaluate", "recommend", "--out", "/tmp/unused", "--seeds", "0,x")
+    assert done.returncode == 2 and "--seeds: expected comma-separated integers, got '0,x'" in done.stderr
+    assert "ArcadeDB" not in done.stderr and "Traceback" not in done.stderr
+
+
 @pytest.mark.server
 def test_the_default_held_out_split_on_acl200_no_longer_overlaps(acl):
     """At the defaults (300 + 300, seed 0) the old draw put 19 training papers in the test set."""

@@ -224,6 +224,11 @@ def build(
     return HeldOutCitations(store, papers, parse_seeds(seeds, seed), skip, weights, contexts_weights, allow_overlap)
 
 
+def check(*, seeds: Sequence[str], seed: int, **_: object) -> tuple[int, ...]:
+    """The options checked before the graph opens (:attr:`Registered.check`)."""
+    return parse_seeds(seeds, seed)
+
+
 def parse_seeds(seeds: Sequence[str], seed: int) -> tuple[int, ...]:
     """``--seeds`` as integers (``--seed`` when none), each once."""
     try:
@@ -279,4 +284,5 @@ RECOMMEND = Registered(
         "indexes", help="Text retrievers with built indexes (citegraph index …); '' for graph only.", run_files=False
     ),
     graph=True,
+    check=check,
 )
