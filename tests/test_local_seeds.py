@@ -1,5 +1,6 @@
-"""`evaluate local` with every candidate shown by its title only (``--candidates uniform``), its
-no-learning control rows, and several seeds sharing the corpus, the index and the lists."""
+"""`evaluate local` with every candidate shown by its title only (``--candidates uniform``) or
+only the candidates with an abstract (``--candidates abstracts``), its no-learning control rows,
+and several seeds sharing the corpus, the index and the lists."""
 
 from __future__ import annotations
 
@@ -110,6 +111,8 @@ def test_uniform_candidates_show_no_abstract_and_seeds_share_the_lists(store, ti
     assert significance[3].title.startswith("Paired randomisation test p against the strongest baseline per measure")
     assert "SymTax (tiny-bert, vector, hyperbolic)" in significance[3].rows
     assert "tiny-bert bi-encoder, fine-tuned (2 steps)" in significance[3].rows
+    # the controls' prior on top of the model is a learned row, tested against the strongest baseline
+    assert "tiny-bert bi-encoder, fine-tuned (2 steps), abstract-first" in significance[3].rows
 
     # a cell is the mean ± sd of the seeds' own tables, which results.json keeps
     saved = json.loads((out / "results.json").read_text())["config"]["per_seed"]
@@ -127,6 +130,42 @@ def test_uniform_candidates_show_no_abstract_and_seeds_share_the_lists(store, ti
     assert again.tables[0].rows[BM25] == main.rows[BM25]
     # another configuration does not reuse them
     assert kept_seed(replace(config, max_steps=2).with_seed(0), out / "contexts.jsonl", out / "seed-0") is None
+
+
+def test_abstracts_setting_shows_only_candidates_with_an_abstract(store, tiny_bert, tmp_path, monkeypatch):
+    abstracts = _half_without_abstracts(tmp_path / "synth.jsonl")
+    ingest(store, formats.get("jsonl"), [tmp_path / "synth.jsonl"])
+    corpus = load_corpus(store, "abstracts")
+    assert set(corpus.years) == corpus.abstracts and len(corpus.abstracts) == len(abstracts)
+    assert all(d.abstract for d in corpus.documents)
+
+    shown: list[str] = []
+    _spy(
+        monkeypatch,
+        PairEncoder,
+        "embed",
+        lambda self, texts, second=None, batch_size=64: shown.extend([*texts, *(second or ())]),
+    )
+    out = tmp_path / "out"
+    config = LocalConfig(
+        lms=(f"hf:{tiny_bert}",),
+        candidates="abstracts",
+        rerankers=("biencoder",),
+        split=SplitConfig(max_train=12, max_test=6),
+        prefetch=PrefetchConfig("bm25:bm25s"),
+        biencoder=BiEncoderConfig(max_steps=2, batch_queries=4),
+    )
+    results = evaluate_local(store, out, config)
+    # every candidate a model ranked, enriched ones included, is shown with its abstract
+    queries = {c.query_text for c in read_contexts(out / "contexts.jsonl")}
+    candidate_side = [t for t in shown if t not in queries]
+    assert candidate_side and all(any(a in t for a in abstracts) for t in candidate_side)
+    main = results.tables[0]
+    assert "candidates: the papers with an abstract" in main.title
+    assert main.rows[f"{BM25}, abstract-first"] == main.rows[BM25]  # no prior left to re-order by
+    assert not [r for r in main.rows if r.endswith("(2 steps), abstract-first")]
+    cited = {p for c in read_contexts(out / "test_contexts.jsonl") for p in c.cited}
+    assert cited and cited <= corpus.abstracts
 
 
 def test_bad_seeds_are_one_line():

@@ -26,7 +26,8 @@ from .symtax import RerankerConfig
 
 Textless = Literal["skip", "keep"]
 PROFILE_SENTENCES = 20  # citing sentences per public profile, the newest (local/profile.py says why)
-CandidateFields = Literal["all", "uniform"]
+CandidateFields = Literal["all", "uniform", "abstracts"]
+CANDIDATE_FIELDS: tuple[CandidateFields, ...] = ("all", "uniform", "abstracts")
 
 
 def seed_list(values: Sequence[str] | None) -> tuple[int, ...]:
@@ -158,8 +159,10 @@ class LocalConfig:
             "--candidates",
             "all: a candidate is its title and abstract, as the graph has them; uniform: every candidate "
             "is its title only (the candidate set unchanged), for the prefetcher, the controls' lists and "
-            "every model (abstracts exist for ~10 % of the ACL-200 ∪ ScisummNet candidates, mostly the "
-            "cited ones: a model could learn 'prefer an abstract').",
+            "every model; abstracts: only the papers with an abstract are candidates, each its title and "
+            "abstract (a context whose cited papers have none is dropped). Abstracts exist for ~10 % of the "
+            "ACL-200 ∪ ScisummNet candidates, mostly the cited ones: in 'all' a model could learn "
+            "'prefer an abstract'; 'uniform' leaves that prior to the controls, 'abstracts' removes it.",
         ),
     )
     prefetch: PrefetchConfig = field(default_factory=PrefetchConfig)
@@ -244,8 +247,8 @@ class LocalConfig:
             raise CitegraphError(f"unknown ablation(s) {', '.join(unknown)}; choose from {', '.join(ABLATIONS)}")
         if set(self.rerankers) - set(RERANKERS):
             raise CitegraphError(f"rerankers must be of {', '.join(RERANKERS)}, not {self.rerankers!r}")
-        if self.candidates not in ("all", "uniform"):
-            raise CitegraphError(f"candidates must be all or uniform, not {self.candidates!r}")
+        if self.candidates not in CANDIDATE_FIELDS:
+            raise CitegraphError(f"candidates must be one of {', '.join(CANDIDATE_FIELDS)}, not {self.candidates!r}")
         if len(set(self.seeds)) != len(self.seeds):
             raise CitegraphError(f"--seeds names a seed twice: {','.join(map(str, self.seeds))}")
         if self.save.folder is not None and "biencoder" not in self.rerankers:

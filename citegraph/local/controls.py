@@ -15,7 +15,10 @@ are rows of ``evaluate local``'s tables:
 
 Whether a paper has an abstract is read from the graph whatever ``--candidates`` shows the
 models: in the ``uniform`` setting (titles only) the controls still know it, which is
-what makes them the bar a learned model must clear.
+what makes them the bar a learned model must clear. The fine-tuned bi-encoder's list
+re-ordered abstract-first is a row too: the prior on top of the model, which tells whether
+the model adds anything to it. In the ``abstracts`` setting every candidate has an
+abstract, and both controls are the prefetcher's own list.
 """
 
 from __future__ import annotations

@@ -182,8 +182,13 @@ class LocalRecommendation:
             runs.update(found)
             learned.extend(found)
             seconds["bi-encoder"] = time.perf_counter() - t
+            without = list(found)[-2]  # the fine-tuned model's row, before its fusion with the first stage
+            if config.candidates != "abstracts":  # there every candidate has one: the same ranking
+                row = f"{without}, abstract-first"  # the controls' prior on top of the model: does it add to it?
+                by_model = [[hit.id for hit in runs[without][c.id]] for c in test]
+                runs[row] = ordered(test, controls.abstract_first(by_model, corpus.abstracts))
+                learned.append(row)
             if profiles is not None:
-                without = list(found)[-2]  # the fine-tuned model's row, before its fusion with the first stage
                 row = f"{without} + profile"
                 runs[row], trained[row] = biencoder_row(tuned, profiles, train, prefetched[:n], test, enriched[n:])
                 learned.append(row)

@@ -5,7 +5,10 @@
    the prefetcher read them: title and abstract (``candidates="all"``), or the title alone
    for every paper (``"uniform"``: ScisummNet's ~1,000 cited papers have abstracts, the
    ~10,000 ACL-200 papers beside them titles only, so the kind of text would tell the
-   answer); the candidate set — the papers with a title or an abstract — is the same;
+   answer), the candidate set — the papers with a title or an abstract — being the same;
+   or (``"abstracts"``) only the papers with an abstract, each its title and abstract: a
+   paper without one is then textless like a paper without a title, so no candidate differs
+   from another by the kind of its text and the controls' prior is gone;
 2. :func:`split` — keeps the answerable contexts (``textless="skip"``: the cited paper must
    have a title or abstract, as text rerankers need; ``"keep"``: every cited paper,
    textless ones included, reachable only through enrichment and read as empty text),
@@ -59,15 +62,20 @@ class Corpus:
 
 def load_corpus(store: GraphStore, fields: CandidateFields = "all") -> Corpus:
     """The graph's papers, each represented by its title and abstract (``"all"``) or by its
-    title only (``"uniform"``); which papers are candidates does not depend on ``fields``."""
+    title only (``"uniform"``), the candidates being the papers with a title or abstract; or
+    (``"abstracts"``) the papers with an abstract, by both, the others shown nothing."""
     papers = store.run("local/papers")
     full = {p["id"]: ((p["title"] or "").strip(), (p["abstract"] or "").strip()) for p in papers}
-    shown = full if fields == "all" else {i: (title, "") for i, (title, _) in full.items()}
+    shown = {
+        "all": full,
+        "uniform": {i: (title, "") for i, (title, _) in full.items()},
+        "abstracts": {i: (title, abstract) if abstract else ("", "") for i, (title, abstract) in full.items()},
+    }[fields]
     candidates = {
         p["id"]: Candidate(" ".join(t for t in shown[p["id"]] if t), tuple(sorted(p["categories"] or ())))
         for p in papers
     }
-    with_text = [p for p in papers if any(full[p["id"]])]
+    with_text = [p for p in papers if any(shown[p["id"]])]
     return Corpus(
         papers,
         candidates,
@@ -147,25 +155,29 @@ class Lists:
     def enrich(self, view: HeldOutView, contexts: Sequence[Context]) -> list[list[str]]:
         """Each context's prefetched list enriched in ``view`` (see :func:`enrich`)."""
         todo = list({c.id: c for c in contexts if c.id not in self.enriched}.values())
-        self.enriched.update(zip((c.id for c in todo), enrich(view, todo, self.prefetch(todo), self.config)))
+        found = enrich(view, todo, self.prefetch(todo), self.config, self.corpus.years.keys())
+        self.enriched.update(zip((c.id for c in todo), found))
         return [self.enriched[c.id] for c in contexts]
 
 
 def enrich(
-    view: HeldOutView, contexts: Sequence[Context], prefetched: Sequence[Sequence[str]], config: LocalConfig
+    view: HeldOutView,
+    contexts: Sequence[Context],
+    prefetched: Sequence[Sequence[str]],
+    config: LocalConfig,
+    texts: Collection[str] | None = None,
 ) -> list[list[str]]:
-    """Each prefetched list enriched in the held-out view (or kept, with ``enrich=False``)."""
-    return [
-        e.ids
-        for e in enrich_all(
-            view,
-            contexts,
-            prefetched,
-            size=config.size,
-            enabled=config.enrich,
-            with_text=config.split.textless == "skip",
-        )
+    """Each prefetched list enriched in the held-out view (or kept, with ``enrich=False``).
+    ``texts``: the papers with text as the corpus shows them; with ``textless="skip"`` an
+    enriched paper outside them is left out (the graph's own test is "a title or an abstract",
+    which lets in a paper ``candidates="abstracts"`` shows nothing of)."""
+    skip = config.split.textless == "skip"
+    lists = [
+        e.ids for e in enrich_all(view, contexts, prefetched, size=config.size, enabled=config.enrich, with_text=skip)
     ]
+    if skip and texts is not None:
+        return [[p for p in ids if p in texts] for ids in lists]
+    return lists
 
 
 def _answerable(

@@ -30,6 +30,7 @@ from .data import Context
 MEASURES = ("R@1", "R@5", "R@10", "R@20", "R@50", "nDCG@10", "MRR")
 _LM_SHOWN = {"finetune": "LM fine-tuned per variant", "shared": "LM fine-tuned once, shared", "frozen": "frozen LM"}
 _TESTS = ("t-test", "randomisation test")
+_CANDIDATES_SHOWN = {"uniform": "candidates: titles only", "abstracts": "candidates: the papers with an abstract"}
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def _title(config: LocalConfig, tested: int, seeds: Sequence[int]) -> str:
         [
             f"{tested} test contexts",
             *((f"{len(seeds)} seeds ({', '.join(map(str, seeds))}): mean ± sd",) if len(seeds) > 1 else ()),
-            *(("candidates: titles only",) if config.candidates == "uniform" else ()),
+            *((_CANDIDATES_SHOWN[config.candidates],) if config.candidates in _CANDIDATES_SHOWN else ()),
             *((f"profiles: at most {config.profile_sentences} citing sentences",) if config.profile else ()),
             f"prefetch {config.prefetch.spec} top {config.prefetch.depth}",
             f"enriched to {config.size}" if config.enrich else "no enrichment",
