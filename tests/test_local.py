@@ -236,7 +236,7 @@ def test_the_controls_reorder_the_prefetched_list_as_defined(tmp_path):
     kind most training positives have (decided on the training side only)."""
     lists = [["t1", "a1", "t2", "a2", "a3"], ["a4", "t3"], []]
     abstracts = {"a1", "a2", "a3", "a4"}
-    assert controls.abstract_first(lists, abstracts) == [["a1", "a2", "a3", "t1", "t2"], ["a4", "t3"], []]
+    assert controls.first(lists, abstracts) == [["a1", "a2", "a3", "t1", "t2"], ["a4", "t3"], []]
     assert controls.same_kind(lists, abstracts, True) == [["a1", "a2", "a3"], ["a4"], []]
     assert controls.same_kind(lists, abstracts, False) == [["t1", "t2"], ["t3"], []]
     path = tmp_path / "q.jsonl"
@@ -664,6 +664,7 @@ def test_evaluate_local_with_the_biencoder_and_more_first_stages(store, server_e
         "tiny-bert bi-encoder, fine-tuned (2 of 3 steps)",
         "tiny-bert bi-encoder, fine-tuned (3 steps)",
         "tiny-bert bi-encoder, fine-tuned (3 steps) + first stage (RRF)",
+        "tiny-bert bi-encoder, fine-tuned (3 steps), abstract-first",
     ]
     assert list(main["rows"]) == rows and list(t_test["rows"]) == list(randomisation["rows"]) == rows[1:]
     assert list(against_strongest["rows"]) == rows[6:]

@@ -168,9 +168,13 @@ def test_evaluate_local_with_and_without_profiles(graph, server_env, tiny_bert, 
     results = json.loads((out / "results.json").read_text())
     main, *_, t_test, randomisation = results["tables"]
     plain, tuned = "prefetch (bm25:bm25s)", "tiny-bert bi-encoder, fine-tuned (2 steps)"
-    rows = list(main["rows"])  # the prefetcher, its two controls, then the prefetcher over profiles
+    rows = list(main["rows"])  # the prefetcher, its three controls, then the prefetcher over profiles
     assert rows[0] == plain and rows[1] == f"{plain}, abstract-first" and rows[2].startswith(f"{plain}, same-kind")
-    assert rows[3] == f"{plain} over profiles" and f"{tuned} + profile" in rows
+    assert rows[3] == f"{plain}, profile-first" and rows[4] == f"{plain} over profiles" and f"{tuned} + profile" in rows
+    baselines = {n: main["rows"][n] for n in rows[:4]}  # the strongest per measure is tested against
+    strongest = [t["title"] for t in results["tables"] if "strongest baseline" in t["title"]]
+    best_mrr = max(baselines, key=lambda n: baselines[n]["MRR"][0])
+    assert strongest and all(f"{best_mrr}: " in t for t in strongest)
     assert "against the same row without profiles" in t_test["title"]
     assert "against the same row without profiles" in randomisation["title"]
     assert list(randomisation["rows"]) == [f"{plain} over profiles", f"{tuned} + profile"]
@@ -184,7 +188,7 @@ def test_evaluate_local_with_and_without_profiles(graph, server_env, tiny_bert, 
     first = ["evaluate", "local", "--rerankers", "", "--prefetch", "bm25:bm25s", "--test-share", "0.25", "--profile"]
     citegraph_ok(*first, "--out", str(tmp_path / "first"), env=server_env)  # the first stages alone: no LM
     tables = json.loads((tmp_path / "first" / "results.json").read_text())["tables"]
-    assert list(tables[0]["rows"])[3:] == [f"{plain} over profiles", f"{plain} + enrichment"]
+    assert list(tables[0]["rows"])[3:] == [f"{plain}, profile-first", f"{plain} over profiles", f"{plain} + enrichment"]
     assert list(tables[-1]["rows"]) == [f"{plain} over profiles"] and "without profiles" in tables[-1]["title"]
 
 

@@ -19,6 +19,10 @@ what makes them the bar a learned model must clear. The fine-tuned bi-encoder's 
 re-ordered abstract-first is a row too: the prior on top of the model, which tells whether
 the model adds anything to it. In the ``abstracts`` setting every candidate has an
 abstract, and both controls are the prefetcher's own list.
+
+With public profiles (:mod:`.profile`) a third control, **profile-first**, puts the
+candidates that have profile sentences in the view first: ScisummNet's cited papers are the
+ones with citing sentences, so a profile's mere presence is a prior of the same kind.
 """
 
 from __future__ import annotations
@@ -28,9 +32,10 @@ from collections.abc import Collection, Sequence
 from .data import Context
 
 
-def abstract_first(lists: Sequence[Sequence[str]], abstracts: Collection[str]) -> list[list[str]]:
-    """Each list with the papers in ``abstracts`` first, both groups in their own order."""
-    return [sorted(ids, key=lambda p: p not in abstracts) for ids in lists]
+def first(lists: Sequence[Sequence[str]], having: Collection[str]) -> list[list[str]]:
+    """Each list with the papers in ``having`` (e.g. those with an abstract) first, both groups
+    in their own order."""
+    return [sorted(ids, key=lambda p: p not in having) for ids in lists]
 
 
 def cited_mostly_have_an_abstract(train: Sequence[Context], abstracts: Collection[str]) -> bool:

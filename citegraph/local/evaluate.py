@@ -151,16 +151,21 @@ class LocalRecommendation:
         )
 
         info["same_kind"] = controls.kind_name(queries.cited_with_abstract)
+        profiles = Profiles(view_sentences(queries.view), config.profile_sentences) if config.profile else None
         baselines = self.baselines(config, corpus, queries.cited_with_abstract, test, prefetched[n:])
+        first_stage_name = f"prefetch ({config.prefetch.spec})"
+        if profiles is not None:
+            with_sentences = [p for p, sentences in profiles.of().items() if sentences]
+            baselines[f"{first_stage_name}, profile-first"] = ordered(
+                test, controls.first(prefetched[n:], frozenset(with_sentences))
+            )
         runs: dict[str, dict[str, Ranking]] = dict(baselines)
         for spec in config.first_stages:
             t = time.perf_counter()
             runs[f"prefetch ({spec})"] = ordered(test, lists.prefetch(test, spec))
             seconds[f"prefetch ({spec})"] = time.perf_counter() - t
-        first_stage_name = f"prefetch ({config.prefetch.spec})"
         first_stage = runs[first_stage_name]
         pairs: dict[str, str] = {}  # a row with profiles → the same row without
-        profiles = Profiles(view_sentences(queries.view), config.profile_sentences) if config.profile else None
         if profiles is not None:
             t, row = time.perf_counter(), f"{first_stage_name} over profiles"
             over_profiles = prefetch_over_profiles(profiles, corpus, test, config.prefetch, out / "index-profiles")
@@ -186,7 +191,7 @@ class LocalRecommendation:
             if config.candidates != "abstracts":  # there every candidate has one: the same ranking
                 row = f"{without}, abstract-first"  # the controls' prior on top of the model: does it add to it?
                 by_model = [[hit.id for hit in runs[without][c.id]] for c in test]
-                runs[row] = ordered(test, controls.abstract_first(by_model, corpus.abstracts))
+                runs[row] = ordered(test, controls.first(by_model, corpus.abstracts))
                 learned.append(row)
             if profiles is not None:
                 row = f"{without} + profile"
@@ -230,7 +235,7 @@ class LocalRecommendation:
         name = f"prefetch ({config.prefetch.spec})"
         return {
             name: ordered(test, prefetched),
-            f"{name}, abstract-first": ordered(test, controls.abstract_first(prefetched, corpus.abstracts)),
+            f"{name}, abstract-first": ordered(test, controls.first(prefetched, corpus.abstracts)),
             f"{name}, same-kind text ({controls.kind_name(with_abstract)})": ordered(
                 test, controls.same_kind(prefetched, corpus.abstracts, with_abstract)
             ),
