@@ -3,7 +3,12 @@ LaTeX draft end to end from a cold process.
 
     .venv/bin/python benchmarks/cite.py                          # ACL-200, MiniLM re-ranking
     .venv/bin/python benchmarks/cite.py --work /tmp/cite-bench   # keep graph, index and embeddings for reruns
-    .venv/bin/python benchmarks/cite.py --model /path/to/model   # a saved model (citegraph train local)
+    .venv/bin/python benchmarks/cite.py --model /path/to/model   # a saved model (evaluate local --save)
+
+With ``--work`` naming a folder whose ``data`` already holds a graph (e.g. ACL-200 ∪ ScisummNet,
+as ``citegraph repro run --work W cite-saved-model`` leaves it in ``W/cite-saved-model``), that
+graph is used as it is (and BM25-indexed if it has no index yet): the slots are still built from
+its papers' titles.
 
 ACL-200 (``citegraph/data/acl200``) is bulk-loaded into an embedded ArcadeDB and indexed with
 BM25 (Lucene when the [lucene] extra is installed, else bm25s). The model is a
@@ -165,7 +170,7 @@ def main() -> None:
 
     print(
         f"# cite benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}; ACL-200: {counts.get('Paper', 0):,} papers (bulk load {load:.0f} s), "
+        f"{platform.python_version()}; graph: {counts.get('Paper', 0):,} papers (bulk load {load:.0f} s), "
         f"BM25 {backend}, ArcadeDB heap {args.heap}; model {model_dir} (load {model_load:.1f} s); "
         f"{args.slots} slots per warm case; 1-min load average {load_before:.1f} → {load_after:.1f}"
     )
