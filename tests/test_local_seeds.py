@@ -50,6 +50,35 @@ def _spy(monkeypatch, owner, name: str, record) -> None:
     monkeypatch.setattr(owner, name, spied)
 
 
+def _shown_to_the_lms(monkeypatch) -> list[str]:
+    """Every text an LM reads from now on (pairs and embeddings)."""
+    shown: list[str] = []
+    _spy(monkeypatch, PairEncoder, "pairs", lambda self, first, second: shown.extend([*first, *(second or ())]))
+    _spy(
+        monkeypatch,
+        PairEncoder,
+        "embed",
+        lambda self, texts, second=None, batch_size=64: shown.extend([*texts, *(second or ())]),
+    )
+    return shown
+
+
+def _candidate_side(shown: list[str], out: Path) -> list[str]:
+    """The texts of ``shown`` that are not a query of the run in ``out``."""
+    queries = {c.query_text for c in read_contexts(out / "contexts.jsonl")}
+    return [t for t in shown if t not in queries]
+
+
+def _small(tiny_bert: Path, **settings) -> LocalConfig:
+    return LocalConfig(
+        lms=(f"hf:{tiny_bert}",),
+        split=SplitConfig(max_train=12, max_test=6),
+        prefetch=PrefetchConfig("bm25:bm25s"),
+        biencoder=BiEncoderConfig(max_steps=2, batch_queries=4),
+        **settings,
+    )
+
+
 def test_uniform_candidates_show_no_abstract_and_seeds_share_the_lists(store, tiny_bert, tmp_path, monkeypatch):
     abstracts = _half_without_abstracts(tmp_path / "synth.jsonl")
     ingest(store, formats.get("jsonl"), [tmp_path / "synth.jsonl"])
@@ -58,36 +87,25 @@ def test_uniform_candidates_show_no_abstract_and_seeds_share_the_lists(store, ti
     assert uniform.years == everything.years and uniform.abstracts == everything.abstracts  # the same candidates
     assert any(a in everything.candidates[p].text for p in everything.abstracts for a in abstracts)  # can fail
 
-    shown: list[str] = []  # every text an LM reads
-    _spy(monkeypatch, PairEncoder, "pairs", lambda self, first, second: shown.extend([*first, *(second or ())]))
-    _spy(
-        monkeypatch,
-        PairEncoder,
-        "embed",
-        lambda self, texts, second=None, batch_size=64: shown.extend([*texts, *(second or ())]),
-    )
+    shown = _shown_to_the_lms(monkeypatch)
     indexed, searched = [], []
     _spy(monkeypatch, prefetching, "build_prefetcher", lambda spec, docs, work: indexed.extend(docs))
     _spy(monkeypatch, prefetching, "prefetch", lambda retriever, contexts, *_: searched.extend(c.id for c in contexts))
 
     out = tmp_path / "out"
-    config = LocalConfig(
-        lms=(f"hf:{tiny_bert}",),
+    config = _small(
+        tiny_bert,
         candidates="uniform",
         rerankers=("biencoder", "symtax"),
         ablations=(),
         lm_mode="frozen",
         max_steps=1,
         seeds=(0, 1),
-        split=SplitConfig(max_train=12, max_test=6),
-        prefetch=PrefetchConfig("bm25:bm25s"),
-        biencoder=BiEncoderConfig(max_steps=2, batch_queries=4),
     )
     results = evaluate_local(store, out, config)
 
     # no model and no index ever read an abstract of a candidate (the queries keep the citing abstract)
-    queries = {c.query_text for c in read_contexts(out / "contexts.jsonl")}
-    candidate_side = [t for t in shown if t not in queries]
+    candidate_side = _candidate_side(shown, out)
     assert candidate_side and not [t for t in candidate_side for a in abstracts if a in t]
     assert indexed and all(d.abstract == "" and d.title for d in indexed)
 
@@ -139,26 +157,11 @@ def test_abstracts_setting_shows_only_candidates_with_an_abstract(store, tiny_be
     assert set(corpus.years) == corpus.abstracts and len(corpus.abstracts) == len(abstracts)
     assert all(d.abstract for d in corpus.documents)
 
-    shown: list[str] = []
-    _spy(
-        monkeypatch,
-        PairEncoder,
-        "embed",
-        lambda self, texts, second=None, batch_size=64: shown.extend([*texts, *(second or ())]),
-    )
+    shown = _shown_to_the_lms(monkeypatch)
     out = tmp_path / "out"
-    config = LocalConfig(
-        lms=(f"hf:{tiny_bert}",),
-        candidates="abstracts",
-        rerankers=("biencoder",),
-        split=SplitConfig(max_train=12, max_test=6),
-        prefetch=PrefetchConfig("bm25:bm25s"),
-        biencoder=BiEncoderConfig(max_steps=2, batch_queries=4),
-    )
-    results = evaluate_local(store, out, config)
-    # every candidate a model ranked, enriched ones included, is shown with its abstract
-    queries = {c.query_text for c in read_contexts(out / "contexts.jsonl")}
-    candidate_side = [t for t in shown if t not in queries]
+    results = evaluate_local(store, out, _small(tiny_bert, candidates="abstracts", rerankers=("biencoder",)))
+    # every candidate a model read or ranked, enriched ones included, is shown with its abstract
+    candidate_side = _candidate_side(shown, out)
     assert candidate_side and all(any(a in t for a in abstracts) for t in candidate_side)
     main = results.tables[0]
     assert "candidates: the papers with an abstract" in main.title
