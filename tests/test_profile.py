@@ -175,6 +175,8 @@ def test_evaluate_local_with_and_without_profiles(graph, server_env, tiny_bert, 
     strongest = [t["title"] for t in results["tables"] if "strongest baseline" in t["title"]]
     best_mrr = max(baselines, key=lambda n: baselines[n]["MRR"][0])
     assert strongest and all(f"{best_mrr}: " in t for t in strongest)
+    against_strongest = next(t for t in results["tables"] if "randomisation test p against the strongest" in t["title"])
+    assert f"{plain} over profiles" in against_strongest["rows"] and f"{tuned} + profile" in against_strongest["rows"]
     assert "against the same row without profiles" in t_test["title"]
     assert "against the same row without profiles" in randomisation["title"]
     assert list(randomisation["rows"]) == [f"{plain} over profiles", f"{tuned} + profile"]

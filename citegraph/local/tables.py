@@ -9,9 +9,9 @@ SymTax's release). The LM × fusion table crosses every LM of ``lms`` with vecto
 fusion (APPNP or GAT). With ``enrich=False`` the enrichment rows are left out and every
 model ranks prefetched lists.
 
-Every row is tested against the prefetcher; the learned rows also against the **strongest
-baseline**: per measure, the best of the prefetcher and its controls (named in the
-table's title), so that a learned model's gain is not the controls' prior. Over several
+Every row is tested against the prefetcher; the learned rows and the rows with public
+profiles also against the **strongest baseline**: per measure, the best of the prefetcher
+and its controls (named in the table's title), so that a gain is not the controls' prior. Over several
 seeds a cell is the mean ± sd of the seeds' means, and the tests compare each query's
 value averaged over the seeds that drew it (:func:`~citegraph.evaluation.metrics.over_seeds`).
 """
@@ -69,7 +69,7 @@ def tables(config: LocalConfig, tested: int, results: Mapping[str, OverSeeds], r
         _significance(results, shown[1:], lambda _name, _measure: shown[0], shown[0], title) if len(shown) > 1 else []
     )
     baselines = [n for n in rows.baselines if n in results]
-    learned = [n for n in rows.learned if n in results]
+    learned = [n for n in dict.fromkeys([*rows.learned, *rows.paired]) if n in results]  # profiles add text: tested too
     if len(baselines) > 1 and learned:
         strongest = {m: max(baselines, key=lambda n: results[n].mean[m]) for m in MEASURES}  # ties: the first
         named = "; ".join(
