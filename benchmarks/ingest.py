@@ -183,7 +183,7 @@ def import_jsonl(path: Path, heap: str, home: Path) -> dict:
     from citegraph.graph import ArcadeServer
     from citegraph.graph.arcadedb import DATABASE, HOST, USER
     from citegraph.ingest import formats
-    from citegraph.ingest.compact import build
+    from citegraph.ingest.build import build
     from citegraph.ingest.pipeline import IngestOptions, IngestSummary, NoProgress
 
     fmt = formats.get("s2orc")

@@ -240,7 +240,7 @@ def test_the_run_date_is_stamped_alike_by_every_write_path(arcade_server, store,
         )
 
     export = export_neo4j_admin(formats.get("jsonl"), [path], tmp_path / "csv", on(RUN_DAY))
-    csv_files = {labels: (read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes}
+    csv_files = {labels: (read_csv(h)[0], read_parts(d)) for labels, h, d in export.nodes}
     header, rows = csv_files["Paper"]
     assert {row[0]: row[header.index("ingested")] for row in rows} == {"P1": day, "P2": day, "P3": day, "X": day}
     assert "ingested" not in csv_files["Paper:External"][0]
@@ -333,6 +333,11 @@ def read_csv(path: Path) -> list[list[str]]:
         return list(csv.reader(f))
 
 
+def read_parts(parts: list[Path]) -> list[list[str]]:
+    """The rows of a label's or a type's CSV parts, in part order."""
+    return [row for part in parts for row in read_csv(part)]
+
+
 TRICKY = [
     {
         "id": "P,1",
@@ -370,13 +375,13 @@ def test_neo4j_admin_files_parse_back(tmp_path):
         ]
     ]
     assert headers["Paper:External"] == [["id:ID(Paper)", "citation_count:long"]]
-    files = {labels: read_csv(data) for labels, _, data in export.nodes}
+    files = {labels: read_parts(data) for labels, _, data in export.nodes}
     papers = {row[0]: row for row in files["Paper"]}
     assert papers["P,1"][1:4] == ['He said "quoted", then\nleft; twice', "multi\r\nline, with \\ backslash", "1999"]
     assert papers["P2"][1] == "日本語のタイトル" and papers["P2"][3] == "" and papers["P2"][10] == "1"
     assert files["Paper:External"] == [["ghost", "1"]]
     assert sorted(files["Author"]) == [['A"1', 'Quote "Q" Person'], ["name:zoë ölmez", "Zoë Ölmez"]]
-    relationships = {(kind, read_csv(header)[0][-1]): read_csv(data) for kind, header, data in export.relationships}
+    relationships = {(kind, read_csv(header)[0][-1]): read_parts(data) for kind, header, data in export.relationships}
     [cites] = relationships[("CITES", "influential:boolean")]
     assert cites[:2] == ["P,1", "P2"]
     assert cites[2].split(ARRAY_DELIMITER) == ['one; "two", three', "line\nbreak [CIT]"]
@@ -405,11 +410,11 @@ def test_neo4j_admin_files_parse_back(tmp_path):
 
 def test_neo4j_admin_counts_match_the_sample(tmp_path):
     export = export_neo4j_admin(formats.get("s2orc"), [shared(S2ORC)], tmp_path / "out")
-    rows = {labels: len(read_csv(data)) for labels, _, data in export.nodes}
+    rows = {labels: len(read_parts(data)) for labels, _, data in export.nodes}
     assert (rows["Paper"], rows["Paper:External"]) == (1000, 6049)
-    cites = sum(len(read_csv(data)) for kind, _, data in export.relationships if kind == "CITES")
+    cites = sum(len(read_parts(data)) for kind, _, data in export.relationships if kind == "CITES")
     assert cites == 6058  # as test_ingest's streaming graph
-    fields = sum(len(read_csv(data)) for kind, _, data in export.relationships if kind == "IN_FIELD")
+    fields = sum(len(read_parts(data)) for kind, _, data in export.relationships if kind == "IN_FIELD")
     assert fields == sum(len(json.loads(line)["mag_field_of_study"] or []) for line in shared(S2ORC).open())
 
 
@@ -472,10 +477,10 @@ def test_a_property_added_to_the_model_arrives_through_every_write_path(arcade_s
     assert bulk.write.records == streamed.write.records == {"Paper": 3}
 
     export = export_neo4j_admin(fmt, [path], tmp_path / "csv")
-    [(header, rows)] = [(read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes if labels == "Paper"]
+    [(header, rows)] = [(read_csv(h)[0], read_parts(d)) for labels, h, d in export.nodes if labels == "Paper"]
     assert header[-1] == "language" and header == model.GRAPH.node("Paper").columns()
     assert {row[0]: row[-1] or None for row in rows} == expected
     [(stub_header, stubs)] = [
-        (read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes if labels == "Paper:External"
+        (read_csv(h)[0], read_parts(d)) for labels, h, d in export.nodes if labels == "Paper:External"
     ]
     assert stub_header == ["id:ID(Paper)", "citation_count:long"] and stubs == [["ghost", "1"]]
