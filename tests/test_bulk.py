@@ -20,12 +20,14 @@ from citegraph.errors import CitegraphError, InputError
 from citegraph.graph import ArcadeDBBackend, model
 from citegraph.graph.arcadedb import DATABASE, HOST, USER
 from citegraph.ingest import IngestOptions, formats, ingest
+from citegraph.ingest.build import BuiltGraph, build
 from citegraph.ingest.bulk import bulk_ingest
 from citegraph.ingest.formats import Format
 from citegraph.ingest.neo4j_admin import ARRAY_DELIMITER, export_neo4j_admin
+from citegraph.ingest.pipeline import IngestSummary, NoProgress
 from citegraph.ingest.records import Item, Paper
 from citegraph.ingest.selection import Selection
-from citegraph.synth import SynthSpec, generate
+from citegraph.synth import SynthSpec, generate, generate_openalex
 
 from conftest import ACL200, shared, write_jsonl
 
@@ -159,6 +161,18 @@ def test_synthetic_corpus_with_contexts(arcade_server, store, tmp_path):
     with_contexts = [json.loads(r[3]) for r in cites if "contexts" in json.loads(r[3])]
     assert len(with_contexts) == len(cites) > 5_000
     assert all(len(p["contexts"]) == p["n_contexts"] and "[CIT]" in p["contexts"][0] for p in with_contexts)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout", ["s2orc", "openalex"])
+def test_the_20k_synthetic_corpus(arcade_server, store, tmp_path, layout):
+    """The benchmark's corpus at 20k papers / 197k citations, as S2ORC metadata and as an
+    OpenAlex snapshot (gzipped parts, inverted abstracts, topics): DuckDB's build at scale."""
+    path = tmp_path / "synth"
+    (generate if layout == "s2orc" else generate_openalex)(SynthSpec(papers=20_000), path)
+    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, layout, [path])
+    assert_same(streamed, bulk, expected, got)
+    assert bulk.write.citations > 190_000 and got["labels"][0]["count"] >= 20_000
 
 
 def test_bundled_taxonomy(arcade_server, store):
@@ -327,6 +341,40 @@ def test_schema_checkpoints_and_a_later_streaming_ingest(arcade_server, store, t
     assert (labels["Paper"], labels.get("External", 0)) == (5, 0)
 
 
+def test_an_openalex_update_streamed_after_a_bulk_load(arcade_server, store, tmp_path):
+    """Incremental updates on a bulk-loaded graph: the older partition loaded in bulk, the
+    newer one (restated works, a merged id) streamed after it, gives the graph of both streamed."""
+    from test_ingest_openalex import merges, update_partition
+    from test_ingest_openalex import snapshot as openalex_snapshot
+
+    initial, changed, _ = update_partition()
+    fmt = formats.get("openalex")
+    openalex_snapshot(tmp_path / "old", {"2024-01-15": initial})
+    openalex_snapshot(tmp_path / "new", {"2024-02-01": changed})
+    merges(tmp_path / "new")
+    old, new = [tmp_path / "old" / "data"], [tmp_path / "new" / "data"]
+    ingest(store, fmt, old, on(RUN_DAY))
+    ingest(store, fmt, new, on(RUN_DAY))
+    expected = snapshot(store, ("W2963403868", "W2130942839"))
+    arcade_server.recreate_database()
+    bulk_ingest(ArcadeDBBackend(arcade_server), store, fmt, old, on(RUN_DAY))
+    ingest(store, fmt, new, on(RUN_DAY))
+    assert snapshot(store, ("W2963403868", "W2130942839")) == expected
+
+
+def test_the_build_runs_under_its_memory_limit_and_refuses_a_bad_one(tmp_path):
+    fmt, files = formats.get("s2orc"), [shared(S2ORC)]
+    graph, _ = build(fmt, files, IngestOptions(), NoProgress(), IngestSummary("s2orc"), tmp_path, memory="300MB")
+    with BuiltGraph.open(tmp_path).connect() as con:
+        [(limit,)] = con.execute("SELECT current_setting('memory_limit')").fetchall()
+        tables = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert limit == "286.1 MiB" and {"vertex", "edge"} <= tables  # 300 MB, as DuckDB prints it
+    assert graph.manifest["counts"]["paper"] == 1000 and not list(tmp_path.glob("papers.jsonl"))
+    (tmp_path / "again").mkdir()
+    with pytest.raises(CitegraphError, match="memory limit 'lots'"):
+        build(fmt, files, IngestOptions(), NoProgress(), IngestSummary("s2orc"), tmp_path / "again", memory="lots")
+
+
 # -- neo4j-admin CSV files ------------------------------------------------------------------
 def read_csv(path: Path) -> list[list[str]]:
     with open(path, encoding="utf-8", newline="") as f:
@@ -416,6 +464,18 @@ def test_neo4j_admin_counts_match_the_sample(tmp_path):
     assert cites == 6058  # as test_ingest's streaming graph
     fields = sum(len(read_parts(data)) for kind, _, data in export.relationships if kind == "IN_FIELD")
     assert fields == sum(len(json.loads(line)["mag_field_of_study"] or []) for line in shared(S2ORC).open())
+
+
+def test_neo4j_admin_writes_several_parts_per_label_and_type(tmp_path):
+    export = export_neo4j_admin(formats.get("s2orc"), [shared(S2ORC)], tmp_path / "out", rows_per_part=1000)
+    parts = {labels: data for labels, _, data in export.nodes}
+    assert len(parts["Paper:External"]) == 7 and len(parts["Paper"]) == 1  # 6,049 stubs, 1,000 papers
+    assert all(len(read_csv(f)) <= 1000 for f in parts["Paper:External"])
+    assert len({row[0] for row in read_parts(parts["Paper:External"])}) == 6049
+    cites = [data for kind, _, data in export.relationships if kind == "CITES"]
+    assert sum(len(read_parts(data)) for data in cites) == 6058 and max(map(len, cites)) == 7
+    given = {c.split("=", 2)[1]: c.split("=", 2)[2].split(",") for c in export.command if c.startswith("--nodes=")}
+    assert given["Paper:External"][1:] == [str(f) for f in parts["Paper:External"]]
 
 
 def test_the_array_delimiter_in_a_text_is_refused(tmp_path):

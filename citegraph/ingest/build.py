@@ -84,7 +84,13 @@ def connect(work: Path, memory: str = DEFAULT_MEMORY, read_only: bool = False) -
     """The work folder's DuckDB database, bounded to ``memory`` and spilling into the work folder."""
     (work / "duckdb-tmp").mkdir(exist_ok=True)
     con = duckdb.connect(str(work / DATABASE), read_only=read_only)
-    con.execute("SET memory_limit = $m", {"m": memory})
+    try:
+        con.execute("SET memory_limit = $m", {"m": memory})
+    except duckdb.Error as exc:
+        con.close()
+        raise CitegraphError(
+            f"the build's memory limit {memory!r} is not a size DuckDB takes (e.g. 2GB): {exc}"
+        ) from None
     con.execute("SET temp_directory = $t", {"t": str(work / "duckdb-tmp")})
     con.execute("SET preserve_insertion_order = false")
     return con
@@ -337,6 +343,7 @@ def build(
     """Validate ``files`` as the streaming ingest does (same errors, same rejects file with
     ``skip_bad``) and build their graph in ``work``; also returns each file's line count.
     Bad input raises before anything reaches a database."""
+    connect(work, memory).close()  # a memory limit DuckDB refuses stops the build before the read
     options = pipeline.widened(fmt, files, options, progress)
     spill = Spill(work, options.clock())
     try:
