@@ -7,7 +7,7 @@
 CREATE OR REPLACE TABLE rid (idx BIGINT, rid VARCHAR);
 
 -- name: vertex_rows
-SELECT idx, row::VARCHAR FROM vertex WHERE grp = $grp ORDER BY idx;
+SELECT idx, row::VARCHAR FROM vertex WHERE grp = $grp;
 
 -- name: add_rids
 INSERT INTO rid SELECT unnest($idx::BIGINT[]), unnest($rid::VARCHAR[]);

@@ -26,13 +26,17 @@ CREATE TABLE link_rec AS SELECT * FROM read_json($links, format = 'newline_delim
     columns = {s: 'BIGINT', type: 'VARCHAR', source: 'VARCHAR', target: 'VARCHAR', p: 'JSON'});
 
 -- name: papers
+-- Aggregated without the property maps, which are then joined by the first record's `s`:
+-- the aggregate's groups stay small, texts are not carried through it.
 CREATE TABLE paper AS
-SELECT id, min(s) AS first, count(*) AS records, arg_min(p, s) AS p,
-       coalesce(bool_or(year), false) AS has_year,            -- a year once given stays
-       coalesce(arg_max(title, s), false) AS has_title,       -- the last title given: not blank
-       coalesce(arg_max(abstract, s), 0) AS abstract_length,  -- the last abstract given
-       count(*) FILTER (WHERE snapshot) > CASE WHEN arg_min(snapshot, s) THEN 1 ELSE 0 END AS restated
-FROM paper_rec GROUP BY id;
+SELECT a.*, r.p FROM (
+    SELECT id, min(s) AS first, count(*) AS records,
+           coalesce(bool_or(year), false) AS has_year,            -- a year once given stays
+           coalesce(arg_max(title, s), false) AS has_title,       -- the last title given: not blank
+           coalesce(arg_max(abstract, s), 0) AS abstract_length,  -- the last abstract given
+           count(*) FILTER (WHERE snapshot) > CASE WHEN arg_min(snapshot, s) THEN 1 ELSE 0 END AS restated
+    FROM paper_rec GROUP BY id) a
+JOIN paper_rec r ON r.s = a.first;
 
 -- name: restated
 SELECT id FROM paper WHERE restated ORDER BY first LIMIT 1;
