@@ -133,14 +133,14 @@ def _header(out: Path, stem: str, header: list[str]) -> Path:
     return header_file
 
 
-def _copy(con, statement: str, names: list[str], rows_per_part: int, group: str, folder: Path) -> list[Path]:
+def _copy(con, statement: str, names: list[str], per_part: int, group: str, folder: Path) -> list[Path]:
     """Run one COPY of ``neo4j_csv.sql`` into a fresh ``folder``; returns the parts written."""
     shutil.rmtree(folder, ignore_errors=True)
     sql = statement.replace(
         "{cells}", "".join(f", cell({'e.props' if 'edge' in statement else 'v.row'}, ?)" for _ in names)
     )
     try:
-        con.execute(sql, [*names, rows_per_part, group, str(folder)])
+        con.execute(sql, [*names, per_part, group, str(folder)])
     except duckdb.InvalidInputException as exc:  # the cell macro's error(): a text holding U+001F
         raise CitegraphError(str(exc).split("Error: ", 1)[-1]) from None
     return _parts(folder)
@@ -173,6 +173,7 @@ def _write_csv(
             relationship = model.GRAPH.relationship(edge.type)
             props = relationship.written() if edge.props else ()
             header = _header(out, edge.name, relationship.columns(props))
-            parts = _copy(con, sql["relationships"], [p.name for p in props], rows_per_part, edge.name, out / edge.name)
+            count = -(-edge.count // rows_per_part)  # parts of about rows_per_part rows
+            parts = _copy(con, sql["relationships"], [p.name for p in props], count, edge.name, out / edge.name)
             export.relationships.append((edge.type, header, parts))
     return export
