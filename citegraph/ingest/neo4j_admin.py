@@ -83,7 +83,7 @@ def export_neo4j_admin(
     rows_per_part: int = ROWS_PER_PART,
 ) -> Neo4jAdminExport:
     """Write the graph of ``paths`` as neo4j-admin CSV files (a header file and data parts of
-    ``rows_per_part`` rows per label set and relationship type) into ``out``; ``memory`` is
+    about ``rows_per_part`` rows per label set and relationship type) into ``out``; ``memory`` is
     DuckDB's memory_limit.
 
     The files are RFC 4180 CSV in UTF-8: comma-separated, fields holding a comma, a quote
@@ -133,14 +133,19 @@ def _header(out: Path, stem: str, header: list[str]) -> Path:
     return header_file
 
 
-def _copy(con, statement: str, names: list[str], per_part: int, group: str, folder: Path) -> list[Path]:
+def _parts_of(rows: int, rows_per_part: int) -> int:
+    """How many parts make parts of about ``rows_per_part`` rows."""
+    return -(-rows // rows_per_part)
+
+
+def _copy(con, statement: str, names: list[str], parts: int, group: str, folder: Path) -> list[Path]:
     """Run one COPY of ``neo4j_csv.sql`` into a fresh ``folder``; returns the parts written."""
     shutil.rmtree(folder, ignore_errors=True)
     sql = statement.replace(
         "{cells}", "".join(f", cell({'e.props' if 'edge' in statement else 'v.row'}, ?)" for _ in names)
     )
     try:
-        con.execute(sql, [*names, per_part, group, str(folder)])
+        con.execute(sql, [*names, parts, group, str(folder)])
     except duckdb.InvalidInputException as exc:  # the cell macro's error(): a text holding U+001F
         raise CitegraphError(str(exc).split("Error: ", 1)[-1]) from None
     return _parts(folder)
@@ -167,13 +172,15 @@ def _write_csv(
             stem = "_".join(sorted(group.labels)).lower()
             header = _header(out, stem, node.columns(props))
             names = [node.key.name, *(p.name for p in props)][1:]  # the key is the vertex's own column
-            parts = _copy(con, sql["nodes"], names, rows_per_part, group.name, out / stem)
+            parts = _copy(con, sql["nodes"], names, _parts_of(group.count, rows_per_part), group.name, out / stem)
             export.nodes.append((":".join(group.labels), header, parts))
         for edge in graph.edges():
             relationship = model.GRAPH.relationship(edge.type)
             props = relationship.written() if edge.props else ()
             header = _header(out, edge.name, relationship.columns(props))
-            count = -(-edge.count // rows_per_part)  # parts of about rows_per_part rows
-            parts = _copy(con, sql["relationships"], [p.name for p in props], count, edge.name, out / edge.name)
+            names = [p.name for p in props]
+            parts = _copy(
+                con, sql["relationships"], names, _parts_of(edge.count, rows_per_part), edge.name, out / edge.name
+            )
             export.relationships.append((edge.type, header, parts))
     return export

@@ -68,7 +68,7 @@ SELECT citing, cited, min(s) AS first, count(p) AS with_props, arg_max(p, s) AS 
 FROM cite_rec GROUP BY citing, cited;
 CREATE TABLE stub AS
 SELECT id, min(first) AS first FROM (
-    SELECT citing AS id, first FROM cites UNION ALL SELECT cited, first FROM cites) AS ends
+    SELECT citing AS id, 2 * first AS first FROM cites UNION ALL SELECT cited, 2 * first + 1 FROM cites) AS ends
 ANTI JOIN paper USING (id) GROUP BY id;
 CREATE TABLE citation_count AS
 SELECT cited AS id, count(*) AS n FROM cites
@@ -76,30 +76,29 @@ WHERE $keep_stubs OR (citing IN (SELECT id FROM paper) AND cited IN (SELECT id F
 GROUP BY cited;
 
 -- name: vertices
--- Papers in record order, then stubs, authors, fields, categories, concepts, topics.
+-- A node's index: twice the place of the first row that names it (a stub's: the reference's,
+-- plus one on the cited side), unique without a row_number() over all nodes, which would
+-- sort them all in memory. The order of the loads does not matter.
 CREATE TABLE vertex AS
-SELECT row_number() OVER (ORDER BY g, first) - 1 AS idx, grp, space, key, row FROM (
-    SELECT 0 AS g, 'paper' AS grp, 'Paper' AS space, p.id AS key, p.first,
-           json_merge_patch(coalesce(m.p, p.p), json_object(
-               'citation_count', coalesce(c.n, 0),
-               'eligible', p.has_year AND p.has_title AND p.abstract_length >= $min_abstract
-                           AND coalesce(c.n, 0) >= $min_citations)) AS row
-    FROM paper p LEFT JOIN citation_count c USING (id) LEFT JOIN merged m ON m.kind = 'Paper' AND m.k1 = p.id
-    UNION ALL
-    SELECT 1, 'stub', 'Paper', s.id, s.first,
-           json_object('id', s.id, 'citation_count', coalesce(c.n, 0), 'eligible', false)
-    FROM stub s LEFT JOIN citation_count c USING (id) WHERE $keep_stubs
-    UNION ALL
-    SELECT 2, 'author', 'Author', id, min(s), arg_min(p, s) FROM author_rec GROUP BY id
-    UNION ALL
-    SELECT CASE k.space WHEN 'Field' THEN 3 WHEN 'ArxivCategory' THEN 4 WHEN 'AcmConcept' THEN 5 ELSE 6 END,
-           k.space, k.space, k.key, k.first,
-           json_merge_patch(json_object(CASE k.space WHEN 'Topic' THEN 'id' WHEN 'Field' THEN 'name' ELSE 'code' END, k.key),
-                            coalesce(m.p, k.p, '{}'))
-    FROM (SELECT space, key, min(s) AS first,
-                 arg_max(p, s) AS p  -- the last properties given (a category's replace, the others' merge)
-          FROM key_rec GROUP BY space, key) k
-    LEFT JOIN merged m ON m.kind = k.space AND m.k1 = k.key);
+SELECT p.first * 2 AS idx, 'paper' AS grp, 'Paper' AS space, p.id AS key,
+       json_merge_patch(coalesce(m.p, p.p), json_object(
+           'citation_count', coalesce(c.n, 0),
+           'eligible', p.has_year AND p.has_title AND p.abstract_length >= $min_abstract
+                       AND coalesce(c.n, 0) >= $min_citations)) AS row
+FROM paper p LEFT JOIN citation_count c USING (id) LEFT JOIN merged m ON m.kind = 'Paper' AND m.k1 = p.id
+UNION ALL
+SELECT s.first, 'stub', 'Paper', s.id, json_object('id', s.id, 'citation_count', coalesce(c.n, 0), 'eligible', false)
+FROM stub s LEFT JOIN citation_count c USING (id) WHERE $keep_stubs
+UNION ALL
+SELECT min(s) * 2, 'author', 'Author', id, arg_min(p, s) FROM author_rec GROUP BY id
+UNION ALL
+SELECT k.first * 2, k.space, k.space, k.key,
+       json_merge_patch(json_object(CASE k.space WHEN 'Topic' THEN 'id' WHEN 'Field' THEN 'name' ELSE 'code' END, k.key),
+                        coalesce(m.p, k.p, '{}'))
+FROM (SELECT space, key, min(s) AS first,
+             arg_max(p, s) AS p  -- the last properties given (a category's replace, the others' merge)
+      FROM key_rec GROUP BY space, key) k
+LEFT JOIN merged m ON m.kind = k.space AND m.k1 = k.key;
 
 -- name: edges
 CREATE TABLE edge AS

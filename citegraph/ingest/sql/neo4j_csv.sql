@@ -1,10 +1,10 @@
 -- The neo4j-admin CSV parts of a built graph (citegraph/ingest/sql/build.sql's tables).
 -- Reads: vertex, edge. Writes: one folder of CSV parts per label set or relationship group
---   (COPY … PARTITION_BY: `part=N/data_*.csv`): a label's nodes `rows_per_part` a part by
---   index, a type's relationships in `parts` parts by a hash of their ends (a row_number()
---   over all of them would hold them all in memory).
--- Parameters (positional, in order): one property name per column `cell` reads, rows per
---   part (nodes) or the number of parts (relationships), the group, the folder. The column list is the graph model's: {cells} stands for one
+--   (COPY … PARTITION_BY: `part=N/data_*.csv`), split into parts by a hash of the node's
+--   index or the relationship's ends (a row_number() over all of them would hold them all
+--   in memory).
+-- Parameters (positional, in order): one property name per column `cell` reads, the number
+--   of parts, the group, the folder. The column list is the graph model's: {cells} stands for one
 --   `, cell(…, ?)` per property, filled in by citegraph.ingest.neo4j_admin (placeholders only).
 -- A cell: a scalar's JSON text (strings unquoted, booleans true/false), an array's elements
 -- joined by U+001F (an element holding it is refused), absent values and empty texts empty.
@@ -19,7 +19,7 @@ CREATE OR REPLACE TEMP MACRO cell(j, k) AS CASE
     ELSE nullif(json_extract_string(j, k), '') END;
 
 -- name: nodes
-COPY (SELECT v.key{cells}, v.idx // ? AS part FROM vertex v WHERE v.grp = ?)
+COPY (SELECT v.key{cells}, hash(v.idx) % ? AS part FROM vertex v WHERE v.grp = ?)
 TO ? (FORMAT csv, HEADER false, PARTITION_BY (part));
 
 -- name: relationships
