@@ -1,6 +1,6 @@
 """Bulk ingest for Neo4j: the built graph as CSV parts for ``neo4j-admin database import full``.
 
-DuckDB writes the parts (``sql/neo4j_csv.sql``: ``COPY … PARTITION_BY``), several files per
+DuckDB writes the parts (``sql/neo4j_csv.sql``: ``COPY … FILE_SIZE_BYTES``), several files per
 label set and relationship type, which neo4j-admin reads as one input each.
 
 The headers come from the graph model (:data:`citegraph.graph.model.GRAPH`): a property
@@ -28,7 +28,7 @@ from .formats import Format
 from .pipeline import IngestOptions, IngestSummary, NoProgress, Progress
 
 ARRAY_DELIMITER = "\x1f"  # ASCII unit separator: between array elements in the CSV files (sql/neo4j_csv.sql)
-ROWS_PER_PART = 1_000_000  # rows of a CSV part
+PART_BYTES = 1 << 30  # a CSV part is closed once it holds this much (DuckDB's FILE_SIZE_BYTES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +80,10 @@ def export_neo4j_admin(
     *,
     database: str = "neo4j",
     memory: str = DEFAULT_MEMORY,
-    rows_per_part: int = ROWS_PER_PART,
+    part_bytes: int = PART_BYTES,
 ) -> Neo4jAdminExport:
     """Write the graph of ``paths`` as neo4j-admin CSV files (a header file and data parts of
-    about ``rows_per_part`` rows per label set and relationship type) into ``out``; ``memory`` is
+    about ``part_bytes`` each per label set and relationship type) into ``out``; ``memory`` is
     DuckDB's memory_limit.
 
     The files are RFC 4180 CSV in UTF-8: comma-separated, fields holding a comma, a quote
@@ -111,7 +111,7 @@ def export_neo4j_admin(
             )
         progress.start("writing CSV", None)
         try:
-            export = _write_csv(graph, out, summary, database, rows_per_part)
+            export = _write_csv(graph, out, summary, database, part_bytes)
         finally:
             progress.finish()
         summary.write = graph.write_stats()
@@ -122,8 +122,8 @@ def export_neo4j_admin(
 
 
 def _parts(folder: Path) -> list[Path]:
-    """The CSV parts DuckDB wrote under ``folder`` (``part=N/data_*.csv``), in part order."""
-    return sorted(folder.glob("part=*/*.csv"), key=lambda f: (int(f.parent.name.split("=")[1]), f.name))
+    """The CSV parts DuckDB wrote into ``folder`` (``data_N.csv``), in order."""
+    return sorted(folder.glob("data_*.csv"), key=lambda f: int(f.stem.split("_")[1]))
 
 
 def _header(out: Path, stem: str, header: list[str]) -> Path:
@@ -133,19 +133,14 @@ def _header(out: Path, stem: str, header: list[str]) -> Path:
     return header_file
 
 
-def _parts_of(rows: int, rows_per_part: int) -> int:
-    """How many parts make parts of about ``rows_per_part`` rows."""
-    return -(-rows // rows_per_part)
-
-
-def _copy(con, statement: str, names: list[str], parts: int, group: str, folder: Path) -> list[Path]:
+def _copy(con, statement: str, names: list[str], group: str, folder: Path, part_bytes: int) -> list[Path]:
     """Run one COPY of ``neo4j_csv.sql`` into a fresh ``folder``; returns the parts written."""
     shutil.rmtree(folder, ignore_errors=True)
     sql = statement.replace(
         "{cells}", "".join(f", cell({'e.props' if 'edge' in statement else 'v.row'}, ?)" for _ in names)
     )
     try:
-        con.execute(sql, [*names, parts, group, str(folder)])
+        con.execute(sql, [*names, group, str(folder), part_bytes])
     except duckdb.InvalidInputException as exc:  # the cell macro's error(): a text holding U+001F
         raise CitegraphError(str(exc).split("Error: ", 1)[-1]) from None
     return _parts(folder)
@@ -161,7 +156,7 @@ def node_properties(group: VertexGroup) -> tuple[model.Node, tuple[model.Propert
 
 
 def _write_csv(
-    graph: BuiltGraph, out: Path, summary: IngestSummary, database: str, rows_per_part: int
+    graph: BuiltGraph, out: Path, summary: IngestSummary, database: str, part_bytes: int
 ) -> Neo4jAdminExport:
     export = Neo4jAdminExport(summary, database)
     sql = statements("neo4j_csv")
@@ -172,15 +167,13 @@ def _write_csv(
             stem = "_".join(sorted(group.labels)).lower()
             header = _header(out, stem, node.columns(props))
             names = [node.key.name, *(p.name for p in props)][1:]  # the key is the vertex's own column
-            parts = _copy(con, sql["nodes"], names, _parts_of(group.count, rows_per_part), group.name, out / stem)
+            parts = _copy(con, sql["nodes"], names, group.name, out / stem, part_bytes)
             export.nodes.append((":".join(group.labels), header, parts))
         for edge in graph.edges():
             relationship = model.GRAPH.relationship(edge.type)
             props = relationship.written() if edge.props else ()
             header = _header(out, edge.name, relationship.columns(props))
             names = [p.name for p in props]
-            parts = _copy(
-                con, sql["relationships"], names, _parts_of(edge.count, rows_per_part), edge.name, out / edge.name
-            )
+            parts = _copy(con, sql["relationships"], names, edge.name, out / edge.name, part_bytes)
             export.relationships.append((edge.type, header, parts))
     return export
