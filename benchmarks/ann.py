@@ -1,19 +1,29 @@
-"""ANN benchmark: exact, IVF and HNSW indexes, and the two pool-restricted search paths.
+"""ANN benchmark: exact, IVF, HNSW and compressed (IVF-PQ, OPQ) indexes, and the two
+pool-restricted search paths.
 
     .venv/bin/python benchmarks/ann.py                                    # 200k × 768
     .venv/bin/python benchmarks/ann.py --n 20000 --dim 128 --queries 200  # a quick run
     .venv/bin/python benchmarks/ann.py --n 2000000 --kinds flat,ivf       # paper scale
+    nice -n 10 .venv/bin/python benchmarks/ann.py --vectors minilm --workdir /var/tmp/ann \
+        --n 1000000 --kinds flat,ivf,ivfpq,opq --pq-m 24,48,96 --rerank 0,400 --no-pools
 
-The vectors are synthetic and clustered, written in chunks to a float32 memmap that
-the indexes are built from (as from the embedding cache): ``--topics`` centres, each
-document its centre plus a 64-dimensional latent offset (``z @ B``) and a little
-isotropic noise, so that neighbourhoods have a low intrinsic dimension like real
-embeddings; queries are further points of the same topics. Recall is therefore of this
-data, not of a real encoder's.
+``--vectors synthetic`` (the default): clustered vectors written in chunks to a float32
+memmap that the indexes are built from (as from the embedding cache): ``--topics``
+centres, each document its centre plus a 64-dimensional latent offset (``z @ B``) and a
+little isotropic noise, so that neighbourhoods have a low intrinsic dimension like real
+embeddings; queries are further points of the same topics. Recall is then of this data,
+not of a real encoder's. ``--vectors minilm``: the project's own encoder (the offline
+MiniLM, 384-d, bfloat16 as ``index dense --dtype bfloat16``) over the titles
+of the synthetic corpus (``citegraph.synth``, seed 0): papers ``0..n-1`` are the documents,
+the next ``--queries`` papers the queries. They are encoded once into ``--workdir``
+(10k papers a file; a larger ``--n`` encodes only what is missing).
 
 For each index kind (``citegraph.retrieval.ann.AnnIndex``, cosine): build seconds,
 unrestricted queries per second (``--queries`` queries in one call, as the evaluation
-harness sends them) and recall@k against exact search. Then, per kind, restricted
+harness sends them), recall@k against exact search and the index's bytes per vector
+(Faiss' serialised index ÷ n; ids are kept beside it). ``ivfpq``/``opq`` are built once per
+``--pq-m`` × ``--rerank`` value (``--rerank``: candidates re-scored from the float
+vectors). Then, unless ``--no-pools``, per kind, restricted
 searches at pool sizes 65 (MDCR's candidates), 1k and 100k (capped at n), once with a
 random pool per query and once with one pool shared by all (as dataset-level pools
 are): queries per second through the exact path (pool vectors scored in place, or one
@@ -27,20 +37,23 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import itertools
 import os
 import platform
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import faiss
 import numpy as np
 
-from citegraph.retrieval.ann import AnnIndex, Kind, recall_against_exact
+from citegraph.retrieval.ann import AnnIndex, recall_against_exact
+from citegraph.retrieval.ann_build import PQ_KINDS, AnnConfig, Kind
 
-KINDS: tuple[Kind, ...] = ("flat", "ivf", "hnsw")
+KINDS: tuple[Kind, ...] = ("flat", "ivf", "hnsw")  # the default; ivfpq and opq on request
 POOL_SIZES = (65, 1_000, 100_000)
 T = TypeVar("T")
 LATENT = 64
@@ -60,6 +73,35 @@ def synthetic(path: Path, n: int, dim: int, topics: int, seed: int, chunk: int =
         out[start : start + rows] = block
     out.flush()
     return out
+
+
+def minilm_vectors(cache: Path, count: int, dtype: str, chunk: int = 5_000) -> np.ndarray:
+    """The titles of the first ``count`` papers of the synthetic corpus (seed 0;
+    ``citegraph.synth``) as the offline MiniLM encodes them for ``index dense``: 384-d,
+    normalised. Titles only: title and abstract cost about ten times the encoder time.
+
+    Encoded once, ``chunk`` papers a file (``cache/chunk-00000.npy`` …), so a run that stops
+    keeps what it encoded and a larger run encodes only the chunks it lacks.
+    """
+    from citegraph.retrieval.base import Document
+    from citegraph.retrieval.encoders import get_encoder
+    from citegraph.synth.generator import records
+    from citegraph.synth.spec import SynthSpec
+
+    cache.mkdir(parents=True, exist_ok=True)
+    files = [cache / f"chunk-{start // chunk:05d}.npy" for start in range(0, count, chunk)]
+    if not all(f.exists() for f in files):
+        encoder = get_encoder("minilm", dtype=dtype, batch_size=64, threads=2)  # type: ignore[arg-type]
+        papers = records(SynthSpec(papers=max(count, 1_001_000)))  # one corpus whatever the count
+        for f in files:
+            docs = [Document(r["paper_id"], r["title"]) for r in itertools.islice(papers, chunk)]
+            if f.exists():
+                continue
+            started = time.perf_counter()
+            np.save(f.with_suffix(".part.npy"), encoder.encode(docs))
+            f.with_suffix(".part.npy").rename(f)
+            print(f"# encoded {f.name}: {rate(len(docs), time.perf_counter() - started):,.1f} papers/s", flush=True)
+    return np.concatenate([np.load(f, mmap_mode="r") for f in files])[:count]
 
 
 def rate(count: int, seconds: float) -> float:
@@ -120,10 +162,12 @@ def pool_rows(
 
 
 def index_table(rows: list[dict], k: int) -> str:
-    lines = [f"| index | params | build s | q/s | recall@{k} |", "|---|---|---:|---:|---:|"]
+    lines = [f"| index | params | build s | q/s | recall@{k} | bytes/vector |", "|---|---|---:|---:|---:|---:|"]
     for r in rows:
         params = ", ".join(f"{key}={value}" for key, value in r["params"].items()) or "—"
-        lines.append(f"| {r['kind']} | {params} | {r['build']:.1f} | {r['qps']:,.1f} | {r['recall']:.3f} |")
+        lines.append(
+            f"| {r['kind']} | {params} | {r['build']:.1f} | {r['qps']:,.1f} | {r['recall']:.3f} | {r['bytes']:,.1f} |"
+        )
     return "\n".join(lines)
 
 
@@ -162,8 +206,15 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=100)
     parser.add_argument("--threads", type=int, default=1, help="OpenMP threads")
     parser.add_argument(
-        "--kinds", default=",".join(KINDS), help="comma-separated, of flat, ivf, hnsw (flat is always built)"
+        "--kinds",
+        default=",".join(KINDS),
+        help="comma-separated, of flat, ivf, hnsw, ivfpq, opq (flat is always built)",
     )
+    parser.add_argument("--vectors", choices=("synthetic", "minilm"), default="synthetic")
+    parser.add_argument("--pq-m", default="48", help="ivfpq/opq: sub-quantisers, comma-separated values")
+    parser.add_argument("--pq-bits", type=int, default=8)
+    parser.add_argument("--rerank", default="0", help="ivfpq/opq: candidates re-ranked, comma-separated values")
+    parser.add_argument("--no-pools", action="store_true", help="skip the pool-restricted searches")
     parser.add_argument(
         "--nlist",
         type=int,
@@ -184,14 +235,35 @@ def main() -> None:
     if "flat" not in kinds:
         kinds.insert(0, "flat")  # the reference for recall and for the ratios
 
+    base = AnnConfig(
+        nlist=nlist,
+        nprobe=args.nprobe,
+        m=args.m,
+        ef_search=args.ef_search,
+        pq_bits=args.pq_bits,
+        threads=args.threads,
+        seed=args.seed,
+    )
+    configs = [
+        replace(base, kind=kind, pq_m=int(pq_m), rerank=int(rerank))
+        for kind in kinds
+        for pq_m in (args.pq_m.split(",") if kind in PQ_KINDS else [base.pq_m])
+        for rerank in (args.rerank.split(",") if kind in PQ_KINDS else [0])
+    ]
     with tempfile.TemporaryDirectory(dir=args.workdir) as folder:
-        vectors = synthetic(Path(folder) / "vectors.f32", args.n + args.queries, args.dim, args.topics, args.seed)
+        if args.vectors == "minilm":
+            cache = (args.workdir or Path(folder)) / "minilm-synth-titles-bf16"
+            vectors = minilm_vectors(cache, args.n + args.queries, "bfloat16")
+            description = f"MiniLM (bfloat16) vectors of synthetic papers, dim={vectors.shape[1]}"
+        else:
+            vectors = synthetic(Path(folder) / "vectors.f32", args.n + args.queries, args.dim, args.topics, args.seed)
+            description = f"synthetic vectors, dim={args.dim}, {args.topics:,} topics"
         documents, queries = vectors[: args.n], np.array(vectors[args.n :])
         ids = [f"doc{i}" for i in range(args.n)]
         print(
-            f"# ANN benchmark, {datetime.date.today()}: n={args.n:,}, dim={args.dim}, "
-            f"{args.queries:,} queries, k={args.k}, threads={args.threads}, "
-            f"{args.topics:,} topics"
+            f"# ANN benchmark, {datetime.date.today()}: n={args.n:,}, {description}, "
+            f"{args.queries:,} queries, k={args.k}, threads={args.threads}; "
+            f"1-min load average {os.getloadavg()[0]:.1f}"
         )
         print(f"# machine: {machine()}", flush=True)
 
@@ -199,32 +271,37 @@ def main() -> None:
         pools: list[dict] = []
         flat: AnnIndex | None = None
         flat_qps = 0.0
-        for kind in kinds:
-            index, build = timed(
-                AnnIndex.build,
-                documents,
-                ids,
-                kind=kind,
-                nlist=nlist,
-                nprobe=args.nprobe,
-                m=args.m,
-                ef_search=args.ef_search,
-                threads=args.threads,
-                seed=args.seed,
-            )
+        for config in configs:
+            index, build = timed(AnnIndex.build, documents, ids, config)
             _, seconds = timed(index.search, queries, args.k)
             qps = rate(len(queries), seconds)
-            if kind == "flat":
+            if config.kind == "flat":
                 flat, flat_qps = index, qps
             recall = 1.0 if index is flat else recall_against_exact(index, flat, queries, args.k)
-            built.append({"kind": kind, "params": index.params, "build": build, "qps": qps, "recall": recall})
-            print(f"# {kind}: build {build:.1f} s, {qps:,.1f} q/s, recall@{args.k} {recall:.3f}", flush=True)
-            pools += pool_rows(index, queries, ids, args.k, flat_qps, args.seed)
-            del index  # frees an IVF or HNSW index before the next is built
+            size = faiss.serialize_index(index.index).nbytes / args.n
+            built.append(
+                {
+                    "kind": config.kind,
+                    "params": index.params,
+                    "build": build,
+                    "qps": qps,
+                    "recall": recall,
+                    "bytes": size,
+                }
+            )
+            print(
+                f"# {config.kind} {index.params}: build {build:.1f} s, {qps:,.1f} q/s, recall@{args.k} {recall:.3f}, "
+                f"{size:,.1f} bytes/vector; 1-min load average {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+            if not args.no_pools:
+                pools += pool_rows(index, queries, ids, args.k, flat_qps, args.seed)
+            del index  # frees an approximate index before the next is built
         print()
         print(index_table(built, args.k))
-        print()
-        print(pool_table(pools, args.k))
+        if pools:
+            print()
+            print(pool_table(pools, args.k))
 
 
 if __name__ == "__main__":

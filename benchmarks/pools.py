@@ -31,6 +31,7 @@ from pathlib import Path
 
 from citegraph.config import Config
 from citegraph.evaluation.large_scale import pools
+from citegraph.evaluation.large_scale.config import PoolsConfig
 from citegraph.evaluation.mdcr import build as mdcr
 from citegraph.evaluation.mdcr.config import MDCRConfig
 from citegraph.graph import open_store
@@ -112,7 +113,7 @@ def main() -> None:
                 )
             if "pool" in cases:
                 ds, t_pool = timed(
-                    pools.dataset_level, store, tmp / "pool", n_queries=1000, sizes=(200_000,), repeats=1
+                    pools.dataset_level, store, tmp / "pool", PoolsConfig(repeats=1), n_queries=1000, sizes=(200_000,)
                 )
                 rows.append(
                     f"| dataset-level pool, 1,000 queries | {ds.pools[0]['papers']:,} papers | {t_pool:.1f} s | — | — |"

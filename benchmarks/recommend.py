@@ -47,14 +47,14 @@ from ingest import corpus  # benchmarks/ingest.py: the cached synthetic corpus
 
 from citegraph.config import Config
 from citegraph.graph import open_backend, open_store
-from citegraph.graph.arcadedb import free_port
+from citegraph.graph.processes import free_port
 from citegraph.ingest import formats
 from citegraph.ingest.bulk import bulk_ingest
 from citegraph.recommend.held_out import held_out_citations
 from citegraph.retrieval.bm25 import read_manifest
 from citegraph.retrieval.corpus import documents
 from citegraph.retrieval.spec import BM25
-from citegraph.service.http import wait_serving
+from citegraph.service.serving import wait_serving
 
 
 def ms(values: list[float], q: int) -> float:

@@ -116,6 +116,7 @@ def _declared(f: dataclasses.Field, annotation: Any) -> Option:
         declared.help,
         kind,
         list(default) if kind is list and isinstance(default, tuple) else default,
+        required=f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
         path=declared.path,
         minimum=declared.minimum,
         maximum=declared.maximum,

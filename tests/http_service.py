@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from citegraph.graph import open_store
-from citegraph.graph.arcadedb import free_port
+from citegraph.graph.processes import free_port
 from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
 from citegraph.retrieval.bm25 import build_bm25
 from citegraph.retrieval.corpus import documents
 from citegraph.retrieval.spec import BM25
-from citegraph.service.http import wait_serving
+from citegraph.service.serving import wait_serving
 
 from conftest import ACL200, write_jsonl
 

@@ -10,7 +10,9 @@ import pytest
 
 faiss = pytest.importorskip("faiss")
 
+from citegraph.errors import UsageError  # noqa: E402
 from citegraph.retrieval.ann import AnnIndex, recall_against_exact  # noqa: E402  (after the importorskip it needs)
+from citegraph.retrieval.ann_build import AnnConfig  # noqa: E402
 
 N, DIM, K = 20_000, 64, 10
 IDS = [f"W{i:05d}/ä" for i in range(N)]  # non-ASCII and a slash: ids are opaque strings
@@ -42,17 +44,17 @@ def flat(vectors) -> AnnIndex:
 
 @pytest.fixture(scope="module")
 def flat_l2(vectors) -> AnnIndex:
-    return AnnIndex.build(vectors, IDS, metric="l2")
+    return AnnIndex.build(vectors, IDS, AnnConfig(metric="l2"))
 
 
 @pytest.fixture(scope="module")
 def ivf(vectors) -> AnnIndex:
-    return AnnIndex.build(vectors, IDS, kind="ivf", nlist=64, nprobe=4)
+    return AnnIndex.build(vectors, IDS, AnnConfig(kind="ivf", nlist=64, nprobe=4))
 
 
 @pytest.fixture(scope="module")
 def hnsw(vectors) -> AnnIndex:
-    return AnnIndex.build(vectors, IDS, kind="hnsw", m=16, ef_search=32)
+    return AnnIndex.build(vectors, IDS, AnnConfig(kind="hnsw", m=16, ef_search=32))
 
 
 def unit(x: np.ndarray) -> np.ndarray:
@@ -220,7 +222,7 @@ def test_build_from_read_only_memmap_in_chunks(vectors, flat, queries, tmp_path)
     path = tmp_path / "vectors.f32"
     vectors.tofile(path)
     mapped = np.memmap(path, dtype=np.float32, mode="r", shape=vectors.shape)
-    index = AnnIndex.build(mapped, IDS, chunk=3_000)  # cosine normalises copies, not the map
+    index = AnnIndex.build(mapped, IDS, AnnConfig(chunk=3_000))  # cosine normalises copies, not the map
     assert index.search(queries, K) == flat.search(queries, K)
     np.testing.assert_array_equal(np.fromfile(path, dtype=np.float32).reshape(vectors.shape), vectors)
 
@@ -230,14 +232,21 @@ def test_thread_setting_is_honoured_for_the_call_only(vectors, queries, tmp_path
     after it: torch's matrix products read that count, and a bi-encoder fine-tuned after a
     one-thread dense search ran on one core (issue 12's epoch run)."""
     import citegraph.retrieval.ann as ann
+    import citegraph.retrieval.ann_build as ann_build
 
-    seen, prepare = [], ann._prepare
-    monkeypatch.setattr(ann, "_prepare", lambda *a: seen.append(faiss.omp_get_max_threads()) or prepare(*a))
+    seen, prepare = [], ann_build.prepare
+
+    def observed(*args):
+        seen.append(faiss.omp_get_max_threads())
+        return prepare(*args)
+
+    monkeypatch.setattr(ann_build, "prepare", observed)  # building
+    monkeypatch.setattr(ann, "prepare", observed)  # searching
     before = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(3)
     try:
-        one = AnnIndex.build(vectors[:1_000], IDS[:1_000], threads=1)
-        two = AnnIndex.build(vectors[:1_000], IDS[:1_000], threads=2)
+        one = AnnIndex.build(vectors[:1_000], IDS[:1_000], AnnConfig(threads=1))
+        two = AnnIndex.build(vectors[:1_000], IDS[:1_000], AnnConfig(threads=2))
         assert seen[-2:] == [1, 2] and faiss.omp_get_max_threads() == 3  # build prepares its chunks
         one.search(queries, K)
         two.search(queries, K, [set(IDS[:50])] * len(queries))
@@ -256,3 +265,10 @@ def test_a_gpu_copy_answers_unrestricted_searches_as_the_cpu_index(vectors, quer
     index = AnnIndex.build(vectors, IDS)
     assert index._gpu is not None
     assert_same(index.search(queries, K), brute_force(vectors, queries, K, "cosine"), rtol=1e-3)
+
+
+def test_an_ivf_index_with_more_lists_than_vectors_is_refused_in_one_line():
+    """Faiss cannot train more centroids than it has points; its RuntimeError was a traceback
+    from `citegraph index dense --kind ivf` on any corpus under 1,024 papers."""
+    with pytest.raises(UsageError, match=r"ivf index of 64 lists needs at least 64 vectors.*not 20.*--nlist"):
+        AnnIndex.build(clustered(20, seed=4), IDS[:20], AnnConfig(kind="ivf", nlist=64))

@@ -1,6 +1,6 @@
 """`citegraph cite` on the real ACL-200 graph with a real BM25 index (the ``acl`` fixture:
 conftest.py): a LaTeX draft with three empty citations and a .bib, through the CLI, POST /cite
-and the MCP tool (one code path: the same ids), the draft's references never suggested,
+and the MCP tool (one code path: the same ids), a reference never suggested where it is cited,
 each bad input's one line, and a sentence-transformers model that re-ranks."""
 
 from __future__ import annotations
@@ -99,10 +99,11 @@ def test_a_latex_draft_gets_ranked_explained_suggestions_per_slot(acl, server_en
     assert [_ids(s) for s in out["slots"]] == [_ids(s) for s in python.slots]
 
 
-def test_the_drafts_references_are_never_suggested(acl, draft_files):
+def test_a_reference_is_never_suggested_where_it_is_cited(acl, draft_files):
     draft, bib = draft_files
     found = cite(acl, read_draft(draft, bib=bib), k=50)
-    assert not REFERENCES & {i for slot in found.slots for i in _ids(slot)}
+    assert [s.slot.cited_in_sentence for s in found.slots] == [("koehn03",), (), ()]
+    assert "N03-1017" not in _ids(found.slots[0])
     # the first slot's sentence alone, without the bibliography, suggests the paper it cites
     alone = cite(
         acl,
@@ -110,6 +111,33 @@ def test_the_drafts_references_are_never_suggested(acl, draft_files):
         k=50,
     )
     assert "N03-1017" in _ids(alone.slots[0])
+
+
+GRAPH_SIDE = {"cited_by_references", "coupling", "cocitation"}  # signals of the references' neighbourhood
+PER_SLOT = r"""\begin{document}
+Phrase-based statistical machine translation \cite{koehn03,?} learns phrase tables from word alignments.
+
+Statistical phrase-based translation \cite{} learns phrase tables from word alignments.
+\end{document}
+"""
+
+
+def test_a_reference_is_blocked_only_at_the_slot_that_cites_it(acl, tmp_path):
+    """koehn03 (N03-1017) is cited at slot 1 (``\\cite{koehn03,?}``): never suggested there;
+    slot 2 asks the same question without citing it, and gets it; it seeds both slots' graph side."""
+    (tmp_path / "paper.tex").write_text(PER_SLOT, encoding="utf-8")
+    read = read_draft(tmp_path / "paper.tex", bib=draft_bib(tmp_path))
+    assert [s.cited_in_sentence for s in read.slots] == [("koehn03",), ()]
+    first, second = cite(acl, read, k=10).slots
+    assert "N03-1017" not in _ids(first)
+    assert "N03-1017" in _ids(second)
+    for slot in (first, second):  # every reference seeds the graph side of every slot
+        assert any(s.name in GRAPH_SIDE for hit in slot.suggestions for s in hit.signals), slot
+
+
+def draft_bib(folder):
+    (folder / "refs.bib").write_text(BIB, encoding="utf-8")
+    return folder / "refs.bib"
 
 
 def test_a_context_from_the_cli_with_explanations(acl, server_env):
@@ -224,3 +252,28 @@ def test_a_model_reranks_and_explains_its_score(acl, server_env, model_folder, t
     assert done.returncode == 0, done.stderr
     assert f"ranking: first stage fused with the model {model_folder}" in done.stdout
     assert "· model cosine " in done.stdout
+
+
+def test_the_fusion_weights_are_read_from_the_models_card(acl, model_folder, tmp_path, draft_files):
+    """`benchmarks/cite_weights.py --write` records the tuned weights in the card; `cite` reads them."""
+    from citegraph.errors import CitegraphError
+    from citegraph.local.saved import record_card
+    from citegraph.recommend.cite import Fusion
+
+    folder = tmp_path / "model"
+    shutil.copytree(model_folder, folder)
+    with pytest.raises(CitegraphError, match=r"no citegraph.json \(not a model folder citegraph wrote\)"):
+        record_card(folder, "cite", {})
+    assert Fusion.of(folder) == Fusion(0.5, 1.0)  # no card: the defaults
+    (folder / "citegraph.json").write_text(json.dumps({"base_model": "tiny"}), encoding="utf-8")
+    record_card(folder, "cite", {"fusion": {"draft": 0.0, "model": 0.0}, "tuned_by": "a test"})
+    card = json.loads((folder / "citegraph.json").read_text(encoding="utf-8"))
+    assert card == {"base_model": "tiny", "cite": {"fusion": {"draft": 0.0, "model": 0.0}, "tuned_by": "a test"}}
+    read = read_draft(*draft_files[:1], bib=draft_files[1])
+    model = CiteModel(folder, acl, tmp_path / "embeddings")
+    assert model.fusion == Fusion(0.0, 0.0)
+    weighed = cite(acl, read, k=10, model=model)
+    assert "(weights: model 0, draft 0)" in weighed.ranking
+    # a model weighing nothing leaves the first stage's order (without the draft's field) as it is
+    assert [_ids(s) for s in weighed.slots] == [_ids(s) for s in cite(acl, read, k=10, fusion=Fusion(0.0, 0.0)).slots]
+    assert [_ids(s) for s in weighed.slots] != [_ids(s) for s in cite(acl, read, k=10).slots]

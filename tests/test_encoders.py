@@ -19,8 +19,12 @@ import pytest
 
 from citegraph.errors import CitegraphError
 from citegraph.retrieval.base import Document
+from citegraph.retrieval.dense import maxsim
 from citegraph.retrieval.embeddings import EmbeddingStore, cache_key, encode_corpus, store_dir
-from citegraph.retrieval.encoders import ENCODERS, MODELS_ENV, get_encoder, maxsim, split_sentences
+from citegraph.retrieval.encoder_specs import ENCODERS
+from citegraph.retrieval.encoders import get_encoder
+from citegraph.retrieval.model_location import MODELS_ENV
+from citegraph.retrieval.sentences import split_sentences
 
 DOCS = [
     Document(

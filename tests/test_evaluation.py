@@ -12,6 +12,7 @@ import pytest
 
 from citegraph.evaluation.benchmark import run
 from citegraph.evaluation.large_scale import pools
+from citegraph.evaluation.large_scale.config import PoolsConfig
 from citegraph.evaluation.large_scale.score import LargeScale
 from citegraph.evaluation.mdcr import build as mdcr
 from citegraph.evaluation.mdcr.config import MDCRConfig
@@ -36,7 +37,9 @@ def corpus(store, tmp_path):
 
 def test_large_scale_tables_files_and_external_runs(corpus, tmp_path):
     store, bm25 = corpus
-    manifest = pools.dataset_level(store, tmp_path / "pools", n_queries=30, sizes=(300, 900), repeats=2, seed=4)
+    manifest = pools.dataset_level(
+        store, tmp_path / "pools", PoolsConfig(repeats=2, seed=4), n_queries=30, sizes=(300, 900)
+    )
     queries = [json.loads(line) for line in (tmp_path / "pools" / "queries.jsonl").open()]
     first = manifest.pools[0]
     pool = set((tmp_path / "pools" / first["file"]).read_text().split())
@@ -113,7 +116,7 @@ def test_an_mdcr_fingerprint_is_each_files_size_and_sha256(tmp_path):
 def test_golden_run(corpus, tmp_path):
     """Pinned numbers: a change in the synthetic corpus, pools, BM25 or metrics shows here."""
     store, bm25 = corpus
-    pools.dataset_level(store, tmp_path / "pools", n_queries=20, sizes=(500,), repeats=1, seed=11)
+    pools.dataset_level(store, tmp_path / "pools", PoolsConfig(repeats=1, seed=11), n_queries=20, sizes=(500,))
     tables = run(LargeScale(tmp_path / "pools"), [bm25], tmp_path / "out").tables
     values = {t.title.split(":")[0]: round(t.rows["bm25"]["500"][0], 4) for t in tables}
     assert values == GOLDEN

@@ -833,8 +833,8 @@ def test_services_keep_their_embedded_graph_running_and_share_it(tmp_path):
     """Two services on one data directory: the graph server killed under them, or stopped
     with the service that had started it, comes back, and both answer again; one restarted
     later uses the server that runs (issue 23 §4.4)."""
-    from citegraph.graph.arcadedb import free_port
-    from citegraph.service.http import wait_serving
+    from citegraph.graph.processes import free_port
+    from citegraph.service.serving import wait_serving
 
     env = {key: value for key, value in os.environ.items() if not key.startswith("CITEGRAPH_")}
     env |= {"CITEGRAPH_DATA_DIR": str(tmp_path / "data"), "CITEGRAPH_HEAP": "512m"}
@@ -1012,7 +1012,7 @@ def _hostile_papers(text: str, authors: tuple[str, ...] = ("Ada Lovelace",)):
 def test_a_bibtex_export_of_hostile_text_reads_back_as_written(text):
     import bibtexparser
 
-    from citegraph.ingest.bibtex import CONTROL_CHARACTERS, parse_text
+    from citegraph.ingest.bibtex_entries import CONTROL_CHARACTERS, parse_text
     from citegraph.ingest.latex import decode
     from citegraph.library.export import to_bibtex
 

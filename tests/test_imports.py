@@ -45,8 +45,12 @@ def test_models_import_their_libraries_on_first_use():
     assert (
         loaded_after(
             "citegraph.retrieval.encoders",
+            "citegraph.retrieval.encoder_specs",
             "citegraph.retrieval.ann",
-            "citegraph.local.rerank",
+            "citegraph.retrieval.ann_build",
+            "citegraph.retrieval.ann_files",
+            "citegraph.local.symtax",
+            "citegraph.local.encoding",
             "citegraph.local.taxonomy",
             "citegraph.local.geometry",
         )

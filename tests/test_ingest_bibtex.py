@@ -190,7 +190,7 @@ def test_fixtures_read_as_the_decoding_middleware_read_them():
     import bibtexparser
     from bibtexparser import middlewares
 
-    from citegraph.ingest import bibtex
+    from citegraph.ingest import bibtex_entries
 
     for path in (ACM, IEEE, BIB.parent / "trec" / "collection" / "corpus.bib", DEMO_LIBRARY):
         before = bibtexparser.parse_string(
@@ -201,12 +201,12 @@ def test_fixtures_read_as_the_decoding_middleware_read_them():
                 middlewares.SplitNameParts(),
             ],
         )
-        for old, new in zip(before.entries, bibtex.parse(path), strict=True):
+        for old, new in zip(before.entries, bibtex_entries.parse(path), strict=True):
             assert (new.key, new.where.line) == (old.key, old.start_line + 1)
             for f in old.fields:
                 if f.key.lower() == "author":
                     assert new.fields["author"] == tuple(_normal(n.merge_first_name_first) for n in f.value)
-                elif f.key.lower() in bibtex.READ_FIELDS:
+                elif f.key.lower() in bibtex_entries.READ_FIELDS:
                     assert new.fields[f.key.lower()] == f.value, f.key
 
 
@@ -244,11 +244,11 @@ ODD = r"""@string{conf = "Conference on " # topic}
 
 
 def test_concatenation_macros_and_crossref_resolved_the_rest_warned(tmp_path):
-    from citegraph.ingest import bibtex
+    from citegraph.ingest import bibtex_entries
 
     path = tmp_path / "odd.bib"
     path.write_text(ODD.replace("Null, A.", "Nu\x00ll, A."), encoding="utf-8")
-    proc, child, odd = bibtex.parse(path)
+    proc, child, odd = bibtex_entries.parse(path)
     assert proc.fields["title"] == "Proceedings of the Conference on Retrieval" and proc.fields["year"] == "2021"
     assert child.fields["title"] == "Joined Title"
     assert child.fields["booktitle"] == "Proceedings of the Conference on Retrieval"  # the parent's title
@@ -277,21 +277,23 @@ def test_concatenation_macros_and_crossref_resolved_the_rest_warned(tmp_path):
 def test_a_field_past_the_limit_is_refused_at_its_line_at_once(tmp_path):
     import time
 
-    from citegraph.ingest import bibtex
+    from citegraph.ingest import bibtex_entries
 
     path = tmp_path / "big.bib"
     path.write_text(
         "@article{a,\n  title = {T},\n  abstract = {" + r"M{\"u}ller " * 95_326 + "}\n}\n", encoding="utf-8"
     )  # 1 MiB of LaTeX: half a minute to decode whole
     started = time.perf_counter()
-    [entry] = bibtex.parse(path)
+    [entry] = bibtex_entries.parse(path)
     assert str(entry.problem) == (
         f"{path}:3: field 'abstract' 1,048,586 characters; citegraph reads at most 100,000 of a field"
     )
     assert time.perf_counter() - started < 5
     lots = '{\\"u}ber ' * 11_000  # under the limit, LaTeX throughout: decoded by the word, cached
     started = time.perf_counter()
-    assert bibtex.parse_text("@misc{b, abstract = {" + lots + "}}", path)[0].fields["abstract"] == "über " * 11_000
+    assert (
+        bibtex_entries.parse_text("@misc{b, abstract = {" + lots + "}}", path)[0].fields["abstract"] == "über " * 11_000
+    )
     assert time.perf_counter() - started < 5
 
 

@@ -15,14 +15,18 @@ import numpy as np
 import pytest
 
 from citegraph.errors import CitegraphError
+from citegraph.evaluation.metrics import compare, over_seeds
 from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
+from citegraph.local import controls
 from citegraph.local.config import LocalConfig, PrefetchConfig, SplitConfig
 from citegraph.local.data import export_contexts, held_out_papers, read_contexts, time_split
 from citegraph.local.enrich import HeldOutView, enrich_all
-from citegraph.local.evaluate import enrich, evaluate_local, load_corpus, prefetch, query_set, split, tables
+from citegraph.local.evaluate import evaluate_local
 from citegraph.local.geometry import distance, mobius_add, to_manifold
-from citegraph.local.rerank import RerankerConfig
+from citegraph.local.stages import Lists, enrich, load_corpus, query_set, split
+from citegraph.local.symtax import RerankerConfig
+from citegraph.local.tables import Rows, scored, tables
 from citegraph.retrieval.base import Hit
 from citegraph.synth import SynthSpec, generate
 
@@ -196,7 +200,9 @@ def test_query_set_corpus_split_prefetch_and_enrich_alone(tiny_graph, tmp_path):
             ).test
         ]
 
-    lists = prefetch(corpus, queries.test, PrefetchConfig("bm25:bm25s", depth=3), tmp_path / "index")
+    candidate_lists = Lists(corpus, LocalConfig(prefetch=PrefetchConfig("bm25:bm25s", depth=3)), tmp_path / "index")
+    lists = candidate_lists.prefetch(queries.test)
+    assert candidate_lists.prefetch(queries.test[:1]) == lists[:1]  # kept: not searched again
     for context, ids in zip(queries.test, lists):
         assert 0 < len(ids) <= 3 and context.citing not in ids
         assert all(corpus.years[i] <= context.year for i in ids)
@@ -217,11 +223,69 @@ def test_tables_score_runs_alone(tmp_path):
     )
     test = read_contexts(path)
     ranked = {c.id: [Hit(d, 10.0 - r) for r, d in enumerate("abcdef")] for c in test}  # a first, f sixth
-    [table], per_query = tables(LocalConfig(max_steps=5), test, {"mine": ranked}, ["mine"], ["mine"])
-    assert table.rows["mine"]["R@5"][0] == 0.5 and table.rows["mine"]["R@10"][0] == 1.0
+    [mine] = scored(test, {"mine": ranked}).values()
+    [table] = tables(LocalConfig(max_steps=5), len(test), {"mine": over_seeds((12,), [mine])}, Rows(["mine"]))
+    assert table.rows["mine"]["R@5"] == [0.5, None] and table.rows["mine"]["R@10"][0] == 1.0
     assert table.rows["mine"]["MRR"][0] == pytest.approx((1 + 1 / 6) / 2)
     assert "2 test contexts, prefetch bm25 top 100, enriched to 300" in table.title and "5 steps" in table.title
-    assert per_query["mine"]["MRR"] == {test[0].id: 1.0, test[1].id: pytest.approx(1 / 6)}
+    assert mine.per_query["MRR"] == {test[0].id: 1.0, test[1].id: pytest.approx(1 / 6)}
+
+
+def test_the_controls_reorder_the_prefetched_list_as_defined(tmp_path):
+    """abstract-first: a stable sort on "has an abstract"; same-kind: the list restricted to the
+    kind most training positives have (decided on the training side only)."""
+    lists = [["t1", "a1", "t2", "a2", "a3"], ["a4", "t3"], []]
+    abstracts = {"a1", "a2", "a3", "a4"}
+    assert controls.first(lists, abstracts) == [["a1", "a2", "a3", "t1", "t2"], ["a4", "t3"], []]
+    assert controls.same_kind(lists, abstracts, True) == [["a1", "a2", "a3"], ["a4"], []]
+    assert controls.same_kind(lists, abstracts, False) == [["t1", "t2"], ["t3"], []]
+    path = tmp_path / "q.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"citing_id": f"p{i}", "cited_ids": cited, "context": "x [CIT]", "year": 2020}) + "\n"
+            for i, cited in enumerate([["a1", "t1"], ["t2"], ["a2"]])
+        )
+    )
+    train = read_contexts(path)
+    assert controls.cited_mostly_have_an_abstract(train, abstracts)  # 2 of 4: a tie counts as "with an abstract"
+    assert not controls.cited_mostly_have_an_abstract(train[:2], abstracts)  # 1 of 3
+
+
+def test_learned_rows_are_tested_against_the_strongest_baseline_per_measure(tmp_path):
+    """R@1 is best for the abstract-first control, R@5 for the prefetcher: each measure's p-value
+    compares the model with that measure's best baseline, which the title names."""
+    path = tmp_path / "q.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"citing_id": f"p{i}", "cited_ids": ["x"], "context": "x [CIT]", "year": 2020}) + "\n"
+            for i in range(6)
+        )
+    )
+    test = read_contexts(path)
+
+    def at(position: dict[int, int]) -> dict[str, list[Hit]]:  # context i → rank of x (1-based)
+        return {
+            c.id: [Hit(d, 100.0 - r) for r, d in enumerate([f"n{k}" for k in range(position[i] - 1)] + ["x"])]
+            for i, c in enumerate(test)
+        }
+
+    runs = {
+        "bm25": at({0: 2, 1: 2, 2: 2, 3: 2, 4: 2, 5: 2}),  # R@1 0, R@5 1
+        "abstract-first": at({0: 1, 1: 1, 2: 1, 3: 9, 4: 9, 5: 9}),  # R@1 0.5, R@5 0.5
+        "model": at({0: 1, 1: 1, 2: 1, 3: 1, 4: 2, 5: 2}),  # R@1 0.67, R@5 1
+    }
+    results = {n: over_seeds((0,), [e]) for n, e in scored(test, runs).items()}
+    rows = Rows(list(runs), baselines=["bm25", "abstract-first"], learned=["model"])
+    main, t_prefetch, p_prefetch, t_best, p_best = tables(LocalConfig(rerankers=("biencoder",)), 6, results, rows)
+    assert list(main.rows) == list(runs) and list(p_prefetch.rows) == ["abstract-first", "model"]
+    assert p_best.title.startswith("Paired randomisation test p against the strongest baseline per measure")
+    assert "abstract-first: R@1, R@10" not in p_best.title and "bm25: R@5" in p_best.title
+    assert "abstract-first: R@1" in p_best.title and list(p_best.rows) == ["model"]
+    for measure, baseline in (("R@1", "abstract-first"), ("R@5", "bm25")):
+        expected = compare(results["model"].pooled, results[baseline].pooled, measure, permutations=2000)
+        assert p_best.rows["model"][measure][0] == expected.randomisation_p
+        assert t_best.rows["model"][measure][0] == expected.t_test_p
+    assert p_best.rows["model"]["R@5"][0] == 1.0  # the same R@5 as bm25: nothing to test
 
 
 # -- separations ------------------------------------------------------------------------------
@@ -271,7 +335,8 @@ def test_mobius_addition_identities():
 # -- the reranker ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("taxonomy,gnn", [("vector", "appnp"), ("graph", "appnp"), ("graph", "gat")])
 def test_one_training_step_lowers_the_loss(tiny_graph, tiny_bert, tmp_path, taxonomy, gnn):
-    from citegraph.local.rerank import Candidate, PairEncoder, Reranker, RerankerConfig
+    from citegraph.local.encoding import Candidate, PairEncoder
+    from citegraph.local.symtax import Reranker, RerankerConfig
     from citegraph.local.taxonomy import load_taxonomy
 
     ingest(tiny_graph, formats.get("taxonomy"), [BUNDLED])
@@ -345,11 +410,14 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
     )
     assert "ablations (SymTax Table 3)" in result.stdout
     assert "LM fine-tuned once, shared" in result.stdout  # the CPU default
-    ablation, fusion, t_test, randomisation = _tables(out)
+    ablation, fusion, t_test, randomisation, _, against_strongest = _tables(out)
     assert t_test["title"].startswith("Paired t-test p against prefetch (bm25:bm25s)")
     assert list(randomisation["rows"]) == [*list(ablation["rows"])[1:], *fusion["rows"]]
+    assert list(against_strongest["rows"]) == [*list(ablation["rows"])[4:], *fusion["rows"]]  # the learned rows
     assert list(ablation["rows"]) == [
         "prefetch (bm25:bm25s)",
+        "prefetch (bm25:bm25s), abstract-first",
+        "prefetch (bm25:bm25s), same-kind text (with an abstract)",
         "prefetch (bm25:bm25s) + enrichment",
         "SymTax (tiny-bert, vector, hyperbolic)",
         "− enrichment",
@@ -381,8 +449,14 @@ def test_evaluate_local_on_a_synthetic_corpus(store, server_env, tiny_bert, tmp_
         prefetch=PrefetchConfig("bm25:bm25s"),
     )
     table, *tests = evaluate_local(store, tmp_path / "plain", config).tables
-    assert len(tests) == 2
-    assert list(table.rows) == ["prefetch (bm25:bm25s)", "SymTax (tiny-bert, vector, hyperbolic)", "− taxonomy"]
+    assert len(tests) == 4
+    assert list(table.rows) == [
+        "prefetch (bm25:bm25s)",
+        "prefetch (bm25:bm25s), abstract-first",
+        "prefetch (bm25:bm25s), same-kind text (with an abstract)",
+        "SymTax (tiny-bert, vector, hyperbolic)",
+        "− taxonomy",
+    ]
     plain = json.loads((tmp_path / "plain" / "results.json").read_text())["config"]["data_info"]
     assert plain["candidates_enriched"] == plain["candidates_prefetched"] == 100
 
@@ -436,9 +510,11 @@ def test_contexts_export_and_evaluate_local_on_the_unarxive_sample(store, server
         "-taxonomy",
         env=server_env,
     )
-    ablation, _, _ = _tables(out)
+    ablation, *_ = _tables(out)
     assert list(ablation["rows"]) == [
         "prefetch (bm25:bm25s)",
+        "prefetch (bm25:bm25s), abstract-first",
+        "prefetch (bm25:bm25s), same-kind text (without an abstract)",  # the cited papers are stubs
         "prefetch (bm25:bm25s) + enrichment",
         "SymTax (tiny-bert, vector, hyperbolic)",
         "− taxonomy",
@@ -450,9 +526,10 @@ def test_papers_without_any_category_share_the_unknown_embedding():
     """ACL papers (ScisummNet, ACL-200) have no arXiv category: the taxonomy table is empty."""
     import numpy as np
 
-    from citegraph.local.taxonomy import TaxonomyGraph, fusion_module
+    from citegraph.local.nets import TaxonomyFusion
+    from citegraph.local.taxonomy import TaxonomyGraph
 
-    module = fusion_module(TaxonomyGraph([], {}, {}), lambda texts: np.zeros((len(texts), 8), np.float32))
+    module = TaxonomyFusion(TaxonomyGraph([], {}, {}), lambda texts: np.zeros((len(texts), 8), np.float32))
     embedded = module.papers([[], []])
     assert tuple(embedded.shape) == (2, module.dim) and bool((embedded[0] == embedded[1]).all())
 
@@ -476,7 +553,7 @@ def _bi_contexts(tmp_path: Path):
 
 def test_biencoder_draws_each_hard_negative_type_and_learns(tiny_bert, tmp_path):
     from citegraph.local.biencoder import BiEncoder, BiEncoderConfig, HardNegatives, Training
-    from citegraph.local.rerank import Candidate, PairEncoder
+    from citegraph.local.encoding import Candidate, PairEncoder
 
     contexts = _bi_contexts(tmp_path)
     corpus = {
@@ -574,9 +651,11 @@ def test_evaluate_local_with_the_biencoder_and_more_first_stages(store, server_e
         env=server_env,
     )
     assert "first stages and bi-encoder" in result.stdout and "bi-encoder: 3 steps of 4" in result.stdout
-    main, t_test, randomisation = _tables(out)
+    main, t_test, randomisation, _, against_strongest = _tables(out)
     rows = [
         "prefetch (bm25:bm25s)",
+        "prefetch (bm25:bm25s), abstract-first",
+        "prefetch (bm25:bm25s), same-kind text (with an abstract)",
         f"prefetch ({lm})",
         f"prefetch (rrf(bm25:bm25s,{lm}))",
         "prefetch (bm25:bm25s) + enrichment",
@@ -585,8 +664,10 @@ def test_evaluate_local_with_the_biencoder_and_more_first_stages(store, server_e
         "tiny-bert bi-encoder, fine-tuned (2 of 3 steps)",
         "tiny-bert bi-encoder, fine-tuned (3 steps)",
         "tiny-bert bi-encoder, fine-tuned (3 steps) + first stage (RRF)",
+        "tiny-bert bi-encoder, fine-tuned (3 steps), abstract-first",
     ]
     assert list(main["rows"]) == rows and list(t_test["rows"]) == list(randomisation["rows"]) == rows[1:]
+    assert list(against_strongest["rows"]) == rows[6:]
     _check_metrics(main)
     assert all(
         0 <= p <= 1 for table in (t_test, randomisation) for cells in table["rows"].values() for p, _ in cells.values()

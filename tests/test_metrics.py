@@ -86,6 +86,9 @@ def test_over_seeds_averages_means_and_pools_each_query_over_the_seeds_that_drew
     assert summary.mean["MRR"] == 0.625 and summary.sd["MRR"] == pytest.approx(math.sqrt(2) * 0.125)
     assert summary.pooled.queries == ["q1", "q2", "q3"]
     assert summary.pooled.per_query["MRR"] == {"q1": 1.0, "q2": 0.75, "q3": 0.0}
+    # a run restricted to some queries keeps the others' values: they must not be pooled
+    narrowed = over_seeds([0, 1], [type(seed0)(seed0.per_query, ["q2"]), type(seed1)(seed1.per_query, ["q3"])])
+    assert narrowed.pooled.queries == ["q2", "q3"] and narrowed.pooled.per_query["MRR"] == {"q2": 0.5, "q3": 0.0}
     with pytest.raises(CitegraphError, match="2 runs for 3 seeds"):
         over_seeds([0, 1, 2], [seed0, seed1])
 

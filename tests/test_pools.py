@@ -11,6 +11,7 @@ import networkx as nx
 import pytest
 
 from citegraph.evaluation.large_scale import pools
+from citegraph.evaluation.large_scale.config import PoolsConfig
 from citegraph.evaluation.mdcr import build as mdcr
 from citegraph.evaluation.mdcr.config import MDCRConfig
 from citegraph.ingest import IngestOptions, Prefilter, formats, ingest
@@ -99,7 +100,11 @@ def test_field_cited_sets_and_most_cited_match_networkx(graph):
 def test_dataset_level_pools(graph, tmp_path):
     store, g = graph
     manifest = pools.dataset_level(
-        store, tmp_path / "ds", n_queries=3, sizes=(10, 1000), repeats=2, seed=5, exclude=["P01", "P02"]
+        store,
+        tmp_path / "ds",
+        PoolsConfig(repeats=2, seed=5, exclude=frozenset({"P01", "P02"})),
+        n_queries=3,
+        sizes=(10, 1000),
     )
     year = manifest.year
     queries = [json.loads(line)["id"] for line in (tmp_path / "ds" / "queries.jsonl").open()]
@@ -172,10 +177,14 @@ def test_mdcr_model_selection_by_jaccard():
 
 def test_on_the_acl200_graph(store, tmp_path):
     ingest(store, formats.get("acl200"), [ACL200], IngestOptions(prefilter=Prefilter(min_abstract=0, min_citations=1)))
-    manifest = pools.dataset_level(store, tmp_path / "acl", n_queries=50, sizes=(2000,), repeats=1, seed=0)
+    manifest = pools.dataset_level(store, tmp_path / "acl", PoolsConfig(repeats=1, seed=0), n_queries=50, sizes=(2000,))
     assert manifest.queries == 50
     validation = pools.dataset_level(
-        store, tmp_path / "val", n_queries=50, sizes=(100,), repeats=1, seed=0, year=manifest.year, split="val"
+        store,
+        tmp_path / "val",
+        PoolsConfig(repeats=1, seed=0, year=manifest.year, split="val"),
+        n_queries=50,
+        sizes=(100,),
     )
     assert validation.queries == 50 and validation.parameters["split"] == "val"
     queries = {json.loads(line)["id"] for line in (tmp_path / "acl" / "queries.jsonl").open()}

@@ -176,7 +176,7 @@ def test_evaluate_recommend_is_the_registered_benchmark(acl, server_env, tmp_pat
         timeout=600,
     )
     assert result.returncode == 0, result.stderr
-    assert "held-out citations (40 papers, text: bm25)" in result.stdout
+    assert "held-out citations (40 papers, text: bm25; seed 3)" in result.stdout
     saved = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert saved["config"]["retrievers"] == ["bm25"] and list(saved["tables"][0]["rows"]) == [
         "text only",

@@ -271,11 +271,18 @@ def test_recommend_train_and_evaluate_with_and_without_the_signal(merged, server
         "learned",
         "learned + contexts",
     ]
-    tests = tables["paired tests p: learned + contexts against learned"]["rows"]
+    tests = tables["paired tests p, per paper"]["rows"]
     assert set(tests) == {
-        "all papers: randomisation",
-        "all papers: t-test",
-        "cited in contexts: randomisation",
-        "cited in contexts: t-test",
+        f"{a} vs {b}, {papers}: {test}"
+        for a, b, papers in [
+            *(
+                (learned, other, "all papers")
+                for learned in ("learned", "learned + contexts")
+                for other in ("text only", "fusion (default weights)")
+            ),
+            ("learned + contexts", "learned", "all papers"),
+            ("learned + contexts", "learned", "cited in contexts"),
+        ]
+        for test in ("randomisation", "t-test")
     }
     assert all(0 <= cell[0] <= 1 for row in tests.values() for cell in row.values())

@@ -36,7 +36,7 @@ CORPUS = {
 def trained(tiny_bert, tmp_path):
     """A bi-encoder trained a few steps on the synthetic contexts of test_local."""
     from citegraph.local.biencoder import BiEncoder, BiEncoderConfig, Training
-    from citegraph.local.rerank import Candidate, PairEncoder
+    from citegraph.local.encoding import Candidate, PairEncoder
 
     contexts = _bi_contexts(tmp_path)
     config = BiEncoderConfig(lm=f"hf:{tiny_bert}", batch_queries=4, max_steps=5, lr=1e-3, warmup=0.0, max_length=24)

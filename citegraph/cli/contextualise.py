@@ -10,6 +10,7 @@ import click
 from ..config import Config
 from ..contextualise.models import MODELS as CONTEXT_MODELS
 from .app import indexes_dir, main, open_graph
+from .options import param_pairs_option
 from .output import print_table
 
 
@@ -41,14 +42,7 @@ from .output import print_table
     help="Synonyms for we+dmn / we+rtrft: SKOS XML or a TAB-separated thesaurus (repeatable; "
     "default: the ACM concepts in the graph).",
 )
-@click.option(
-    "-p",
-    "--param",
-    "pairs",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="A model parameter (mu; k1, b; lam, gamma), default: as tuned on CL-SciSumm.",
-)
+@param_pairs_option("A model parameter (mu; k1, b; lam, gamma), default: as tuned on CL-SciSumm.")
 @click.option("-k", "--k", default=3, show_default=True, help="Sentences shown per citing text.")
 @click.option("--rebuild", is_flag=True, help="Rebuild the word statistics and vectors learned from the graph.")
 @click.option("--json", "as_json", is_flag=True)

@@ -45,6 +45,20 @@ def demo(config: Config, progress):
         result.recommendations,
         explain=True,
     )
+    held_out = result.held_out
+    [slot] = held_out.cited.slots
+    matched = sum(1 for m in held_out.cited.references if m.paper)
+    click.echo(
+        "\nWhich paper to cite here? A real paragraph (McDonald, Petrov and Hall, EMNLP 2011, from "
+        "ScisummNet, CC BY-SA 4.0) with one citation held out; "
+        f"{matched} of its {len(held_out.cited.references)} other references in the graph; as of {held_out.as_of}"
+    )
+    where = f"{slot.slot.file.name if slot.slot.file else ''}:{slot.slot.line}:{slot.slot.column}"
+    print_recommendations(f"slot at {where}: {slot.slot.sentence}", slot.suggestions, explain=True)
+    click.echo(
+        f"the held-out citation {held_out.paper}: "
+        + (f"rank {held_out.rank} of {len(slot.suggestions)}" if held_out.rank else "not suggested")
+    )
     from importlib.util import find_spec
 
     extra = "" if find_spec("fastapi") and find_spec("uvicorn") else "pip install 'citegraph[serve]' && "
@@ -52,5 +66,6 @@ def demo(config: Config, progress):
         f"\nThe same over HTTP, and the graph explorer in a browser (BM25 index built above):\n"
         f"  {extra}citegraph serve        # explorer http://127.0.0.1:8000/ · API docs /docs · "
         f'POST /recommend {{"paper": "{result.seed.id}", "explain": true}}\n'
-        f"  citegraph recommend --paper {result.seed.id} --explain   # the same on the command line"
+        f"  citegraph recommend --paper {result.seed.id} --explain   # the same on the command line\n"
+        f"  citegraph cite --draft {slot.slot.file} --as-of {held_out.as_of} --explain   # the paragraph again"
     )

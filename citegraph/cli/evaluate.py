@@ -53,7 +53,7 @@ def _retrievers(
 
 def _reranker(spec, config: Config):
     """``spec`` re-ranking the candidates it is handed, their texts read from the indexes' record."""
-    from ..retrieval.rerank import open_for_rerank
+    from ..retrieval.pool_encoder import open_for_rerank
 
     return open_for_rerank(
         spec, indexes_dir(config), config.data_folder("embeddings"), lambda ids: corpus_documents(config, ids)
@@ -100,6 +100,8 @@ def _command(entry: Registered) -> click.Command:
         def log(message: str) -> None:
             click.echo(message, err=True)
 
+        if entry.check is not None:
+            entry.check(**options)
         with ExitStack() as stack:
             store = stack.enter_context(open_graph(config)) if entry.graph else None
             benchmark = entry.build(**options, **({"store": store} if entry.graph else {}))

@@ -10,6 +10,7 @@ import click
 from ..config import Config
 from ..errors import CitegraphError
 from .app import main, open_graph
+from .options import param_pairs_option
 from .output import print_stats, print_table
 
 
@@ -51,14 +52,7 @@ def _parse_params(query, pairs: Iterable[str]) -> dict:
 
 @main.command()
 @click.argument("name", required=False)
-@click.option(
-    "-p",
-    "--param",
-    "pairs",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="A query parameter, converted to the type the query declares (JSON for list/map).",
-)
+@param_pairs_option("A query parameter, converted to the type the query declares (JSON for list/map).")
 @click.option("--json", "as_json", is_flag=True, help="Stream rows as JSON lines instead of a table.")
 @click.option("--list", "list_", is_flag=True, help="List the named queries with their parameters.")
 @click.pass_obj

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
 from ..config import Config
+from ..errors import CitegraphError
 from ..evaluation.trec import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP
-from ..retrieval.encoders import encoder_choices
+from ..options import from_options, options_of
+from ..retrieval.ann_build import AnnConfig
+from ..retrieval.encoder_specs import encoder_choices
 from ..retrieval.spec import BACKENDS
 from .app import corpus_documents, indexes_dir, main, open_graph
-from .options import ids_file, on_duplicate_option, retrievers_option
+from .options import click_option, ids_file, on_duplicate_option, retrievers_option
 from .output import RichProgress, print_table
 
 
@@ -64,13 +69,6 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
     help="One of: " + ", ".join(encoder_choices()) + ".",
 )
 @click.option(
-    "--kind",
-    type=click.Choice(["flat", "ivf", "hnsw"]),
-    default="flat",
-    show_default=True,
-    help="Faiss index: exact (flat) as in the paper, or approximate.",
-)
-@click.option(
     "--dtype",
     type=click.Choice(["auto", "float32", "bfloat16", "float16", "int8"]),
     default="auto",
@@ -78,7 +76,6 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
     help="Encoder precision (bfloat16: about 2x faster on CPU, near-identical vectors).",
 )
 @click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
-@click.option("--threads", type=int, default=1, show_default=True, help="CPU threads for the encoder and Faiss.")
 @click.option("--eligible-only", is_flag=True, help="Only papers the prefilter marked eligible.")
 @click.option(
     "--ids",
@@ -87,8 +84,17 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
     help="Only these papers (a file of ids, one a line), e.g. the candidates a run will re-rank.",
 )
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
+@click.option(
+    "--from-s2ag",
+    "s2ag_dir",
+    type=click.Path(exists=True, path_type=Path),
+    help="Instead of encoding: load S2AG's embeddings-specter_v2 shards (a folder or one shard) for the "
+    "graph's papers, as the specter2 encoder's index (queries need that encoder).",
+)
 @click.pass_obj
-def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, eligible_only, ids_path, progress):
+def index_dense(
+    config: Config, encoder_name, dtype, batch_size, eligible_only, ids_path, progress, s2ag_dir, **options
+):
     """Encode every corpus paper, or those of --ids (resumable, cached), and build its Faiss index."""
     from ..retrieval.corpus import documents, documents_by_id
     from ..retrieval.dense import build_dense
@@ -98,8 +104,17 @@ def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, 
 
     if ids_path and eligible_only:
         raise click.UsageError("--ids names the papers; --eligible-only would filter them again: give one")
+    ann = from_options(AnnConfig, options)
+    if s2ag_dir:
+        source = click.get_current_context().get_parameter_source("encoder_name")
+        if source is not click.core.ParameterSource.DEFAULT and encoder_name != S2AG_ENCODER:
+            raise click.UsageError(f"--from-s2ag loads {S2AG_ENCODER} vectors; --encoder {encoder_name} does not fit")
+        with open_graph(config) as store:
+            wanted = set(ids_file(ids_path)) if ids_path else {d.id for d in documents(store, eligible_only)}
+        _index_s2ag(config, s2ag_dir, wanted, ann)
+        return
     folder = indexes_dir(config) / Dense(encoder_name).folder
-    encoder = get_encoder(encoder_name, dtype=dtype, batch_size=batch_size, threads=threads)
+    encoder = get_encoder(encoder_name, dtype=dtype, batch_size=batch_size, threads=ann.threads)
     with open_graph(config) as store:
         if ids_path:
             wanted = ids_file(ids_path)
@@ -130,14 +145,50 @@ def index_dense(config: Config, encoder_name, kind, dtype, batch_size, threads, 
             encoder,
             folder,
             config.data_folder("embeddings"),
-            kind=kind,
-            threads=threads,
+            ann=ann,
             progress=advance,
             log=lambda line: click.echo(line, err=True),
         )
     finally:
         bar.finish()
     click.echo(f"{encoder_name}: {len(docs):,} documents in {folder}")
+
+
+index_dense.params[1:1] = [click_option(o) for o in options_of(AnnConfig)]  # declared on AnnConfig's fields
+
+S2AG_ENCODER = "specter2"
+S2AG_BLOCK = 4_096  # vectors written to the embedding store at a time
+
+
+def _index_s2ag(config: Config, directory: Path, wanted: set[str], ann: AnnConfig) -> None:
+    """S2AG's SPECTER2 vectors of the ``wanted`` papers as the specter2 index. The shards are
+    read twice: once to check every line and list the papers, once to write the vectors to
+    the embedding store a block at a time (never all in memory)."""
+    import numpy as np
+
+    from ..ingest.s2ag_embeddings import paper_vectors, shards
+    from ..retrieval.dense import build_precomputed
+    from ..retrieval.spec import Dense
+
+    paths = shards(directory)
+    ids, dim = [], 0
+    for row in paper_vectors(paths, wanted.__contains__):
+        ids.append(row.paper_id)
+        dim = len(row.vector)
+    if not ids:
+        raise CitegraphError(f"{directory}: no vector of a paper in the graph ({len(wanted):,} papers)")
+    if len(ids) < len(wanted):
+        click.echo(f"{len(wanted) - len(ids):,} of the {len(wanted):,} papers have no S2AG vector; left out", err=True)
+
+    def blocks(start: int) -> Iterator[np.ndarray]:
+        rows = itertools.islice(paper_vectors(paths, wanted.__contains__), start, None)
+        while block := [row.vector for row in itertools.islice(rows, S2AG_BLOCK)]:
+            yield np.stack(block)
+
+    folder = indexes_dir(config) / Dense(S2AG_ENCODER).folder
+    source = {"source": "s2ag embeddings-specter_v2", "shards": [str(p.resolve()) for p in paths]}
+    build_precomputed(S2AG_ENCODER, ids, dim, blocks, folder, config.data_folder("embeddings"), source=source, ann=ann)
+    click.echo(f"{S2AG_ENCODER}: {len(ids):,} S2AG vectors ({dim}-d) in {folder}")
 
 
 @main.command()

@@ -13,8 +13,10 @@ from ..config import Config
 from ..errors import CitegraphError
 from ..ingest.formats import FORMATS
 from ..ingest.records import DUPLICATE_POLICIES
+from ..options import from_options, options_of
+from ..synth.spec import SynthSpec
 from .app import main, open_graph
-from .options import CommaList, on_duplicate_option, prefilter_options, selection_options
+from .options import CommaList, click_option, on_duplicate_option, prefilter_options, selection_options
 from .output import RichProgress, print_eligibility, print_summary, print_table
 
 INGEST_HELP = (
@@ -305,23 +307,11 @@ def prefilter(config: Config, prefilter):
 
 
 @main.command()
-@click.option("--papers", type=click.IntRange(1), required=True, help="How many papers (1k to 2M).")
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
     required=True,
     help="JSONL file to write (with --openalex: the snapshot folder).",
-)
-@click.option("--seed", default=0, show_default=True, help="Same seed and options, same bytes.")
-@click.option("--topics", default=50, show_default=True)
-@click.option("--citations-per-paper", default=10.0, show_default=True)
-@click.option("--start-year", default=1990, show_default=True)
-@click.option("--end-year", default=2022, show_default=True)
-@click.option(
-    "--contexts",
-    is_flag=True,
-    help="Write citegraph's generic JSONL with citation contexts "
-    "(ingest format 'jsonl') instead of S2ORC metadata (format 's2orc').",
 )
 @click.option(
     "--openalex",
@@ -329,26 +319,21 @@ def prefilter(config: Config, prefilter):
     help="Write the same corpus as an OpenAlex works snapshot "
     "(ingest format 'openalex'): data/works/updated_date=…/part_*.gz and a manifest.",
 )
-def synth(papers, out, seed, topics, citations_per_paper, start_year, end_year, contexts, openalex):
+def synth(out, openalex, **spec):
     """Write a deterministic synthetic corpus for scale work (no graph needed)."""
-    from ..synth import SynthSpec, generate, generate_openalex
+    from ..synth import generate, generate_openalex
 
     try:
-        spec = SynthSpec(
-            papers=papers,
-            seed=seed,
-            topics=topics,
-            citations_per_paper=citations_per_paper,
-            start_year=start_year,
-            end_year=end_year,
-            contexts=contexts,
-        )
-        stats = generate_openalex(spec, out) if openalex else generate(spec, out)
+        drawn = from_options(SynthSpec, spec)
+        stats = generate_openalex(drawn, out) if openalex else generate(drawn, out)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-    reader = "openalex" if openalex else "jsonl" if contexts else "s2orc"
+    reader = "openalex" if openalex else "jsonl" if drawn.contexts else "s2orc"
     click.echo(
         f"wrote {stats.papers:,} papers and {stats.citations:,} citations to {out} "
         f"({stats.bytes / 1e6:,.1f} MB, {stats.seconds:.1f} s); ingest it with: "
         f"citegraph ingest {reader} {out}"
     )
+
+
+synth.params[:0] = [click_option(o) for o in options_of(SynthSpec)]  # declared on SynthSpec's fields

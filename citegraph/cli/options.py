@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
-
-from ..evaluation.sampling import SPLITS
 
 if TYPE_CHECKING:
     from ..options import Option
@@ -36,6 +34,12 @@ def on_duplicate_option(policies: tuple[str, ...], default: str, help: str):
     """``--on-duplicate POLICY``: what a command does with an id given more than once (an ingest's
     papers, a topic file's topics), one spelling for every command."""
     return click.option("--on-duplicate", type=click.Choice(policies), default=default, show_default=True, help=help)
+
+
+def param_pairs_option(help: str):
+    """``-p/--param KEY=VALUE`` (repeatable), given to the command as ``pairs``: one spelling for
+    every command that takes named parameters (a query's, a model's)."""
+    return click.option("-p", "--param", "pairs", multiple=True, metavar="KEY=VALUE", help=help)
 
 
 class RetrieverList(click.ParamType):
@@ -100,14 +104,17 @@ def click_option(option: Option) -> click.Option:
         return click.Option(
             [option.flag, option.name], is_flag=True, default=default, help=option.help, show_default="/" in option.flag
         )
+    # a required option is given no default: click 8.3+ takes a given None for a value, and the
+    # command would run without the option
+    given: dict[str, Any] = {} if option.required and default is None else {"default": default}
     return click.Option(
         [option.flag, option.name],
         type=_click_type(option),
-        default=default,
         required=option.required,
         multiple=option.multiple,
         show_default=default is not None,
         help=option.help,
+        **given,
     )
 
 
@@ -167,37 +174,16 @@ def ids_file(path: Path | None) -> list[str]:
     return path.read_text(encoding="utf-8").split() if path else []
 
 
-POOL_OPTIONS = [
-    click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder."),
-    click.option("--seed", default=0, show_default=True),
-    click.option("--year", type=int, help="Query year (default: the latest year with enough queries)."),
-    click.option(
-        "--exclude",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        help="Paper ids (one a line) never used, e.g. an encoder's training set.",
-    ),
-    click.option("--repeats", default=3, show_default=True, help="Pools drawn anew per size (or field)."),
-    click.option(
-        "--split",
-        type=click.Choice(SPLITS),
-        default="test",
-        show_default=True,
-        help="val: queries for tuning, disjoint from the test queries of the same seed.",
-    ),
-]
-
-
-def with_pool_options(command):
-    for option in reversed(POOL_OPTIONS):
-        command = option(command)
-    return command
-
-
 with_retrievers = retrievers_option("Text retrievers with built indexes (citegraph index …); '' for graph only.")
 learned_weights = click.option(
     "--model",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Learned weights (citegraph recommend-train).",
+)
+cite_model_option = click.option(
+    "--cite-model",
+    type=click.Path(path_type=Path),
+    help="A sentence-transformers model folder that re-ranks the cite suggestions (as citegraph cite --model).",
 )
 
 

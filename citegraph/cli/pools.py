@@ -8,10 +8,11 @@ from pathlib import Path
 import click
 
 from ..config import Config
+from ..evaluation.large_scale.config import PoolsConfig
 from ..evaluation.mdcr.config import MDCRConfig
 from ..options import from_options, options_of
 from .app import indexes_dir, main, open_graph
-from .options import CommaList, click_option, ids_file, retrievers_option, with_pool_options
+from .options import CommaList, click_option, ids_file, retrievers_option
 from .output import print_table
 
 
@@ -20,6 +21,11 @@ def print_manifest(manifest, out: Path) -> None:
     for entry in manifest.pools:
         capped = " (capped: all there is)" if entry["capped"] else ""
         click.echo(f"  {entry['file']}: {entry['papers']:,} papers{capped}")
+
+
+out_folder = click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder."
+)
 
 
 @main.group()
@@ -36,24 +42,14 @@ def pools():
     show_default=True,
     help="Pool sizes, comma-separated (capped at what the graph holds).",
 )
-@with_pool_options
+@out_folder
 @click.pass_obj
-def pools_dataset(config: Config, n_queries, sizes, out, seed, year, exclude, repeats, split):
+def pools_dataset(config: Config, n_queries, sizes, out, **drawn):
     """Queries of one year; pools = cited papers + random eligible papers up to that year."""
     from ..evaluation.large_scale import pools as pools_
 
     with open_graph(config) as store:
-        manifest = pools_.dataset_level(
-            store,
-            out,
-            n_queries=n_queries,
-            sizes=sizes,
-            repeats=repeats,
-            seed=seed,
-            year=year,
-            exclude=ids_file(exclude),
-            split=split,
-        )
+        manifest = pools_.dataset_level(store, out, from_options(PoolsConfig, drawn), n_queries=n_queries, sizes=sizes)
     print_manifest(manifest, out)
 
 
@@ -61,27 +57,22 @@ def pools_dataset(config: Config, n_queries, sizes, out, seed, year, exclude, re
 @click.option("--queries", "n_queries", default=200, show_default=True, help="Queries per field.")
 @click.option("--size", default=100_000, show_default=True, help="Pool size per field.")
 @click.option("--fields", type=CommaList(), help="Comma-separated MAG fields (default: all 19).")
-@with_pool_options
+@out_folder
 @click.pass_obj
-def pools_field(config: Config, n_queries, size, fields, out, seed, year, exclude, repeats, split):
+def pools_field(config: Config, n_queries, size, fields, out, **drawn):
     """Per field: its queries; pools = cited papers + random papers of the field-cited set."""
     from ..evaluation.large_scale import pools as pools_
     from ..vocabulary import MAG_FIELDS
 
     with open_graph(config) as store:
         manifest = pools_.field_level(
-            store,
-            out,
-            fields=fields or MAG_FIELDS,
-            n_queries=n_queries,
-            size=size,
-            repeats=repeats,
-            seed=seed,
-            year=year,
-            exclude=ids_file(exclude),
-            split=split,
+            store, out, from_options(PoolsConfig, drawn), fields=fields or MAG_FIELDS, n_queries=n_queries, size=size
         )
     print_manifest(manifest, out)
+
+
+for _command in (pools_dataset, pools_field):  # after --out: the flags declared on PoolsConfig's fields
+    _command.params += [click_option(o) for o in options_of(PoolsConfig)]
 
 
 @main.group()
@@ -90,7 +81,7 @@ def mdcr():
 
 
 @mdcr.command("build")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
+@out_folder
 @retrievers_option(
     "Retrievers with built indexes for the model-based negatives; the 3 least overlapping are used.", default=""
 )

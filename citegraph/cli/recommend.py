@@ -10,7 +10,7 @@ import click
 from ..config import Config
 from ..errors import CitegraphError
 from .app import main
-from .options import AS_OF, export_format, learned_weights, with_retrievers
+from .options import AS_OF, CommaList, cite_model_option, export_format, learned_weights, with_retrievers
 from .output import print_matches, print_recommendations, print_table, write_papers
 
 
@@ -92,9 +92,21 @@ def recommend(
 
 
 @main.command("recommend-train")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Weights file (JSON).")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Weights file (JSON); with --seeds a folder, one weights.seed<N>.json per seed.",
+)
 @click.option("--papers", default=300, show_default=True, help="Held-out citations to learn from.")
 @click.option("--seed", default=0, show_default=True)
+@click.option(
+    "--seeds",
+    type=CommaList(int),
+    default="",
+    help="Several seeds (e.g. 0,1,2; instead of --seed): one weights file per seed in the folder --out, "
+    "for evaluate recommend --seeds.",
+)
 @click.option(
     "--contexts/--no-contexts",
     default=True,
@@ -103,20 +115,37 @@ def recommend(
 )
 @with_retrievers
 @click.pass_obj
-def recommend_train(config: Config, out, papers, seed, contexts, retrievers):
+def recommend_train(config: Config, out, papers, seed, seeds, contexts, retrievers):
     """Learn the recommender's weights on held-out citations of the graph (logistic regression)."""
     from ..recommend import Recommender, Weights
+    from ..recommend.benchmark import parse_seeds
     from ..recommend.held_out import held_out_citations, train
+    from ..recommend.weights import seed_file
 
+    chosen = parse_seeds([str(s) for s in seeds], seed)
+    if seeds and out.is_file():
+        raise CitegraphError(f"{out}: with --seeds, --out is a folder (one weights file per seed)")
+    if not seeds and out.is_dir():
+        raise CitegraphError(f"{out}: a folder; --out is the weights file (a folder with --seeds)")
     with Recommender.open(config, retrievers, contexts=contexts) as rec:
-        examples = held_out_citations(rec.store, papers, seed)
-        weights = train(rec, examples)
-    Weights(weights).save(
-        out,
-        {"trained_on": len(examples), "seed": seed, "retrievers": [str(s) for s in retrievers], "contexts": contexts},
-        training_papers=[e.seed.id for e in examples],
-    )
-    print_table(f"learned weights → {out}", [{"feature": k, "weight": round(v, 4)} for k, v in weights.items()])
+        for each in chosen:
+            examples = held_out_citations(rec.store, papers, each)
+            weights = train(rec, examples)
+            path = seed_file(out, each) if seeds else out
+            path.parent.mkdir(parents=True, exist_ok=True)
+            Weights(weights).save(
+                path,
+                {
+                    "trained_on": len(examples),
+                    "seed": each,
+                    "retrievers": [str(s) for s in retrievers],
+                    "contexts": contexts,
+                },
+                training_papers=[e.seed.id for e in examples],
+            )
+            print_table(
+                f"learned weights → {path}", [{"feature": k, "weight": round(v, 4)} for k, v in weights.items()]
+            )
 
 
 @main.command()
@@ -129,17 +158,13 @@ def recommend_train(config: Config, out, papers, seed, contexts, retrievers):
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @with_retrievers
 @learned_weights
-@click.option(
-    "--cite-model",
-    type=click.Path(path_type=Path),
-    help="A sentence-transformers model folder that re-ranks the cite suggestions (as citegraph cite --model).",
-)
+@cite_model_option
 @click.pass_obj
 def serve(config: Config, host, port, retrievers, model, cite_model):
     """HTTP service (/recommend, /cite, /paper, /neighbours, /search, /queries; docs at /docs) and the graph
     explorer at /."""
     try:
-        from ..service.http import serve as serve_
+        from ..service.serving import serve as serve_
     except ImportError as exc:
         raise CitegraphError(
             f"citegraph serve needs the [serve] extra ({exc.name} is not installed): pip install 'citegraph[serve]'"
@@ -153,11 +178,7 @@ def serve(config: Config, host, port, retrievers, model, cite_model):
 @main.command()
 @with_retrievers
 @learned_weights
-@click.option(
-    "--cite-model",
-    type=click.Path(path_type=Path),
-    help="A sentence-transformers model folder that re-ranks the cite suggestions (as citegraph cite --model).",
-)
+@cite_model_option
 @click.pass_obj
 def mcp(config: Config, retrievers, model, cite_model):
     """Model Context Protocol server on stdio, for AI agents: search, papers, neighbours,

@@ -79,7 +79,7 @@ class Contextualised:
 # -- texts from the graph ----------------------------------------------------------------
 def cited_reference(store: GraphStore, paper_id: str) -> Reference:
     from ..retrieval.corpus import documents_by_id
-    from ..retrieval.encoders import split_sentences
+    from ..retrieval.sentences import split_sentences
 
     stored = store.run("contextualise/full_text", id=paper_id)
     if stored and stored[0]["full_text"]:

@@ -162,9 +162,10 @@ def over_seeds(seeds: Sequence[int], runs: Sequence[Evaluation]) -> OverSeeds:
         raise CitegraphError(f"over_seeds: {len(runs)} runs for {len(seeds)} seeds")
     measures = list(runs[0].per_query)
     spread = {m: mean_std([run.mean[m] for run in runs]) for m in measures}
-    queries = sorted({q for run in runs for q in run.queries})
+    drawn = [set(run.queries) for run in runs]
+    queries = sorted(set().union(*drawn))
     pooled = {
-        m: {q: float(np.mean([run.per_query[m][q] for run in runs if q in run.per_query[m]])) for q in queries}
+        m: {q: float(np.mean([run.per_query[m][q] for run, drew in zip(runs, drawn) if q in drew])) for q in queries}
         for m in measures
     }
     return OverSeeds(

@@ -25,7 +25,7 @@ class RetrieverOption:
     help: str = "Retrievers."  # the CLI adds the grammar
     run_files: bool = True  # --run: TREC run files of other tools, scored like the retrievers
     # the option that, when given, makes every retriever after the first a re-ranker of the
-    # first's candidates (opened by :func:`citegraph.retrieval.rerank.open_for_rerank`)
+    # first's candidates (opened by :func:`citegraph.retrieval.pool_encoder.open_for_rerank`)
     rerank: str = ""
 
 
@@ -39,3 +39,5 @@ class Registered:
     options: tuple[Option, ...] = ()
     retrievers: RetrieverOption | None = None
     graph: bool = False  # the builder needs the graph (``store=``)
+    # checks the options without the graph, so that a bad value is refused before a database starts
+    check: Callable[..., object] | None = None

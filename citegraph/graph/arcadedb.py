@@ -26,14 +26,12 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from importlib.util import find_spec
@@ -41,10 +39,10 @@ from pathlib import Path
 
 from ..config import private_folder
 from ..errors import ServerError
+from .processes import HOST, alive, command_line, free_port, port_open, tied_to_parent
 
 DATABASE = "citegraph"
 USER = "root"
-HOST = "127.0.0.1"
 DEFAULT_PORT = 7687
 _MAIN_CLASS = "com.arcadedb.server.ArcadeDBServer"
 _BOLT_PLUGIN = "Bolt:com.arcadedb.bolt.BoltProtocolPlugin"
@@ -71,59 +69,6 @@ def _wheel_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def _port_open(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.5)
-        return s.connect_ex((HOST, port)) == 0
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie child still answers kill(0); reap it if it is ours.
-    try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        return done == 0
-    except ChildProcessError:
-        return True
-
-
-def _command_line(pid: int) -> list[str] | None:
-    """The arguments of process ``pid`` (Linux), or ``None`` where they cannot be read."""
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
-    except OSError:
-        return None
-
-
-def tied_to_parent(death_signal: int) -> Callable[[], None]:
-    """The ``preexec_fn`` of a child process that must not outlive this one: it gets its own
-    process group (a terminal's ^C reaches the parent, which ends the child in order) and,
-    on Linux, ``death_signal`` from the kernel when its parent dies — even by SIGKILL, which
-    no signal handler or process group of the parent can answer. The kernel ties that signal
-    to the *thread* that forks: the child must not outlive the calling thread."""
-
-    def preexec() -> None:
-        os.setpgrp()
-        if sys.platform.startswith("linux"):
-            import ctypes
-
-            PR_SET_PDEATHSIG = 1
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, death_signal)
-
-    return preexec
-
-
 class ArcadeServer:
     """An ArcadeDB server serving the database under ``home`` over Bolt on loopback."""
 
@@ -142,7 +87,7 @@ class ArcadeServer:
             return None
         wanted = {_MAIN_CLASS, f"-Darcadedb.bolt.host={HOST}", f"-Darcadedb.bolt.port={port}"}
         for pid in (int(name) for name in os.listdir("/proc") if name.isdigit()):
-            args = _command_line(pid) or []
+            args = command_line(pid) or []
             home = next((arg.partition("=")[2] for arg in args if arg.startswith("-Darcadedb.server.rootPath=")), None)
             if home and wanted <= set(args):
                 return cls(Path(home))
@@ -192,9 +137,9 @@ class ArcadeServer:
     def _serves_here(self, pid: int) -> bool:
         """Whether ``pid`` is an ArcadeDB server of this home: after a reboot or a crash the
         pid (and port) of ``server.json`` may belong to an unrelated process."""
-        if not _alive(pid):
+        if not alive(pid):
             return False
-        args = _command_line(pid)
+        args = command_line(pid)
         if args is None:
             return not sys.platform.startswith("linux")
         return _MAIN_CLASS in args and f"-Darcadedb.server.rootPath={self.home}" in args
@@ -208,7 +153,7 @@ class ArcadeServer:
         if not self._serves_here(info.pid):
             self.state_file.unlink(missing_ok=True)
             return None
-        return info if _port_open(info.bolt_port) else None
+        return info if port_open(info.bolt_port) else None
 
     def command(self, bolt_port: int, http_port: int) -> list[str]:
         wheel = _wheel_dir()
@@ -259,7 +204,7 @@ class ArcadeServer:
                     )
                 return running
             bolt_port = port or free_port()
-            if _port_open(bolt_port):
+            if port_open(bolt_port):
                 raise ServerError(f"port {bolt_port} on {HOST} is already in use")
             http_port = free_port()
             with open(self.log_file, "ab") as log:
@@ -334,7 +279,7 @@ class ArcadeServer:
                     f"ArcadeDB exited with code {self._process.returncode} while starting; "
                     f"last lines of {self.log_file}:\n{self.log_tail()}"
                 )
-            if _port_open(info.bolt_port):
+            if port_open(info.bolt_port):
                 try:
                     # Bolt listens before the default database exists: wait for both.
                     with GraphDatabase.driver(info.uri, auth=(USER, self.password())) as driver:
@@ -373,11 +318,11 @@ class ArcadeServer:
             return
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if not _alive(pid):
+            if not alive(pid):
                 return
             time.sleep(0.1)
         os.kill(pid, signal.SIGKILL)
-        while _alive(pid):
+        while alive(pid):
             time.sleep(0.05)
 
     def server_command(self, command: str) -> None:

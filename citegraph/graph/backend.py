@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 
 from ..errors import ServerError
-from .arcadedb import DATABASE, ArcadeServer, tied_to_parent
+from .arcadedb import DATABASE, ArcadeServer
+from .processes import tied_to_parent
 from .schema import clear_graph
 from .store import GraphStore
 

@@ -2,12 +2,10 @@
 
 1. **Validate** every input file in one streaming pass. Bad input stops the ingest before
    anything is written, with the file, line and field; with ``skip_bad`` the bad lines are
-   written to a rejects file (JSONL: file, line, field, reason; never one of the inputs)
-   and left out. Papers given more than once (within or across files) are counted; by
-   ``on_duplicate`` their records merge as the MERGEs do, the first or the last one is
-   kept, or the ingest stops at the second; for ``first`` and ``error`` a paper the graph
-   holds from an earlier ingest is the first. Good lines a reader leaves out (an S2AG
-   abstract of a paper the release lacks) are counted by why.
+   written to a rejects file (:mod:`.rejects`; never one of the inputs) and left out.
+   Papers given more than once (within or across files) are counted, and ``on_duplicate``
+   says which of their records are written (:mod:`.duplicates`). Good lines a reader
+   leaves out (an S2AG abstract of a paper the release lacks) are counted by why.
 2. **Write** each file in batches of whole lines, one transaction per batch. The batch's
    transaction also moves the file's checkpoint (an ``:IngestCheckpoint`` node) to its last
    line, so a killed ingest, run again, continues after the last committed batch; a file
@@ -31,22 +29,22 @@ says which line was committed last and that running the same command again resum
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
-from typing import Literal, Protocol, TextIO, TypeGuard
+from typing import Literal, Protocol
 
 from neo4j.exceptions import Neo4jError
 
 from ..errors import CitegraphError, InputError, Location, Problem, ServerError
 from ..graph import GraphStore, MessageTooLarge, Write
 from ..graph.schema import apply_schema
+from .duplicates import Duplicates
 from .formats import Format
-from .records import Citation, DuplicatePolicy, Item, Paper, Record, SnapshotPaper
+from .records import Citation, DuplicatePolicy, Item, Paper
+from .rejects import Rejects
 from .selection import Selection
 from .writer import GraphWriter, WriteStats, utc_today
 
@@ -132,100 +130,6 @@ def eligibility(store: GraphStore, thresholds: Prefilter = Prefilter()) -> dict[
     ]
 
 
-class Duplicates:
-    """The paper ids an ingest has read, to count repeats and pick the record to write.
-
-    Each id maps to one int (file number and line) rather than a :class:`Location`: this
-    dict is the one thing that grows with the input.
-
-    With ``graph`` (policies ``first`` and ``error``) a paper the graph already holds from an
-    earlier ingest is a repeat too: ``first`` keeps the graph's record (every record of it in
-    the input is skipped and counted), ``error`` refuses the first one. The graph is asked
-    about an id at its first record in the input, ``batch`` ids a query; records at or
-    before ``committed`` (a file's resume point) were written by this same ingest's earlier
-    run, so their ids are not asked about.
-    """
-
-    _GRAPH = -1  # the occurrence to write of an id the graph holds: none
-
-    def __init__(
-        self,
-        policy: DuplicatePolicy,
-        graph: GraphStore | None = None,
-        committed: dict[Path, int] | None = None,
-        batch: int = 10_000,
-    ):
-        self.policy = policy
-        self.count = 0
-        self._files: dict[Path, int] = {}
-        self._first: dict[str, int] = {}
-        self._kept: dict[str, int] = {}  # repeated ids: the occurrence to write
-        self._graph = graph if policy in ("first", "error") else None
-        self._committed = committed or {}
-        self._batch = batch
-        self._unasked: dict[str, int] = {}  # first records whose ids the graph is yet to be asked about
-
-    @staticmethod
-    def tracks(record: Record | None) -> TypeGuard[Paper]:
-        """Papers are; a snapshot's restatement of a paper replaces it by design, so is not."""
-        return isinstance(record, Paper) and not isinstance(record, SnapshotPaper)
-
-    def _pack(self, where: Location) -> int:
-        return self._files.setdefault(where.path, len(self._files)) << 40 | where.line
-
-    def _unpack(self, packed: int) -> Location:
-        return Location(list(self._files)[packed >> 40], packed & (1 << 40) - 1)
-
-    def see(self, paper: Paper, where: Location) -> list[Problem]:
-        """Note ``paper`` read at ``where``; the Problems of the repeats that are errors (one
-        the graph holds may be found a batch later: :meth:`flush` ends the reading)."""
-        here = self._pack(where)
-        first = self._first.setdefault(paper.id, here)
-        if first == here:
-            if self._graph is not None and where.line > self._committed.get(where.path, 0):
-                self._unasked[paper.id] = here
-                if len(self._unasked) >= self._batch:
-                    return self.flush()
-            return []
-        self.count += 1
-        earlier = self.flush() if paper.id in self._unasked else []  # the graph's record comes first
-        if self._kept.get(paper.id) == self._GRAPH:
-            return earlier
-        self._kept[paper.id] = here if self.policy == "last" else first
-        if self.policy == "error":
-            return [*earlier, Problem(where, None, f"duplicate paper id {paper.id!r} (first at {self._unpack(first)})")]
-        return earlier
-
-    def flush(self) -> list[Problem]:
-        """Ask the graph about the ids not asked about yet: none of their records is written;
-        with policy ``error`` each is a Problem at its first record."""
-        asked, self._unasked = self._unasked, {}
-        if not asked or self._graph is None:
-            return []
-        present = sorted(
-            (asked[row["id"]], row["id"]) for row in self._graph.rows("ingest/papers_present", ids=list(asked))
-        )
-        for _, paper_id in present:
-            self._kept[paper_id] = self._GRAPH
-        self.count += len(present)
-        if self.policy != "error":
-            return []
-        return [
-            Problem(
-                self._unpack(here),
-                None,
-                f"duplicate paper id {paper_id!r} (already in the graph from an earlier ingest)",
-            )
-            for here, paper_id in present
-        ]
-
-    def write(self, paper: Paper, where: Location) -> bool:
-        """Whether to write this record of ``paper`` (all of them with policy ``merge``)."""
-        if self.policy == "merge" or paper.id not in self._kept:
-            return True
-        return self._kept[paper.id] == self._pack(where)
-
-
 def widened(fmt: Format, files: list[Path], options: IngestOptions, progress: Progress) -> IngestOptions:
     """With ``include_referenced``: the options whose selection holds the works its criteria
     admit reference, read from all ``files`` (the ingest's, ingested or not, so a resumed
@@ -248,54 +152,6 @@ def cited_ids(record) -> Iterator[str]:
     return iter(())
 
 
-def refuse_inputs_as_rejects(options: IngestOptions, files: list[Path]) -> None:
-    """The rejects file is truncated when written: it must not be one of the inputs; and its
-    folder must exist (found before the input is read, not at its first bad line)."""
-    rejects = Path(options.rejects)
-    if options.skip_bad and rejects.exists() and any(rejects.samefile(file) for file in files):
-        raise CitegraphError(f"the rejects file {rejects} is an input of this ingest: choose another --rejects")
-    if options.skip_bad and not rejects.absolute().parent.is_dir():
-        raise CitegraphError(f"the rejects file {rejects} cannot be written: no folder {rejects.absolute().parent}")
-
-
-class _Rejects:
-    """The rejects file of ``skip_bad`` (JSONL: file, line, field, reason), created at the
-    first bad line; a failure to write it (a full disk, /dev/full) is one line."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self._file: TextIO | None = None
-
-    def write(self, problem: Problem) -> None:
-        with self._failing():
-            if self._file is None:
-                self._file = open(self.path, "w", encoding="utf-8")
-            self._file.write(
-                json.dumps(
-                    {
-                        "file": str(problem.where.path),
-                        "line": problem.where.line,
-                        "field": problem.field,
-                        "reason": problem.reason,
-                    }
-                )
-                + "\n"
-            )
-
-    def close(self) -> None:
-        if self._file is not None:
-            with self._failing():
-                file, self._file = self._file, None
-                file.close()
-
-    @contextmanager
-    def _failing(self) -> Iterator[None]:
-        try:
-            yield
-        except OSError as exc:
-            raise CitegraphError(f"the rejects file {self.path} cannot be written: {exc.strerror or exc}") from None
-
-
 class Reader(Protocol):
     """What validation reads with: a format, or a stand-in that also hands each record on."""
 
@@ -315,10 +171,11 @@ def validate(
     unless ``skip_bad``, in which case problems go to the rejects file. Repeated paper ids
     are counted in ``summary`` (and noted in ``duplicates`` for the write); the ids the
     records cite are added to ``cited`` (whose citation_count the ingest recounts)."""
-    refuse_inputs_as_rejects(options, files)
+    if options.skip_bad:
+        Rejects.refuse_unwritable(Path(options.rejects), files)
     duplicates = duplicates or Duplicates(options.on_duplicate)
     lines: dict[Path, int] = {}
-    rejects = _Rejects(Path(options.rejects))
+    rejects = Rejects(Path(options.rejects))
 
     def refuse(problem: Problem) -> None:
         if not options.skip_bad:

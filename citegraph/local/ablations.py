@@ -33,6 +33,6 @@ ABLATIONS: dict[str, str] = {  # name → its row in the ablation table (graph-*
 }
 DEFAULT_ABLATIONS = ("-enrichment", "-taxonomy", "euclidean", "spherical", "graph-appnp")
 LM_MODES = ("finetune", "shared", "frozen")
-#: The rerankers a run trains: SymTax's cross-encoder with its ablations (:mod:`.rerank`), and a
+#: The rerankers a run trains: SymTax's cross-encoder with its ablations (:mod:`.symtax`), and a
 #: bi-encoder fine-tuned with in-batch and graph hard negatives (:mod:`.biencoder`).
 RERANKERS = ("symtax", "biencoder")

@@ -16,11 +16,16 @@ if TYPE_CHECKING:
     from ..graph import GraphStore
 
 
+def configure(**options: Any) -> LocalConfig:
+    """The run's configuration from the command's options; refuses a bad value without the graph."""
+    return from_options(LocalConfig, options)
+
+
 def build(store: GraphStore, **options: Any) -> Benchmark:
     """The benchmark from the command's options (``lm_mode`` None: chosen by the device)."""
     from .evaluate import LocalRecommendation
 
-    return LocalRecommendation(store, from_options(LocalConfig, options))
+    return LocalRecommendation(store, configure(**options))
 
 
 LOCAL = Registered(
@@ -30,4 +35,5 @@ LOCAL = Registered(
     build,
     options_of(LocalConfig),
     graph=True,
+    check=configure,
 )

@@ -4,7 +4,7 @@ cosine.
 
 Query and candidate are encoded apart (mean-pooled, as all-MiniLM was trained), so a
 candidate's vector is computed once for every context that lists it — the cross-encoder
-(:mod:`.rerank`) runs the LM once per (context, candidate) pair, which is what kept it
+(:mod:`.symtax`) runs the LM once per (context, candidate) pair, which is what kept it
 from learning on a CPU budget. Training minimises the multiple-negatives ranking loss
 (van den Oord et al. 2018; Henderson et al. 2017): for a batch of B contexts, the
 softmax cross-entropy of ``scale · cos(q_i, d_j)`` over every positive and hard negative
@@ -24,10 +24,10 @@ Hard negatives, one of each ``negatives`` type per context, all from the trainin
 **Why a short torch loop and not sentence-transformers' trainer**: sentence-transformers
 is not a declared dependency of any extra (the ``[dense]`` stack is torch + transformers),
 the loss is ten lines, and the LM is loaded through the same encoder seam
-(:class:`.rerank.PairEncoder` → :func:`citegraph.retrieval.encoders.get_encoder`) as every
+(:class:`.encoding.PairEncoder` → :func:`citegraph.retrieval.encoders.get_encoder`) as every
 other model here, so ``minilm``, ``hf:<folder>`` and the device choice work unchanged.
 
-**Device**: ``device`` None picks CUDA when present (:func:`.rerank.default_device`), the
+**Device**: ``device`` None picks CUDA when present (:func:`.encoding.default_device`), the
 same code path as on this CPU; see the README for paper-scale settings.
 """
 
@@ -46,7 +46,7 @@ from ..heavy import torch
 from ..options import option
 from ..retrieval.base import Ranking, rank
 from .data import Context
-from .rerank import DEVICE, NO_TEXT, Candidate, PairEncoder, default_device
+from .encoding import DEVICE, NO_TEXT, Candidate, PairEncoder, default_device
 
 NEGATIVE_TYPES = ("prefetch", "cocited", "popular")
 #: --seed, one knob of the experiment and of the bi-encoder's training
@@ -233,17 +233,24 @@ class BiEncoder:
         self.encoder.model.eval()
         return self.losses
 
+    def text_of(self, paper: str) -> str:
+        """What the model reads of a candidate (empty for a paper without text)."""
+        return self.corpus.get(paper, NO_TEXT).text
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors of ``texts``, ``batch_size`` texts a pass."""
+        return _normalised(self.encoder.embed(list(texts), batch_size=self.config.batch_size))
+
     def rank(self, contexts: Sequence[Context], candidates: Sequence[Sequence[str]]) -> list[Ranking]:
         """Each context's candidates by cosine, best first; every distinct text encoded once."""
-        texts = list(dict.fromkeys(self.corpus.get(p, NO_TEXT).text for ids in candidates for p in ids))
-        size = self.config.batch_size
-        vectors = _normalised(self.encoder.embed(texts, batch_size=size))
+        texts = list(dict.fromkeys(self.text_of(p) for ids in candidates for p in ids))
+        vectors = self.embed(texts)
         row = {t: i for i, t in enumerate(texts)}
-        queries = _normalised(self.encoder.embed([c.query_text for c in contexts], batch_size=size))
+        queries = self.embed([c.query_text for c in contexts])
         rankings = []
         for q, ids in zip(queries, candidates):
             ids = list(dict.fromkeys(ids))
-            scores = vectors[[row[self.corpus.get(p, NO_TEXT).text] for p in ids]] @ q
+            scores = vectors[[row[self.text_of(p)] for p in ids]] @ q
             rankings.append(rank(dict(zip(ids, scores.tolist())), len(ids)))
         return rankings
 

@@ -10,20 +10,32 @@ without loading torch.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from ..errors import CitegraphError, UsageError
 from ..options import option
-from ..retrieval.encoders import HUB_PREFIX, encoder_choices
+from ..retrieval.encoder_specs import HUB_PREFIX, encoder_choices
 from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES, RERANKERS
 from .biencoder import SEED, BiEncoderConfig
 from .enrich import SIZE
 from .prefetch import DEPTH
-from .rerank import RerankerConfig
+from .symtax import RerankerConfig
 
 Textless = Literal["skip", "keep"]
+PROFILE_SENTENCES = 20  # citing sentences per public profile, the newest (local/profile.py says why)
+CandidateFields = Literal["all", "uniform", "abstracts"]
+CANDIDATE_FIELDS: tuple[CandidateFields, ...] = ("all", "uniform", "abstracts")
+
+
+def seed_list(values: Sequence[str] | None) -> tuple[int, ...]:
+    """``--seeds`` as integers (none given: ``()``)."""
+    try:
+        return tuple(int(v) for v in values or ())
+    except ValueError:
+        raise CitegraphError(f"--seeds: {','.join(values or ())!r} is not a comma-separated list of integers") from None
 
 
 def lm_name(value: str) -> str:
@@ -141,6 +153,18 @@ class LocalConfig:
             convert=lambda names: tuple(map(lm_name, names)),
         ),
     )
+    candidates: CandidateFields = field(
+        default="all",
+        metadata=option(
+            "--candidates",
+            "all: a candidate is its title and abstract, as the graph has them; uniform: every candidate "
+            "is its title only (the candidate set unchanged), for the prefetcher, the controls' lists and "
+            "every model; abstracts: only the papers with an abstract are candidates, each its title and "
+            "abstract (a context whose cited papers have none is dropped). Abstracts exist for ~10 % of the "
+            "ACL-200 ∪ ScisummNet candidates, mostly the cited ones: in 'all' a model could learn "
+            "'prefer an abstract'; 'uniform' leaves that prior to the controls, 'abstracts' removes it.",
+        ),
+    )
     prefetch: PrefetchConfig = field(default_factory=PrefetchConfig)
     first_stages: tuple[str, ...] = field(
         default=(),
@@ -158,7 +182,8 @@ class LocalConfig:
         metadata=option(
             "--rerankers",
             f"Comma-separated, of: {', '.join(RERANKERS)} (symtax: the cross-encoder and its ablations; "
-            "biencoder: the LM fine-tuned with in-batch and graph hard negatives, untrained and fused rows beside it).",
+            "biencoder: the LM fine-tuned with in-batch and graph hard negatives, untrained and fused rows beside it; "
+            "'' for the first stages alone).",
         ),
     )
     biencoder: BiEncoderConfig = field(default_factory=BiEncoderConfig)
@@ -189,16 +214,43 @@ class LocalConfig:
     )
     split: SplitConfig = field(default_factory=SplitConfig)
     size: int = field(default=SIZE, metadata=option("--size", "Candidates after enrichment."))
+    profile: bool = field(
+        default=False,
+        metadata=option(
+            "--profile/--no-profile",
+            "Public profiles: rows of the prefetcher over each candidate's text plus its citing sentences under "
+            "the held-out view, and (with the bi-encoder) of its vector mixed with theirs, beside the rows without.",
+        ),
+    )
+    profile_sentences: int = field(
+        default=PROFILE_SENTENCES,
+        metadata=option("--profile-sentences", "Citing sentences per profile, the newest.", minimum=1),
+    )
     reranker: RerankerConfig = field(default_factory=RerankerConfig)
     seed: int = field(default=12, metadata=SEED)
+    seeds: tuple[int, ...] = field(
+        default=(),
+        metadata=option(
+            "--seeds",
+            "Repeat the run with each seed (e.g. 0,1,2; it draws the test sample, the training order, the "
+            "negatives, the initialisation; the time split stays): tables of mean ± sd over the seeds, paired "
+            "tests on each query's mean. Default: --seed alone.",
+            cli_default=None,
+            convert=seed_list,
+        ),
+    )
     save: SaveConfig = field(default_factory=SaveConfig)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.ablations) - set(ABLATIONS))
         if unknown:
             raise CitegraphError(f"unknown ablation(s) {', '.join(unknown)}; choose from {', '.join(ABLATIONS)}")
-        if not self.rerankers or set(self.rerankers) - set(RERANKERS):
-            raise CitegraphError(f"rerankers must be one or more of {', '.join(RERANKERS)}, not {self.rerankers!r}")
+        if set(self.rerankers) - set(RERANKERS):
+            raise CitegraphError(f"rerankers must be of {', '.join(RERANKERS)}, not {self.rerankers!r}")
+        if self.candidates not in CANDIDATE_FIELDS:
+            raise CitegraphError(f"candidates must be one of {', '.join(CANDIDATE_FIELDS)}, not {self.candidates!r}")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise CitegraphError(f"--seeds names a seed twice: {','.join(map(str, self.seeds))}")
         if self.save.folder is not None and "biencoder" not in self.rerankers:
             raise UsageError("--save keeps the fine-tuned bi-encoder: add biencoder to --rerankers")
         from ..retrieval.spec import parse_spec
@@ -215,6 +267,15 @@ class LocalConfig:
         object.__setattr__(self, "biencoder", replace(self.biencoder, lm=self.lms[0]))
 
     @property
+    def run_seeds(self) -> tuple[int, ...]:
+        """The seeds the run is repeated with (``seed`` alone unless ``seeds`` names several)."""
+        return self.seeds or (self.seed,)
+
+    def with_seed(self, seed: int) -> LocalConfig:
+        """This configuration as one run with ``seed`` (the bi-encoder's seed too)."""
+        return replace(self, seed=seed, seeds=(), biencoder=replace(self.biencoder, seed=seed))
+
+    @property
     def base(self) -> RerankerConfig:
         """The full model's reranker; every variant is a replacement of it."""
         return replace(
@@ -224,6 +285,6 @@ class LocalConfig:
 
 def default_lm_mode(device: str | None) -> str:
     """Fine-tune per variant on a GPU (as SymTax); on a CPU fine-tune once and share."""
-    from .rerank import default_device
+    from .encoding import default_device
 
     return "finetune" if (device or default_device()).startswith("cuda") else "shared"

@@ -76,7 +76,7 @@ class Context:
     @property
     def search_text(self) -> str:
         """The same without citation or other placeholders, for the prefetcher."""
-        return re.sub(r"\s+", " ", _PLACEHOLDER.sub(" ", self.query_text)).strip()
+        return without_placeholders(self.query_text)
 
     def key(self) -> tuple:
         return time_key(self.year, self.arxiv_id, self.citing)
@@ -94,6 +94,11 @@ class Context:
             "year": self.year,
             "arxiv_id": self.arxiv_id,
         }
+
+
+def without_placeholders(text: str) -> str:
+    """``text`` without citation or other placeholders (``[CIT]``, ``[REF]``, ``[MATH]`` …), as BM25 reads it."""
+    return re.sub(r"\s+", " ", _PLACEHOLDER.sub(" ", text)).strip()
 
 
 def normalise_markers(text: str) -> str:

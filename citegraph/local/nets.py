@@ -9,16 +9,12 @@ This module imports torch at its top; the modules that use it reach it through
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
 
-from .geometry import distance, to_manifold
+from .geometry import Geometry, distance, to_manifold
 from .taxonomy import FUSIONS, GNNS, Embed, Fusion, Gnn, TaxonomyGraph, adjacency, node_features, vector_fusion
-
-if TYPE_CHECKING:
-    from .rerank import RerankerConfig
 
 
 class APPNP(nn.Module):
@@ -139,17 +135,15 @@ class SymTaxModel(nn.Module):
 
     head: nn.Module
 
-    def __init__(self, config: RerankerConfig, dim: int, taxonomy: TaxonomyFusion | None):
+    def __init__(self, dim: int, taxonomy: TaxonomyFusion | None, geometry: Geometry, proj_dim: int, hidden: int):
+        """``dim``: e_tr's; ``geometry``, ``proj_dim``, ``hidden`` as :class:`~.symtax.RerankerConfig` says."""
         super().__init__()
-        self.config = config
-        self.taxonomy = taxonomy
+        self.taxonomy, self.geometry = taxonomy, geometry
         width = dim + (1 if taxonomy is not None else 0)
         if taxonomy is not None:
-            self.projection = nn.Linear(taxonomy.dim, config.proj_dim)
-        if config.hidden:
-            self.head = nn.Sequential(
-                nn.Linear(width, config.hidden), nn.ReLU(), nn.Dropout(0.1), nn.Linear(config.hidden, 1)
-            )
+            self.projection = nn.Linear(taxonomy.dim, proj_dim)
+        if hidden:
+            self.head = nn.Sequential(nn.Linear(width, hidden), nn.ReLU(), nn.Dropout(0.1), nn.Linear(hidden, 1))
         else:
             self.head = nn.Linear(width, 1)
 
@@ -161,9 +155,9 @@ class SymTaxModel(nn.Module):
     ):
         assert self.taxonomy is not None  # only a model with a taxonomy has a separation
         table = self.taxonomy.categories() if table is None else table
-        e_q = to_manifold(self.projection(self.taxonomy.papers(query_rows, table)), self.config.geometry)
-        e_c = to_manifold(self.projection(self.taxonomy.papers(candidate_rows, table)), self.config.geometry)
-        return distance(e_q, e_c, self.config.geometry)
+        e_q = to_manifold(self.projection(self.taxonomy.papers(query_rows, table)), self.geometry)
+        e_c = to_manifold(self.projection(self.taxonomy.papers(candidate_rows, table)), self.geometry)
+        return distance(e_q, e_c, self.geometry)
 
     def forward(self, e_tr: torch.Tensor, query_rows, candidate_rows, table=None) -> torch.Tensor:
         """R per pair; ``table``: the fused category table when already computed (ranking)."""

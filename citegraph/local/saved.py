@@ -148,6 +148,19 @@ def save_model(model: BiEncoder, folder: Path, card: dict[str, Any], test: Table
     return folder
 
 
+def record_card(folder: Path, key: str, value: Any) -> None:
+    """One more entry of a saved model's ``citegraph.json`` (e.g. ``cite``'s tuned fusion
+    weights), written whole to a sibling file and moved over it."""
+    path = Path(folder) / CARD
+    if not path.is_file():
+        raise CitegraphError(f"{folder}: no {CARD} (not a model folder citegraph wrote)")
+    card = json.loads(path.read_text(encoding="utf-8"))
+    card[key] = value
+    partial = path.with_name(f".{CARD}.partial")
+    partial.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    partial.replace(path)
+
+
 def readme(card: dict[str, Any], test: Table | None) -> str:
     """The model card for people: what the model reads, how it was trained, how it scored."""
     t, m = card["training"], card["machine"]

@@ -31,9 +31,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ..heavy import lazy, torch
-
-nets = lazy("citegraph.local.nets")  # the torch modules: torch is imported with them
+from ..heavy import torch
 
 if TYPE_CHECKING:
     from ..graph import GraphStore
@@ -128,8 +126,3 @@ def adjacency(graph: TaxonomyGraph):
     for i, j in graph.edges:
         a[i, j] = a[j, i] = 1.0
     return a
-
-
-def fusion_module(graph: TaxonomyGraph, embed: Embed, fusion: Fusion = "vector", gnn: Gnn = "appnp"):
-    """A :class:`~citegraph.local.nets.TaxonomyFusion` torch module (torch is imported on first use)."""
-    return nets.TaxonomyFusion(graph, embed, fusion, gnn)

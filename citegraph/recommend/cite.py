@@ -11,10 +11,11 @@ of a :class:`~citegraph.library.draft.Draft`:
   machine translation) get the same, the draft's main topic's, papers;
 * **the draft's references** (its bibliography, matched to graph papers with the library
   matcher, :meth:`Recommender.match`) are the seed's references, exactly as ``recommend``'s:
-  they seed the graph side ("cited by 2 of your references", co-cited with them) and, being
-  the seed's references (:attr:`Seed.blocked`), are never suggested — so a paper already
-  cited in the slot's sentence or paragraph is never suggested for it. Entries that match no
-  graph paper are listed, not fatal;
+  all of them seed the graph side of every slot ("cited by 2 of your references", co-cited
+  with them), but a reference is blocked (:attr:`Seed.blocked`) only at the slots whose
+  sentence already cites it (``\\cite{smith09,?}`` blocks smith09 there): cited in another
+  sentence it stays :attr:`Seed.suggestible`, since the author may cite it again here.
+  Entries that match no graph paper are listed, not fatal;
 * **the first stage** is the recommender's: its retrievers (``--with``, BM25 by default),
   the citing-sentence contexts and the graph around the references and the top text matches,
   scored by its weights, as of a date when asked;
@@ -23,11 +24,17 @@ of a :class:`~citegraph.library.draft.Draft`:
   candidate's title and abstract, min–max normalised over them as each retriever's score is,
   is the feature ``model`` with weight :data:`MODEL_WEIGHT`, added to the first stage's score.
   Only candidates are encoded, each once (the embedding cache of
-  :mod:`citegraph.retrieval.rerank`).
+  :mod:`citegraph.retrieval.pool_encoder`).
+
+The two weights (:class:`Fusion`) are the model's: ``benchmarks/cite_weights.py`` tunes them on
+contexts of the model's training side it was not trained on and writes them into the model's
+``citegraph.json`` (``cite.fusion``), which :class:`CiteModel` reads; a model without them, or
+no model, takes the defaults.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -51,10 +58,28 @@ MODEL_WEIGHT = 1.0
 # The draft's title and abstract say what the whole paper is about, the slot's text what this
 # citation is for: the draft's field weighs half a retriever's score of the slot's text.
 DRAFT_WEIGHT = 0.5
+FUSION_KEY = "cite"  # the model card's entry for cite's fusion weights and how they were tuned
 RERANK_DEPTH = 100  # first-stage candidates the model re-ranks (the rest keep their order below them)
 # the LaTeX commands and the YAML key with which a draft names other files
 _NAMES_FILES = re.compile(r"\\(?:input|include|bibliography|addbibresource)\b|^bibliography\s*:", re.MULTILINE)
 _MARKERS = re.compile(re.escape(SLOT_MARKER) + "|" + re.escape(OTHER_MARKER))
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """The weights of the draft's field and of the model's cosine beside the first stage's."""
+
+    draft: float = DRAFT_WEIGHT
+    model: float = MODEL_WEIGHT
+
+    @classmethod
+    def of(cls, folder: Path) -> Fusion:
+        """The weights a model's card records (``cite.fusion``), else the defaults."""
+        from ..local.saved import CARD  # the card's name; the module loads torch only when used
+
+        card = Path(folder) / CARD
+        recorded = json.loads(card.read_text(encoding="utf-8")).get(FUSION_KEY, {}) if card.is_file() else {}
+        return cls(**recorded.get("fusion", {}))
 
 
 @dataclass
@@ -96,6 +121,7 @@ class Cited:
     slots: list[SlotSuggestions]
     references: list[Match] = field(default_factory=list)  # the bibliography's entries, matched or not
     model: str | None = None  # the re-ranking model's folder; None: first stage and graph features only
+    fusion: Fusion = Fusion()
 
     @property
     def missing(self) -> list[str]:
@@ -104,10 +130,11 @@ class Cited:
 
     @property
     def ranking(self) -> str:
+        weights = f"weights: model {self.fusion.model:g}, draft {self.fusion.draft:g}"
         return (
-            f"first stage fused with the model {self.model}"
+            f"first stage fused with the model {self.model} ({weights})"
             if self.model
-            else "first stage and graph features only (no --model: no re-ranking)"
+            else f"first stage and graph features only (no --model: no re-ranking; draft weight {self.fusion.draft:g})"
         )
 
     def as_dict(self) -> dict:
@@ -130,7 +157,7 @@ class CiteModel:
     def __init__(self, folder: Path, recommender: Recommender, cache_dir: Path):
         from ..retrieval.corpus import documents_by_id
         from ..retrieval.encoders import get_encoder
-        from ..retrieval.rerank import PoolEncoder, VectorCache
+        from ..retrieval.pool_encoder import PoolEncoder, VectorCache
 
         folder = Path(folder)
         if not folder.is_dir():
@@ -144,6 +171,7 @@ class CiteModel:
             raise UsageError(f"--model {folder}: not a sentence-transformers model folder (no {', no '.join(missing)})")
         encoder = get_encoder(f"hf:{folder.resolve()}")
         self.folder = folder
+        self.fusion = Fusion.of(folder)
         self.pool = PoolEncoder(
             encoder, VectorCache(cache_dir, encoder), lambda ids: documents_by_id(recommender.store, ids), "model"
         )
@@ -154,37 +182,67 @@ class CiteModel:
 
 
 def cite(
-    recommender: Recommender, draft: Draft, *, k: int = 10, as_of: int | None = None, model: CiteModel | None = None
+    recommender: Recommender,
+    draft: Draft,
+    *,
+    k: int = 10,
+    as_of: int | None = None,
+    model: CiteModel | None = None,
+    fusion: Fusion | None = None,
 ) -> Cited:
-    """The top ``k`` suggestions for each slot of ``draft`` (see the module's docstring)."""
+    """The top ``k`` suggestions for each slot of ``draft`` (see the module's docstring);
+    ``fusion``: the weights (default: the model's, else :class:`Fusion`'s defaults)."""
+    fusion = fusion or (model.fusion if model else Fusion())
     matches = recommender.match(list(draft.references.values()))
-    references = tuple(dict.fromkeys(m.paper for m in matches if m.paper))
-    first_stage = Weights({**recommender.weights.values, "draft": DRAFT_WEIGHT})
-    fused = Weights({**first_stage.values, "model": MODEL_WEIGHT})
-    about = _draft_matches(recommender, draft, references)
+    paper_of = {key: m.paper for key, m in zip(draft.references, matches, strict=True) if m.paper}
+    references = tuple(dict.fromkeys(paper_of.values()))
+    about = draft_matches(recommender, draft, references)
     slots = []
     for slot in draft.slots:
         text = query_text(slot)
         if not text:
             raise CitegraphError(f"{slot.where}: the slot's sentence has no words to search with")
-        seed = recommender.ask(abstract=text, references=references, view=View(as_of=as_of)).seed
-        candidates = {cid: _with(c, about.get(cid)) for cid, c in recommender.candidates(seed).items()}
-        first = first_stage.rank(candidates, len(candidates))
-        position = {hit.id: rank for rank, hit in enumerate(first, start=1)}
-        cosines = model.cosines(text, [hit.id for hit in first[:RERANK_DEPTH]]) if model and first else {}
-        scored = {cid: _with(c, _model_signal(cid, cosines)) for cid, c in candidates.items()}
-        ranked = fused.rank(scored, k)
-        slots.append(
-            SlotSuggestions(
-                slot, [_suggestion(scored[hit.id], hit.score, position[hit.id], cosines.get(hit.id)) for hit in ranked]
-            )
-        )
-    return Cited(draft, slots, matches, str(model.folder) if model else None)
+        cited_here = {paper_of[key] for key in slot.cited_in_sentence if key in paper_of}
+        candidates = slot_candidates(recommender, text, references, cited_here, about, as_of)
+        slots.append(SlotSuggestions(slot, suggest(candidates, recommender.weights, text, fusion, model, k)))
+    return Cited(draft, slots, matches, str(model.folder) if model else None, fusion)
 
 
-def _draft_matches(
-    recommender: Recommender, draft: Draft, references: Sequence[str]
-) -> dict[str, tuple[Signal, float]]:
+def slot_candidates(
+    recommender: Recommender,
+    text: str,
+    references: Sequence[str],
+    cited_here: set[str],
+    about: dict[str, tuple[Signal, float]],
+    as_of: int | None,
+) -> dict[str, Candidate]:
+    """A slot's first-stage candidates with the ``draft`` feature: every reference seeds the
+    graph side, those ``cited_here`` are blocked."""
+    seed = recommender.ask(abstract=text, references=references, view=View(as_of=as_of)).seed
+    seed = replace(seed, suggestible=tuple(r for r in references if r not in cited_here))
+    return {cid: _with(c, about.get(cid)) for cid, c in recommender.candidates(seed).items()}
+
+
+def suggest(
+    candidates: dict[str, Candidate],
+    first_stage: Weights,
+    text: str,
+    fusion: Fusion,
+    model: CiteModel | None,
+    k: int,
+) -> list[Suggestion]:
+    """The top ``k``: the first stage's order (its weights and the draft's), its top
+    :data:`RERANK_DEPTH` re-scored with the model's cosine of ``text``."""
+    first_weights = Weights({**first_stage.values, "draft": fusion.draft})
+    first = first_weights.rank(candidates, len(candidates))
+    position = {hit.id: rank for rank, hit in enumerate(first, start=1)}
+    cosines = model.cosines(text, [hit.id for hit in first[:RERANK_DEPTH]]) if model and first else {}
+    scored = {cid: _with(c, _model_signal(cid, cosines)) for cid, c in candidates.items()}
+    ranked = Weights({**first_weights.values, "model": fusion.model}).rank(scored, k)
+    return [_suggestion(scored[hit.id], hit.score, position[hit.id], cosines.get(hit.id)) for hit in ranked]
+
+
+def draft_matches(recommender: Recommender, draft: Draft, references: Sequence[str]) -> dict[str, tuple[Signal, float]]:
     """The draft's title and abstract searched once by the recommender's retrievers: each
     paper found, its ``draft`` signal and feature (the best retriever's normalised score)."""
     if not (draft.title or draft.abstract):

@@ -8,7 +8,10 @@ set built by Cypher (5 cited papers and graph, most-cited and random negatives p
 query), scored with BM25 on the titles and with a graph scorer (co-citation with the
 query's other references), as MDCR tables. It ends where a user starts: the corpus is
 indexed with BM25 where `citegraph index bm25` puts it (so `citegraph serve` finds it)
-and the recommender answers for one ACL paper, with its explanations.
+and the recommender answers for one ACL paper, with its explanations; then ``cite`` answers
+for a real paragraph of an ACL paper (``data/demo/paragraph.tex``, from ScisummNet) whose
+citation of McDonald et al. (2005) is held out, its other references in ``paragraph.bib``,
+as of the year before the paper's (its own citations are in the graph: no evidence then).
 
 ACL-200 has titles but almost no abstracts, so the demo's prefilter asks for a title, a
 year and one citation instead of the MDCR paper's 30-character abstract and 3 citations.
@@ -32,14 +35,40 @@ from ..graph.schema import graph_stats
 from ..ingest import IngestOptions, IngestSummary, Prefilter, get, ingest, prefilter
 from ..ingest.pipeline import NoProgress, Progress
 from ..ingest.taxonomy import BUNDLED as TAXONOMY
+from ..library.draft import read_draft
 from ..retrieval.corpus import documents
 from ..retrieval.signals import CoCitationScorer
 from ..retrieval.spec import BM25
+from .cite import Cited, cite
 from .recommender import Recommendation, Recommender, Seed
 
 ACL200 = Path(str(resources.files("citegraph") / "data" / "acl200"))
 TITLES_ONLY = Prefilter(min_abstract=0, min_citations=1)
 DEMO_PAPER = "P12-1066"  # Selective Sharing for Multilingual Dependency Parsing (ACL 2012), 7 references
+PARAGRAPH = Path(str(resources.files("citegraph") / "data" / "demo" / "paragraph.tex"))  # see ATTRIBUTION.md
+HELD_OUT = "P05-1012"  # McDonald et al. (2005), the paragraph's \cite{?}
+PARAGRAPH_AS_OF = 2010  # the paragraph's paper (D11-1006) is of 2011
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """``cite`` on the demo's paragraph, and where the held-out paper came."""
+
+    cited: Cited
+    paper: str = HELD_OUT
+    as_of: int = PARAGRAPH_AS_OF
+
+    @property
+    def rank(self) -> int | None:
+        """The held-out paper's 1-based rank at the paragraph's one slot (None: not suggested)."""
+        [slot] = self.cited.slots
+        return next((i for i, s in enumerate(slot.suggestions, start=1) if s.id == self.paper), None)
+
+
+def cite_paragraph(recommender: Recommender, k: int = 5) -> HeldOut:
+    """The demo's paragraph asked of ``cite`` (its bibliography beside it)."""
+    draft = read_draft(PARAGRAPH, bib=PARAGRAPH.with_suffix(".bib"))
+    return HeldOut(cite(recommender, draft, k=k, as_of=PARAGRAPH_AS_OF))
 
 
 @dataclass
@@ -54,6 +83,7 @@ class DemoResult:
     output: Path
     seed: Seed
     recommendations: list[Recommendation]
+    held_out: HeldOut
 
 
 def run(
@@ -83,4 +113,7 @@ def run(
     with Recommender(store, [bm25]) as recommender:
         seed = recommender.seed(DEMO_PAPER)
         recommendations = recommender.recommend_for(seed, k=5)
-    return DemoResult(ingests, stats, most_cited, top_id, co_cited, eligibility, tables, work, seed, recommendations)
+        held_out = cite_paragraph(recommender)
+    return DemoResult(
+        ingests, stats, most_cited, top_id, co_cited, eligibility, tables, work, seed, recommendations, held_out
+    )

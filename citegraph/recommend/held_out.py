@@ -18,7 +18,7 @@ from ..errors import CitegraphError, OverlapError
 from ..heavy import lazy
 from .recommender import Recommender
 from .seed import Seed
-from .weights import Weights, training_papers
+from .weights import Weights, trained_seed, training_papers
 
 if TYPE_CHECKING:
     from ..graph import GraphStore
@@ -52,18 +52,26 @@ def draw_held_out(rows: Sequence[Mapping], n: int, seed: int = 0, skip: int = 0)
     return out
 
 
-def check_disjoint(weights_file: Path, examples: Sequence[HeldOut]) -> bool:
-    """Raise :class:`OverlapError` when a test paper is one the weights were learned on;
+def check_disjoint(weights_file: Path, examples: Sequence[HeldOut], seed: int) -> bool:
+    """Raise :class:`OverlapError` when the weights were learned on another seed's permutation
+    (its slices are not disjoint from this seed's) or a test paper is one they were learned on;
     ``False`` when the file does not record its training papers (nothing to check)."""
+    trained_with = trained_seed(weights_file)
+    if trained_with is not None and trained_with != seed:
+        raise OverlapError(
+            f"{weights_file}: learned on seed {trained_with}'s papers, tested on seed {seed}'s: the two draws "
+            f"are not disjoint; test each seed with the weights learned with it (recommend-train --seeds), "
+            f"or pass --allow-overlap"
+        )
     trained = training_papers(weights_file)
     if trained is None:
         return False
     shared = sorted(trained.intersection(e.seed.id for e in examples))
     if shared:
         raise OverlapError(
-            f"{weights_file}: {len(shared)} of the {len(examples)} test papers were used to learn these weights "
-            f"(e.g. {', '.join(shared[:3])}); test with recommend-train's --seed and --skip ≥ its --papers "
-            f"({len(trained)}), or pass --allow-overlap"
+            f"{weights_file}: {len(shared)} of the {len(examples)} test papers of seed {seed} were used to learn "
+            f"these weights (e.g. {', '.join(shared[:3])}); test with recommend-train's --seed and --skip ≥ its "
+            f"--papers ({len(trained)}), or pass --allow-overlap"
         )
     return True
 

@@ -38,6 +38,9 @@ class Seed:
     references: tuple[str, ...] = ()
     view: View = field(default_factory=View)
     library: bool = False  # the references are the user's library (a set of seeds), not one paper's
+    # references that seed the graph side but may still be recommended: a draft's references
+    # that the slot at hand does not cite (`cite` blocks a reference only where it is cited)
+    suggestible: tuple[str, ...] = ()
 
     @property
     def mine(self) -> str:
@@ -49,9 +52,19 @@ class Seed:
         return Document(self.id or "seed", self.title, self.abstract)
 
     @property
+    def excluded(self) -> list[str]:
+        """Never a candidate, in order: the seed, its references (but the suggestible ones) and
+        the papers it does not want."""
+        open_ = set(self.suggestible)
+        return [
+            *([self.id] if self.id else []),
+            *(r for r in self.references if r not in open_),
+            *self.view.negatives,
+        ]
+
+    @property
     def blocked(self) -> set[str]:
-        """Never a candidate: the seed, its references and the papers it does not want."""
-        return {*([self.id] if self.id else []), *self.references, *self.view.negatives}
+        return set(self.excluded)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,9 @@
 """How candidates are scored: a weighted sum of their features, ties broken by id.
 
 Default weights, weights the user sets, or weights learned by logistic regression on
-held-out citations (:mod:`.held_out`), saved as ``{"weights": {feature: weight}, …}``.
+held-out citations (:mod:`.held_out`), saved as ``{"weights": {feature: weight}, "seed": …,
+"training_papers": […], …}``; learned with several seeds, one such file per seed in a folder
+(:func:`seed_file`), each usable alone wherever a weights file is.
 """
 
 from __future__ import annotations
@@ -71,6 +73,32 @@ class Weights:
 
 
 TRAINING_PAPERS = "training_papers"
+
+
+def seed_file(folder: Path, seed: int) -> Path:
+    """The weights learned with ``seed`` in a folder of ``recommend-train --seeds``."""
+    return Path(folder) / f"weights.seed{seed}.json"
+
+
+def weights_for_seed(path: Path, seed: int) -> Path:
+    """The weights file to test ``seed`` with: ``path`` itself, or in a folder of
+    ``recommend-train --seeds``, that seed's file."""
+    if not Path(path).is_dir():
+        return Path(path)
+    found = seed_file(path, seed)
+    if not found.is_file():
+        raise CitegraphError(
+            f"{path}: no weights for seed {seed} ({found.name}); learn them with recommend-train --seeds … --out {path}"
+        )
+    return found
+
+
+def trained_seed(path: Path) -> int | None:
+    """The seed whose permutation the weights were learned on (``None``: not recorded)."""
+    seed = _read(path).get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise CitegraphError(f"{path}: seed must be an integer")
+    return seed
 
 
 def training_papers(path: Path) -> frozenset[str] | None:

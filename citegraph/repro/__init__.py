@@ -39,7 +39,7 @@ STDOUT = "stdout"
 # A condition runs on its own embedded graph: nothing of the caller's connection may leak in.
 _CONNECTION_ENV = ("URI", "USER", "PASSWORD", "DATABASE", "DATA_DIR", "CONFIG", "HEAP")
 _CONDITION_FIELDS = {"name", "description", "commands", "scores", "results", "needs", "fast", "scale", "tolerance"}
-_SCORE_FIELDS = {"label", "expected", "tolerance", "table", "row", "column", "key", "pattern"}
+_SCORE_FIELDS = {"label", "expected", "tolerance", "table", "row", "column", "key", "pattern", "results"}
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,8 @@ class Score:
 
     ``table`` matches a table whose title starts with it; ``key`` is a dotted path into the
     results file (``config.vectors.terms``, ``config.ontology.sources.0.sets``); ``pattern`` is a regular expression over the
-    printed output (stdout and stderr) whose first group is the figure.
+    printed output (stdout and stderr) whose first group is the figure. ``results`` names
+    another results file than the condition's for this score (e.g. a second run's).
     """
 
     label: str
@@ -60,6 +61,7 @@ class Score:
     column: str | None = None
     key: str | None = None
     pattern: str | None = None
+    results: str | None = None
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,7 @@ def _condition(entry: dict, where: str) -> Condition:
             None if raw.get("column") is None else str(raw["column"]),
             raw.get("key"),
             raw.get("pattern"),
+            raw.get("results"),
         )
         scores.append(score)
     return Condition(
@@ -212,13 +215,18 @@ def run(condition: Condition, work: Path, shared: Path = SHARED, log: Callable[[
 
 
 def measure(condition: Condition, printed: str, work: Path) -> list[Measured]:
-    """Read each score from the results file or the printed output (None where it is absent)."""
-    results: dict[str, Any] = {}
-    if condition.results != STDOUT:
-        path = Path(_fill(condition.results, work, SHARED))
-        results = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    """Read each score from its results file or the printed output (None where it is absent)."""
+    read: dict[str, dict[str, Any]] = {}
+
+    def results_of(name: str) -> dict[str, Any]:
+        if name not in read:
+            path = Path(_fill(name, work, SHARED))
+            read[name] = json.loads(path.read_text(encoding="utf-8")) if name != STDOUT and path.is_file() else {}
+        return read[name]
+
     measured = []
     for score in condition.scores:
+        results = results_of(score.results or condition.results)
         value: Any = None
         if score.pattern is not None:
             found = re.search(score.pattern, printed, re.MULTILINE)

@@ -1,12 +1,19 @@
 """Nearest-neighbour search over document embeddings (Faiss), with per-query pools.
 
 A dense retriever embeds its queries and asks an :class:`AnnIndex` for the closest
-documents; this module holds everything below the encoder. Choices and why:
+documents; this module searches, :mod:`.ann_build` builds the Faiss index (what with:
+:class:`~.ann_build.AnnConfig`) and :mod:`.ann_files` keeps it on disk. Choices and why:
 
 * **Exact search is the default** (``kind="flat"``), as in the MDCR paper, and at the
   pool sizes the graph hands over exact scoring is cheap. ``ivf``
   (``nlist``, ``nprobe``) and ``hnsw`` (``m``, ``ef_search``) trade recall for speed on
   whole-corpus search; :func:`recall_against_exact` reports what they lose.
+* **Compressed** (``ivfpq``, ``opq``): an IVF index whose rows are product-quantiser codes
+  (``pq_m`` bytes at 8 bits instead of ``4·dim``), for corpora whose float vectors do not
+  fit in memory. Its scores are approximate; given the float vectors (``vectors``: the
+  embedding store's memmap, which :mod:`.dense` passes; the index folder keeps only the
+  codes) it re-scores its top ``rerank`` candidates exactly, and pools it scores exactly
+  are scored from those vectors rather than from decoded codes.
 * **Metric at build**: ``"cosine"`` stores L2-normalised vectors in an inner-product
   index (queries are normalised too), ``"l2"`` keeps raw vectors for models trained with
   Euclidean distance (SPECTER). Scores are similarities, higher is better: the cosine,
@@ -52,39 +59,20 @@ resolved by Faiss).
 from __future__ import annotations
 
 import functools
-import json
-from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Sequence
 from itertools import repeat
 from pathlib import Path
-from typing import Literal, cast
+from typing import cast
 
 import numpy as np
 
 from ..heavy import faiss
+from .ann_build import IVF_KINDS, PQ_KINDS, AnnConfig, Kind, Metric, faiss_index, omp_threads, prepare
+from .ann_files import Manifest, read_index, write_index
 from .base import Ranking, rank
 
-Metric = Literal["cosine", "l2"]
-Kind = Literal["flat", "ivf", "hnsw"]
-
-INDEX_FILE = "index.faiss"
-IDS_FILE = "ids.txt"
-MANIFEST_FILE = "manifest.json"
 GPU_MAX_K = 2048  # Faiss GPU k-selection limit; larger k is searched on the CPU
 SHARED_POOL_QUERIES = 32  # from this many queries on one pool, score it by one BLAS product
-
-
-@contextmanager
-def omp_threads(threads: int) -> Iterator[None]:
-    """Faiss on ``threads`` OpenMP threads for a call, the count restored after it. The count
-    is process-wide and torch's CPU matrix products read it too: a one-thread search left
-    set would run a later fine-tuning in the same process on one core."""
-    before = faiss.omp_get_max_threads()
-    faiss.omp_set_num_threads(threads)
-    try:
-        yield
-    finally:
-        faiss.omp_set_num_threads(before)
 
 
 def _in_threads(method: Callable) -> Callable:
@@ -116,9 +104,12 @@ class AnnIndex:
         key: str = "",
         threads: int = 1,
         exact_pool_max: int | None = None,
+        vectors: np.ndarray | None = None,
     ):
         if index.ntotal != len(ids):
             raise ValueError(f"index holds {index.ntotal} vectors but {len(ids)} ids were given")
+        if vectors is not None and vectors.shape != (len(ids), index.d):
+            raise ValueError(f"float vectors of shape {vectors.shape} for {len(ids)} rows of {index.d} dimensions")
         self.index = index
         self.ids = list(ids)
         self.metric: Metric = metric
@@ -127,6 +118,7 @@ class AnnIndex:
         self.key = key
         self.threads = threads
         self.exact_pool_max = exact_pool_max
+        self.vectors = vectors if kind in PQ_KINDS else None  # the exact rows behind codes
         self._position = {doc_id: i for i, doc_id in enumerate(self.ids)}
         if len(self._position) != len(self.ids):
             raise ValueError("document ids are not unique")
@@ -138,111 +130,59 @@ class AnnIndex:
 
     @classmethod
     def build(
-        cls,
-        vectors: np.ndarray,
-        ids: Sequence[str],
-        *,
-        metric: Metric = "cosine",
-        kind: Kind = "flat",
-        nlist: int = 1024,
-        nprobe: int = 32,
-        m: int = 32,
-        ef_construction: int = 40,
-        ef_search: int = 256,
-        key: str = "",
-        threads: int = 1,
-        chunk: int = 65_536,
-        train_size: int | None = None,
-        seed: int = 0,
-        exact_pool_max: int | None = None,
+        cls, vectors: np.ndarray, ids: Sequence[str], config: AnnConfig = AnnConfig(), *, key: str = ""
     ) -> AnnIndex:
-        """Build from an array or ``np.memmap`` of shape (n, dim), ``chunk`` rows at a time.
-
-        Only one chunk is copied at a time (to float32, normalised for cosine), so a
-        2M×768 memmap is never loaded whole besides the index's own storage. IVF trains
-        on ``train_size`` rows drawn at random (default ``min(n, 64·nlist)``, within
-        Faiss' advice of 30–256 points per centroid).
-        """
+        """Build over an array or ``np.memmap`` of shape (n, dim), one row per id
+        (:func:`.ann_build.faiss_index`); ``key`` names the embeddings, for :meth:`load`."""
         if vectors.ndim != 2 or len(vectors) != len(ids):
             raise ValueError(f"need one row per id: {vectors.shape} for {len(ids)} ids")
         if any("\n" in doc_id for doc_id in ids):
             raise ValueError("document ids must not contain newlines")
-        n, dim = vectors.shape
-        faiss_metric = faiss.METRIC_L2 if metric == "l2" else faiss.METRIC_INNER_PRODUCT
-        params: dict[str, int]
-        if kind == "flat":
-            index = faiss.IndexFlat(dim, faiss_metric)
-            params = {}
-        elif kind == "ivf":
-            quantizer = faiss.IndexFlat(dim, faiss_metric)
-            index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss_metric)
-            rows = np.random.default_rng(seed).choice(n, size=min(n, train_size or 64 * nlist), replace=False)
-            with omp_threads(threads):
-                index.train(_prepare(vectors[np.sort(rows)], metric))
-            params = {"nlist": nlist, "nprobe": nprobe}
-        elif kind == "hnsw":
-            index = faiss.IndexHNSWFlat(dim, m, faiss_metric)
-            index.hnsw.efConstruction = ef_construction
-            params = {"m": m, "ef_construction": ef_construction, "ef_search": ef_search}
-        else:
-            raise ValueError(f"unknown index kind {kind!r}")
-        with omp_threads(threads):
-            for start in range(0, n, chunk):
-                index.add(_prepare(vectors[start : start + chunk], metric))
-        if isinstance(index, faiss.IndexIVFFlat):
-            index.make_direct_map()  # lets the exact pool path gather vectors by position
         return cls(
-            index, ids, metric=metric, kind=kind, params=params, key=key, threads=threads, exact_pool_max=exact_pool_max
+            faiss_index(vectors, config),
+            ids,
+            metric=config.metric,
+            kind=config.kind,
+            params=config.params(),
+            key=key,
+            threads=config.threads,
+            exact_pool_max=config.exact_pool_max,
+            vectors=vectors,
         )
 
     # ------------------------------------------------------------ persistence
 
     def save(self, directory: str | Path) -> Path:
-        """Write ``index.faiss``, ``ids.txt`` (one id a line) and ``manifest.json``."""
+        """Write the index's folder (:mod:`.ann_files`)."""
         directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        faiss.write_index(self.index, str(directory / INDEX_FILE))
-        (directory / IDS_FILE).write_bytes("".join(f"{i}\n" for i in self.ids).encode("utf-8"))
-        manifest = {
-            "metric": self.metric,
-            "kind": self.kind,
-            "params": self.params,
-            "dim": self.dim,
-            "count": len(self.ids),
-            "key": self.key,
-        }
-        (directory / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        manifest = Manifest(self.metric, self.kind, self.params, self.dim, len(self.ids), self.key)
+        write_index(directory, self.index, self.ids, manifest)
         return directory
 
     @classmethod
     def load(
-        cls, directory: str | Path, *, key: str | None = None, threads: int = 1, exact_pool_max: int | None = None
+        cls,
+        directory: str | Path,
+        *,
+        key: str | None = None,
+        threads: int = 1,
+        exact_pool_max: int | None = None,
+        vectors: np.ndarray | None = None,
     ) -> AnnIndex:
-        """Read an index written by :meth:`save`.
-
-        With ``key`` (e.g. the embedding cache key) a stale index — built from other
-        embeddings — raises ``ValueError`` instead of answering with the wrong vectors.
-        """
-        directory = Path(directory)
-        manifest = json.loads((directory / MANIFEST_FILE).read_text(encoding="utf-8"))
-        if key is not None and manifest["key"] != key:
-            raise ValueError(f"index in {directory} was built for key {manifest['key']!r}, not {key!r}")
-        # bytes, split on "\n" only: text mode and splitlines() would also split ids on
-        # "\r", "\x85" or "\u2028", which ids may hold
-        ids = (directory / IDS_FILE).read_bytes().decode("utf-8").split("\n")[:-1]
-        with omp_threads(threads):
-            index = faiss.read_index(str(directory / INDEX_FILE))
-        if manifest["count"] != len(ids) or manifest["dim"] != index.d:
-            raise ValueError(f"index in {directory} does not match its manifest")
+        """Read an index written by :meth:`save`; with ``key``, a stale one (built from other
+        embeddings) raises ``ValueError``. ``vectors``: the float rows a compressed index
+        re-ranks with (its folder keeps only codes)."""
+        index, ids, manifest = read_index(Path(directory), key, threads)
         return cls(
             index,
             ids,
-            metric=manifest["metric"],
-            kind=manifest["kind"],
-            params=manifest["params"],
-            key=manifest["key"],
+            metric=manifest.metric,
+            kind=manifest.kind,
+            params=manifest.params,
+            key=manifest.key,
             threads=threads,
             exact_pool_max=exact_pool_max,
+            vectors=vectors,
         )
 
     # -------------------------------------------------------------- searching
@@ -263,9 +203,9 @@ class AnnIndex:
         ``pools`` as in :class:`citegraph.retrieval.base.Retriever`: one collection of
         allowed ids per query; queries sharing one pool object are searched together.
         """
-        queries = _prepare(np.atleast_2d(query_vectors), self.metric)
+        queries = prepare(np.atleast_2d(query_vectors), self.metric)
         if pools is None:
-            return self._rankings(*self._search(queries, k), k)
+            return self._ranked(queries, k)
         if len(pools) != len(queries):
             raise ValueError(f"{len(queries)} queries but {len(pools)} pools")
         groups: dict[int, list[int]] = {}
@@ -277,7 +217,7 @@ class AnnIndex:
             if self.exact_for(len(positions), k):
                 results = self._search_exact(queries[rows], positions, k)
             else:
-                results = self._rankings(*self._search(queries[rows], k, positions), k)
+                results = self._ranked(queries[rows], k, positions)
             for q, ranking in zip(rows, results):
                 rankings[q] = ranking
         return rankings
@@ -286,7 +226,7 @@ class AnnIndex:
         """Whether a pool of this many indexed documents is scored exactly (see above)."""
         if self.exact_pool_max is not None:
             return pool_size <= self.exact_pool_max
-        if self.kind == "ivf":
+        if self.kind in IVF_KINDS:
             return pool_size * self.params["nprobe"] / self.params["nlist"] < 8 * k
         return pool_size <= len(self.ids) // (8 if self.kind == "flat" else 2)
 
@@ -296,6 +236,18 @@ class AnnIndex:
             map(self._position.get, pool, repeat(-1)), dtype=np.int64, count=len(pool)
         )  # look-ups in C: a third faster than a genexpr
         return np.unique(rows[rows >= 0])
+
+    def _ranked(self, queries: np.ndarray, k: int, positions: np.ndarray | None = None) -> list[Ranking]:
+        """The index's own top ``k`` (within ``positions`` when given); a compressed index
+        with float vectors re-scores its top ``rerank`` candidates exactly first."""
+        depth = max(k, self.params.get("rerank", 0)) if self.vectors is not None else k
+        distances, found = self._search(queries, depth, positions)
+        if depth == k:
+            return self._rankings(distances, found, k)
+        return [
+            self._top(self._pool_scores(queries[q : q + 1], rows)[0], rows, k)
+            for q, rows in enumerate(row[row >= 0] for row in found)
+        ]
 
     def _search(
         self, queries: np.ndarray, k: int, positions: np.ndarray | None = None
@@ -309,7 +261,7 @@ class AnnIndex:
         # the keyword arguments and the bitmap-only constructor are faiss's Python wrappers (class_wrappers.py),
         # which its SWIG-generated stubs do not know
         selector = faiss.IDSelectorBitmap(np.packbits(bitmap, bitorder="little"))  # type: ignore[call-arg, arg-type]
-        if self.kind == "ivf":
+        if self.kind in IVF_KINDS:
             params = faiss.SearchParametersIVF(sel=selector, nprobe=self.params["nprobe"])  # type: ignore[call-arg]
         elif self.kind == "hnsw":
             params = faiss.SearchParametersHNSW(  # type: ignore[attr-defined]  # missing from the stubs
@@ -333,7 +285,7 @@ class AnnIndex:
         if len(queries) < SHARED_POOL_QUERIES:
             return [self._top(row, positions, k) for row in self._pool_scores(queries, positions)]
         pool = faiss.IndexFlat(self.dim, self.index.metric_type)
-        pool.add(self.index.reconstruct_batch(positions))
+        pool.add(self._rows(positions))
         depth = min(k + 1, len(positions))
         scores, rows = pool.search(queries, depth)
         if self.metric == "l2":
@@ -365,10 +317,10 @@ class AnnIndex:
         Faiss' ``fvec_*_by_idx`` reads the pool rows where they are stored; gathering
         them into a matrix for numpy first cost 5–15× more (a copy per pool row, and
         numpy's threaded BLAS stalls on a busy machine). IVF keeps no contiguous
-        matrix, so there the pool's rows are gathered.
+        matrix, so there the pool's rows are gathered (:meth:`_rows`).
         """
         if self._storage is None:
-            base = self.index.reconstruct_batch(positions)
+            base = self._rows(positions)
             pointer, rows = faiss.swig_ptr(base), np.arange(len(positions), dtype=np.int64)
         else:
             pointer, rows = self._storage.get_xb(), positions
@@ -395,6 +347,13 @@ class AnnIndex:
             )
         return scores
 
+    def _rows(self, positions: np.ndarray) -> np.ndarray:
+        """Rows as the index compares them: from the float vectors when it has them (a
+        compressed index's codes decode only approximately), else reconstructed by Faiss."""
+        if self.vectors is None:
+            return self.index.reconstruct_batch(positions)
+        return prepare(self.vectors[positions], self.metric)
+
     def _rankings(self, distances: np.ndarray, positions: np.ndarray, k: int) -> list[Ranking]:
         """Faiss results as hits (-1 marks a missing result; L2 distances negated)."""
         scores = -distances if self.metric == "l2" else distances
@@ -403,7 +362,7 @@ class AnnIndex:
     # ------------------------------------------------------------ environment
 
     def _apply_params(self) -> None:
-        if self.kind == "ivf":
+        if self.kind in IVF_KINDS:
             faiss.extract_index_ivf(self.index).nprobe = self.params["nprobe"]
         elif self.kind == "hnsw":
             # downcast_index returns the concrete class; the stubs say Index
@@ -421,23 +380,9 @@ class AnnIndex:
         if self.kind == "hnsw" or faiss.get_num_gpus() == 0:
             return None
         gpu = faiss.index_cpu_to_all_gpus(self.index)
-        if self.kind == "ivf":
+        if self.kind in IVF_KINDS:
             faiss.GpuParameterSpace().set_index_parameter(gpu, "nprobe", self.params["nprobe"])
         return gpu
-
-
-def _prepare(vectors: np.ndarray, metric: Metric) -> np.ndarray:
-    """A contiguous float32 block for Faiss; for cosine a normalised *copy*.
-
-    The copy matters: normalising in place would write into the caller's array or a
-    writable memmap of the embedding cache.
-    """
-    if metric == "cosine":
-        block = np.array(vectors, dtype=np.float32, order="C", copy=True)
-        norms = np.linalg.norm(block, axis=1, keepdims=True)
-        np.divide(block, norms, out=block, where=norms > 0)
-        return block
-    return np.ascontiguousarray(vectors, dtype=np.float32)
 
 
 def recall_against_exact(index: AnnIndex, exact: AnnIndex, queries: np.ndarray, k: int) -> float:

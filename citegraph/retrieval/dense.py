@@ -11,25 +11,32 @@ whole corpus), as the MDCR paper scores Aspire. Any encoder scores that way with
 An index directory holds ``dense.json`` (which encoder, which embedding store) and, for
 single-vector encoders, the Faiss index; the vectors stay in the embedding store, keyed
 by model and corpus fingerprint, so rebuilding an index or resuming an interrupted
-encoding never encodes a document twice.
+encoding never encodes a document twice. Vectors computed elsewhere (S2AG's SPECTER2
+embeddings, :func:`build_precomputed`) go into such a store too, under the name of the
+encoder that made them: queries are then encoded by that encoder, or refused in one line
+where it is missing. A compressed index (``ivfpq``/``opq``) re-ranks from the store's vectors.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from ..errors import CitegraphError
-from .ann import AnnIndex, Kind, Metric
+from .ann import AnnIndex
+from .ann_build import AnnConfig, Metric
 from .base import Document, Query, Ranking, query_document, rank
-from .embeddings import EmbeddingStore, encode_corpus
-from .encoders import Encoder, ProgressCallback, maxsim, sentence_units, split_sentences
+from .embeddings import EmbeddingStore, encode_corpus, store_dir
+from .encoder_specs import ENCODERS, EncoderSpec, Similarity
+from .encoders import Encoder, ProgressCallback
+from .sentences import sentence_units, split_sentences
 
 MANIFEST = "dense.json"
 
@@ -102,6 +109,32 @@ class MultiVectorRetriever:
         return rankings
 
 
+def maxsim(query: np.ndarray, candidates: Sequence[np.ndarray], similarity: Similarity = "l2") -> np.ndarray:
+    """Each candidate's score: its best sentence pair with the query (TS-Aspire's ranking).
+
+    ``l2`` scores by minus the smallest Euclidean distance (the Aspire model card's
+    "minimal L2 distance"), ``cosine``/``dot`` by the largest similarity. A candidate
+    without sentences scores ``-inf``.
+    """
+    scores = np.full(len(candidates), -np.inf, dtype=np.float32)
+    if len(candidates) == 0 or len(query) == 0:
+        return scores
+    sizes = np.array([len(c) for c in candidates])
+    rows = np.concatenate([np.asarray(c, dtype=np.float32) for c in candidates if len(c)])
+    q = np.asarray(query, dtype=np.float32)
+    if similarity == "cosine":
+        q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
+        rows = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+    pair = q @ rows.T  # (query sentences, all candidate sentences)
+    if similarity == "l2":
+        sq = (q * q).sum(1)[:, None] + (rows * rows).sum(1)[None, :] - 2 * pair
+        pair = -np.sqrt(np.maximum(sq, 0))
+    best = pair.max(axis=0)
+    nonempty = sizes > 0
+    scores[nonempty] = np.maximum.reduceat(best, np.cumsum(sizes)[nonempty] - sizes[nonempty])
+    return scores
+
+
 def encode_each(encoder: Encoder, groups: list[list[str]]) -> list[np.ndarray]:
     """One matrix of sentence vectors per group of sentences, each sentence encoded alone, in one call.
 
@@ -135,33 +168,64 @@ def build_dense(
     index_dir: Path,
     cache_dir: Path,
     *,
-    kind: Kind = "flat",
-    threads: int = 1,
+    ann: AnnConfig = AnnConfig(),
     progress: ProgressCallback | None = None,
     log: Callable[[str], None] | None = None,
-    **ann_params,
 ) -> DenseRetriever | MultiVectorRetriever:
-    """Encode ``docs`` (resuming from the cache) and write the index of ``encoder`` to ``index_dir``."""
+    """Encode ``docs`` (resuming from the cache) and write the index of ``encoder`` to ``index_dir``,
+    built as ``ann`` says with the metric the encoder was trained for."""
     store = encode_corpus(encoder, docs, cache_dir, progress=progress, log=log)
+    if encoder.multi_vector:
+        _write_manifest(index_dir, encoder.name, store)
+        return MultiVectorRetriever(encoder, store)
+    return DenseRetriever(encoder, _index_store(store, encoder.name, _metric(encoder.spec), index_dir, ann))
+
+
+def build_precomputed(
+    encoder_name: str,
+    ids: Sequence[str],
+    dim: int,
+    blocks: Callable[[int], Iterable[np.ndarray]],
+    index_dir: Path,
+    cache_dir: Path,
+    *,
+    source: Mapping[str, object],
+    ann: AnnConfig = AnnConfig(),
+) -> AnnIndex:
+    """Index vectors that ``encoder_name`` computed elsewhere (e.g. S2AG's SPECTER2 dataset).
+
+    ``ids`` are the rows in order; ``blocks(start)`` yields their vectors from row ``start``
+    on, a block at a time, each written to the embedding store (named by ``source`` and
+    the ids) before the next is read, so a stopped load resumes and the vectors are held
+    once, on disk. The index is built from the store as :func:`build_dense` builds it.
+    """
+    key = {
+        "encoder": encoder_name,
+        **source,
+        "corpus": hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()[:16],
+        "storage": "float32",
+    }
+    store = EmbeddingStore.open_or_create(store_dir(cache_dir, key), key, ids, dim)
+    start = store.complete_docs
+    for block in blocks(start):
+        store.write(start, block)
+        start += len(block)
+    return _index_store(store, encoder_name, _metric(ENCODERS[encoder_name]), index_dir, ann)
+
+
+def _index_store(store: EmbeddingStore, encoder_name: str, metric: Metric, index_dir: Path, ann: AnnConfig) -> AnnIndex:
+    """The Faiss index of a store's vectors, saved with the manifest naming its encoder."""
+    index = AnnIndex.build(store.vectors, store.ids, replace(ann, metric=metric), key=store.directory.name)
+    index.save(index_dir)
+    _write_manifest(index_dir, encoder_name, store)
+    return index
+
+
+def _write_manifest(index_dir: Path, encoder_name: str, store: EmbeddingStore) -> None:
     index_dir = Path(index_dir)
     index_dir.mkdir(parents=True, exist_ok=True)
-    manifest = {"encoder": encoder.name, "store": str(store.directory.resolve()), "key": store.directory.name}
-    if encoder.multi_vector:
-        retriever: DenseRetriever | MultiVectorRetriever = MultiVectorRetriever(encoder, store)
-    else:
-        index = AnnIndex.build(
-            store.vectors,
-            store.ids,
-            metric=_metric(encoder),
-            kind=kind,
-            key=store.directory.name,
-            threads=threads,
-            **ann_params,
-        )
-        index.save(index_dir)
-        retriever = DenseRetriever(encoder, index)
+    manifest = {"encoder": encoder_name, "store": str(store.directory.resolve()), "key": store.directory.name}
     (index_dir / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    return retriever
 
 
 def open_dense(
@@ -182,13 +246,14 @@ def open_dense(
     store = EmbeddingStore.open(Path(manifest["store"]))
     if encoder.multi_vector:
         return MultiVectorRetriever(encoder, store)
-    return DenseRetriever(encoder, AnnIndex.load(index_dir, key=manifest["key"], threads=threads))
+    index = AnnIndex.load(index_dir, key=manifest["key"], threads=threads, vectors=store.vectors)
+    return DenseRetriever(encoder, index)
 
 
-def _metric(encoder: Encoder) -> Metric:
-    similarity = encoder.spec.similarity
+def _metric(spec: EncoderSpec) -> Metric:
+    similarity = spec.similarity
     if similarity == "dot":
         raise CitegraphError(
-            f"{encoder.name}: dot-product scoring is not supported by the Faiss index; use cosine (normalised) or l2"
+            f"{spec.name}: dot-product scoring is not supported by the Faiss index; use cosine (normalised) or l2"
         )
     return similarity

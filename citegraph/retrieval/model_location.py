@@ -19,17 +19,12 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
 from ..errors import CitegraphError, UsageError
-
-if TYPE_CHECKING:
-    from .encoders import EncoderSpec
+from .encoder_specs import HUB_PREFIX, EncoderSpec, Pooling
 
 MODELS_ENV = "CITEGRAPH_MODELS"
-HUB_PREFIX = "hf:"
 HUB_PROBE_SECONDS = 3.0
-Pooling = Literal["cls", "mean", "sentences"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 """The HTTP service: recommendations with their reasons, papers, their neighbourhoods, the
 saved exploration queries — and the graph explorer page that uses them.
 
-``citegraph serve`` opens one :class:`~citegraph.recommend.Recommender` (the graph and the
-text retrievers by name) and serves, on 127.0.0.1 unless told otherwise:
+``citegraph serve`` (:mod:`.serving`) opens one :class:`~citegraph.recommend.Recommender`
+(the graph and the text retrievers by name) and serves, on 127.0.0.1 unless told otherwise:
 
 * ``POST /recommend`` — for a paper id, or a new paper's title and abstract (+ references
   already chosen, year, field, arXiv category), or a library (``papers``), with negatives
@@ -12,7 +12,7 @@ text retrievers by name) and serves, on 127.0.0.1 unless told otherwise:
 * ``GET /paper/{id}``, ``GET /neighbours/{id}`` (its ego network: citations both ways,
   co-cited papers, fields, arXiv categories and their ACM concepts), ``GET /search``;
 * ``GET /queries`` and ``POST /queries/{name}`` — the saved Neo4j Browser queries
-  (``cypher/browser/``), run with typed parameters;
+  (``cypher/browser/``), run with typed parameters (:mod:`.saved_queries`);
 * ``/`` — the explorer (static files in ``citegraph/web``, cytoscape.js vendored: no CDN);
   ``/docs`` and ``/openapi.json`` — the API.
 
@@ -35,28 +35,18 @@ schema they are.)
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import socket
-import subprocess
-import threading
-import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict
 from importlib import resources
-from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, HTTPException, Query, Request
+from fastapi import FastAPI, Query, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -70,18 +60,16 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from .. import __version__
 from ..errors import CitegraphError, NotFoundError, ServerError
-from ..graph import embedded_server, queries
 from ..library.match import matched_ids
 from ..library.works import prior_and_derivative
 from ..recommend import Recommender, View, recommendation_dict
 from ..recommend.cite import CiteModel
-from ..retrieval.spec import Spec
 from ..vocabulary import canonical_id, year_of
 from .cite import cite_routes
 from .explorer import AsOf, MatchOut, RecommendationOut, explorer_routes
-from .limits import LOOPBACK, BodyLimit, served_hosts
+from .limits import LOOPBACK, BodyLimit
+from .saved_queries import saved_query_routes
 
-SAVED = "browser/"  # the saved exploration queries: cypher/browser/*.cypher
 WEB = Path(str(resources.files("citegraph") / "web"))
 
 PaperId = Annotated[str, PathParam(min_length=1, max_length=200, description="A paper id in the graph")]
@@ -259,25 +247,6 @@ class SearchHit(BaseModel):
     citations: int | None
 
 
-class ParameterOut(BaseModel):
-    name: str
-    type: str
-    doc: str
-
-
-class SavedQuery(BaseModel):
-    name: str
-    doc: str
-    parameters: list[ParameterOut]
-
-
-class QueryResult(BaseModel):
-    name: str
-    columns: list[str]
-    rows: list[dict[str, Any]]
-    truncated: bool
-
-
 _ERRORS: dict[int | str, dict[str, Any]] = {422: {"model": Error, "description": "Invalid input"}}
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": Error, "description": "Not in the graph"}, **_ERRORS}
 _BODY: dict[int | str, dict[str, Any]] = {
@@ -415,36 +384,7 @@ def create_app(
     ) -> list[dict]:
         return store.run("explore/search", id=canonical_id(q), words=q.lower().split()[:20], limit=limit)
 
-    @app.get("/queries", response_model=list[SavedQuery], summary="The saved exploration queries (Neo4j Browser's)")
-    def saved_queries() -> list[dict]:
-        return [_describe(queries.load(name)) for name in queries.names() if name.startswith(SAVED)]
-
-    @app.post(
-        "/queries/{name}",
-        response_model=QueryResult,
-        responses={**_NOT_FOUND, **_BODY},
-        summary="Run a saved exploration query with its parameters",
-    )
-    def run_query(
-        name: Annotated[str, PathParam(pattern=r"^[a-z0-9_]{1,64}$")],
-        params: Annotated[dict[str, Any], Body(description="The query's parameters by name")],
-    ) -> dict:
-        query = _saved(name)
-        checked = _parameters(query, params)
-        rows = store.rows(query.name, **checked)
-        try:
-            taken = list(islice(rows, max_rows + 1))
-        except ClientError as exc:
-            raise HTTPException(422, f"the graph refused '{name}': {exc.message}") from exc
-        finally:
-            rows.close()
-        data = json.loads(json.dumps(taken[:max_rows], default=str))
-        return {
-            "name": name,
-            "columns": list(taken[0]) if taken else [],
-            "rows": data,
-            "truncated": len(taken) > max_rows,
-        }
+    app.include_router(saved_query_routes(store, max_rows, {**_NOT_FOUND, **_BODY}))
 
     @app.get(
         "/health",
@@ -477,151 +417,7 @@ def _paper(store, paper_id: str) -> dict:
     return rows[0]
 
 
-def _saved(name: str) -> queries.CypherQuery:
-    if f"{SAVED}{name}" not in queries.names():
-        raise NotFoundError(f"no saved query '{name}'; GET /queries lists them")
-    return queries.load(f"{SAVED}{name}")
-
-
-def _describe(query: queries.CypherQuery) -> dict:
-    return {
-        "name": query.name.removeprefix(SAVED),
-        "doc": query.doc,
-        "parameters": [{"name": p.name, "type": p.type, "doc": p.doc} for p in query.parameters.values()],
-    }
-
-
-def _parameters(query: queries.CypherQuery, params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` checked against the query's declared parameters and their types."""
-    unknown = sorted(params.keys() - query.parameters.keys())
-    missing = sorted(query.parameters.keys() - params.keys())
-    if unknown or missing:
-        raise CitegraphError(
-            "; ".join(
-                [
-                    *(f"body.{n}: '{query.name}' has no parameter ${n}" for n in unknown),
-                    *(f"body.{n}: missing parameter ${n} ({query.parameters[n].type})" for n in missing),
-                ]
-            )
-        )
-    checked = {}
-    for name, value in params.items():
-        try:
-            checked[name] = query.parameters[name].accept(value)
-        except CitegraphError as exc:
-            raise CitegraphError(f"body.{name}: {exc}") from None
-    return checked
-
-
 def _problem(error: dict) -> str:
     where = ".".join(str(part) for part in error.get("loc", ()))
     message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
     return f"{where}: {message}" if where else message
-
-
-def serve(
-    config,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    retrievers: tuple[str | Spec, ...] = ("bm25",),
-    model: Path | None = None,
-    cache_size: int = 256,
-    log=print,
-    cite_model: Path | None = None,
-) -> None:
-    """Open the recommender on ``config``'s graph and serve until interrupted (^C or SIGTERM);
-    ``cite_model`` (a sentence-transformers folder) re-ranks ``/cite``'s suggestions."""
-    import signal
-    import sys
-
-    import uvicorn
-
-    # uvicorn shuts down gracefully on SIGTERM and then raises the signal again; with the
-    # default action that would kill the process before the recommender closes the graph
-    # (and stops an embedded server). Exiting instead unwinds through the `with`.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    listening = _listen(host, port)  # before the graph opens and before the address is announced
-    with (
-        Recommender.open(config, retrievers, model, cache_size=cache_size) as recommender,
-        _embedded_graph_kept(config, log),
-    ):
-        reranker = CiteModel(cite_model, recommender, config.data_folder("embeddings")) if cite_model else None
-        app = create_app(recommender, hosts=served_hosts(host), cite_model=reranker)
-        log(f"citegraph on http://{host}:{port}/ — the graph explorer; API docs at http://{host}:{port}/docs")
-        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """The service's listening socket, or one line saying why there is none (a busy port)."""
-    try:
-        return socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
-    except OSError as exc:
-        reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        raise CitegraphError(
-            f"cannot serve on {host}:{port}: {reason} — is another service using the port? Choose another with --port"
-        ) from None
-
-
-@contextmanager
-def _embedded_graph_kept(config, log, every: float = 1.0) -> Iterator[None]:
-    """While the service runs on the embedded graph, restart its ArcadeDB server whenever
-    it is gone — killed, crashed, or stopped by another service of the same data directory
-    that had started it — so that ``/health`` recovers by itself (the store follows the
-    server's state file to its new port). A user's server (``--uri``) is theirs to restart.
-
-    The watcher thread starts the server and lives until the service ends, so the server
-    dies with the service even when that is SIGKILLed (the kernel ties the parent-death
-    signal to the thread that forked); it stops the server it started before it ends.
-    """
-    if not config.embedded:
-        yield
-        return
-    server = embedded_server(config)
-    done = threading.Event()
-
-    def watch() -> None:
-        pause = every
-        while not done.wait(pause):
-            if (reason := server.gone()) is None:
-                continue
-            log(f"{reason}; restarting it")
-            try:
-                info = server.start(thread_lasts=True)
-            except CitegraphError as exc:
-                pause = min(2 * pause, 30.0)  # a server that cannot start is not retried every second
-                log(f"the embedded graph server did not start: {exc}")
-                continue
-            pause = every
-            log(f"the embedded graph server runs again (pid {info.pid}, Bolt port {info.bolt_port})")
-        if server.started_here:
-            server.stop()
-
-    watcher = threading.Thread(target=watch, name="embedded-graph-watcher", daemon=True)
-    watcher.start()
-    try:
-        yield
-    finally:
-        done.set()
-        watcher.join()
-
-
-def wait_serving(url: str, process: subprocess.Popen, timeout: float = 90, log: Path | None = None) -> None:
-    """Block until the ``citegraph serve`` started as ``process`` answers at ``url`` (its
-    start opens the graph and the indexes: seconds). For the scripts and tests that start
-    the service; raises with the service's log when it exits or stays silent."""
-
-    def tail() -> str:
-        return f":\n{log.read_text(errors='replace')}" if log and log.exists() else ""
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"citegraph serve exited with code {process.returncode}{tail()}")
-        try:
-            with urllib.request.urlopen(f"{url}/openapi.json", timeout=5) as response:
-                if response.status == 200:
-                    return
-        except OSError:  # refused, reset, timed out, or an HTTP error while starting
-            pass
-        time.sleep(0.3)
-    raise RuntimeError(f"citegraph serve did not answer within {timeout:.0f} s{tail()}")

@@ -5,22 +5,32 @@ generator shares (:mod:`citegraph.synth`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+
+from ..options import option
 
 
 @dataclass(frozen=True, slots=True)
 class SynthSpec:
-    """What to generate. Every field is part of the corpus's identity."""
+    """What to generate. Every field is part of the corpus's identity; the fields with an option
+    are the flags of ``citegraph synth``, declared here once."""
 
-    papers: int
-    seed: int = 0
-    topics: int = 50
-    citations_per_paper: float = 10.0
-    start_year: int = 1990
-    end_year: int = 2022
-    contexts: bool = False  # generic JSONL with citation contexts, else S2ORC metadata JSONL
+    papers: int = field(metadata=option("--papers", "How many papers (1k to 2M).", minimum=1))
+    seed: int = field(default=0, metadata=option("--seed", "Same seed and options, same bytes."))
+    topics: int = field(default=50, metadata=option("--topics", ""))
+    citations_per_paper: float = field(default=10.0, metadata=option("--citations-per-paper", ""))
+    start_year: int = field(default=1990, metadata=option("--start-year", ""))
+    end_year: int = field(default=2022, metadata=option("--end-year", ""))
+    contexts: bool = field(
+        default=False,
+        metadata=option(
+            "--contexts",
+            "Write citegraph's generic JSONL with citation contexts "
+            "(ingest format 'jsonl') instead of S2ORC metadata (format 's2orc').",
+        ),
+    )
     p_same_topic: float = 0.8
     growth: float = 1.08  # yearly growth of the number of papers
     arxiv_share: float = 0.3  # of papers from 2007 on, those with an arXiv id and categories

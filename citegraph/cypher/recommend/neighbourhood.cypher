@@ -2,7 +2,8 @@
 // references, by kind of link —
 //   'cited_by':   papers the references cite (counts: how many references cite each),
 //   'coupling':   papers citing the references (counts: how many of them each cites),
-//   'cocitation': papers cited together with a reference by a paper other than the seed
+//   'cocitation': papers cited together with a reference (not the reference itself: a draft's
+//                 reference may be a candidate) by a paper other than the seed
 //                 (counts: (citing paper, reference) pairs; citers: distinct citing papers).
 // A hub reference (many citing papers) is followed for coupling and co-citation through
 // its first $fanout citing papers only (in the graph's storage order, so the same for the
@@ -17,7 +18,7 @@
 // less server time on the 200k-paper graph), and $cocitation false leaves it out (the
 // recommender's negative seeds need only citations both ways).
 // $refs: list — the seed's reference ids
-// $exclude: list — ids never returned (the seed and its references)
+// $exclude: list — ids never returned (the seed, its blocked references, its negatives)
 // $seed: string — the seed paper id ('' for a paper not in the graph)
 // $fanout: int — at most this many citing papers of one reference are followed (coupling, co-citation)
 // $as_of: int — only citations made in this year or before count, or null for all
@@ -44,6 +45,7 @@ MATCH (r:Paper {id: rid})
 WITH r, [(r)<-[:CITES]-(x:Paper) WHERE x.id <> $seed AND ($as_of IS NULL OR x.year <= $as_of) | x] AS citing
 UNWIND citing[..$fanout] AS x
 MATCH (x)-[:CITES]->(c:Paper)
+WHERE c <> r
 WITH c, count(*) AS paths, count(DISTINCT x) AS citers
 WHERE NOT c:External AND NOT c.id IN $exclude
 RETURN 'cocitation' AS kind, collect(c.id) AS ids, collect(paths) AS counts, collect(citers) AS citers, [] AS via

@@ -29,7 +29,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -41,6 +41,7 @@ from ...retrieval.corpus import documents_by_id
 from ...vocabulary import MAG_FIELDS
 from ..qrels import write_qrels
 from ..sampling import generator, sample, split_part
+from .config import PoolsConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +137,7 @@ def choose_queries(
 
 
 def fill_pool(
-    name: str, repeat: int, size: int, queries: Queries, candidates: Sequence[str], exclude: set[str], seed: int
+    name: str, repeat: int, size: int, queries: Queries, candidates: Sequence[str], exclude: Set[str], seed: int
 ) -> Pool:
     """Every cited paper plus random ``candidates`` up to ``size`` (see the module docstring)."""
     cited = {c for ids in queries.cited.values() for c in ids}
@@ -149,27 +150,24 @@ def fill_pool(
 def dataset_level(
     store: GraphStore,
     out: Path,
+    drawn: PoolsConfig = PoolsConfig(),
     *,
     n_queries: int = 1000,
     sizes: Sequence[int] = (200_000, 500_000, 1_000_000, 2_000_000),
-    repeats: int = 3,
-    seed: int = 0,
-    year: int | None = None,
-    exclude: Iterable[str] = (),
-    split: str = "test",
 ) -> Manifest:
     """Dataset-level queries and pools, written to ``out``."""
-    excluded = set(exclude)
-    year = year if year is not None else query_year(store, n_queries)
-    queries = choose_queries(store, n_queries, year, seed, exclude=excluded, split=split)
+    year = drawn.year if drawn.year is not None else query_year(store, n_queries)
+    queries = choose_queries(store, n_queries, year, drawn.seed, exclude=drawn.exclude, split=drawn.split)
     eligible = [row["id"] for row in store.rows("pools/eligible", year=year)]
     pools = [
-        fill_pool(str(size), r, size, queries, eligible, excluded, seed + r) for size in sizes for r in range(repeats)
+        fill_pool(str(size), r, size, queries, eligible, drawn.exclude, drawn.seed + r)
+        for size in sizes
+        for r in range(drawn.repeats)
     ]
     manifest = Manifest(
         "dataset-level",
-        seed,
-        {"n_queries": n_queries, "sizes": list(sizes), "repeats": repeats, "excluded": len(excluded), "split": split},
+        drawn.seed,
+        {"n_queries": n_queries, "sizes": list(sizes), **_parameters(drawn)},
         year,
         len(queries.ids),
     )
@@ -177,8 +175,13 @@ def dataset_level(
     return manifest
 
 
+def _parameters(drawn: PoolsConfig) -> dict:
+    """The manifest's record of how the pools were drawn (the seed aside, a field of its own)."""
+    return {"repeats": drawn.repeats, "excluded": len(drawn.exclude), "split": drawn.split}
+
+
 def field_pools(
-    store: GraphStore, field_name: str, queries: Queries, size: int, repeats: int, seed: int, exclude: set[str]
+    store: GraphStore, field_name: str, queries: Queries, size: int, repeats: int, seed: int, exclude: Set[str]
 ) -> list[Pool]:
     """A field's pools: cited papers plus the field-cited set, repeated only where it exceeds ``size``."""
     field_cited = [
@@ -196,36 +199,26 @@ def field_pools(
 def field_level(
     store: GraphStore,
     out: Path,
+    drawn: PoolsConfig = PoolsConfig(),
     *,
     fields: Sequence[str] = MAG_FIELDS,
     n_queries: int = 200,
     size: int = 100_000,
-    repeats: int = 3,
-    seed: int = 0,
-    year: int | None = None,
-    exclude: Iterable[str] = (),
-    split: str = "test",
 ) -> Manifest:
     """Field-level queries and pools, written to ``out``."""
-    excluded = set(exclude)
-    year = year if year is not None else query_year(store, n_queries)
+    year = drawn.year if drawn.year is not None else query_year(store, n_queries)
     all_queries, pools, fields_of = [], [], {}
     for name in fields:
-        queries = choose_queries(store, n_queries, year, seed, field_name=name, exclude=excluded, split=split)
+        queries = choose_queries(
+            store, n_queries, year, drawn.seed, field_name=name, exclude=drawn.exclude, split=drawn.split
+        )
         all_queries.append(queries)
         fields_of.update(dict.fromkeys(queries.ids, name))
-        pools += field_pools(store, name, queries, size, repeats, seed, excluded)
+        pools += field_pools(store, name, queries, size, drawn.repeats, drawn.seed, drawn.exclude)
     manifest = Manifest(
         "field-level",
-        seed,
-        {
-            "fields": list(fields),
-            "n_queries": n_queries,
-            "size": size,
-            "repeats": repeats,
-            "excluded": len(excluded),
-            "split": split,
-        },
+        drawn.seed,
+        {"fields": list(fields), "n_queries": n_queries, "size": size, **_parameters(drawn)},
         year,
         sum(len(q.ids) for q in all_queries),
     )

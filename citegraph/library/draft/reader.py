@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import CitegraphError, Location
-from ...retrieval.encoders import split_sentences
+from ...retrieval.sentences import split_sentences
 from .files import bibliography
 from .slots import OTHER_MARKER, PARAGRAPH, SLOT_MARKER, TOKEN, UNKNOWN_KEY, Draft, Slot
 

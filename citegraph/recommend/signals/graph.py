@@ -32,7 +32,7 @@ class Links:
             store.plain(
                 "recommend/neighbourhood",
                 refs=list(refs),
-                exclude=excluded(seed),
+                exclude=seed.excluded,
                 seed=seed.id,
                 fanout=fanout,
                 as_of=seed.view.as_of,
@@ -95,11 +95,6 @@ class Unwanted:
                     ),
                     math.log1p(len(via)),
                 )
-
-
-def excluded(seed: Seed) -> list[str]:
-    """The papers the statement leaves out: the seed, its references, its negatives (in that order)."""
-    return [*([seed.id] if seed.id else []), *seed.references, *seed.view.negatives]
 
 
 def path(via: Sequence[str], count: int, shown: int = 3) -> str:
