@@ -479,6 +479,16 @@ def test_neo4j_admin_writes_several_parts_per_label_and_type(tmp_path):
     assert given["Paper:External"][1:] == [str(f) for f in parts["Paper:External"]]
 
 
+def test_the_csv_export_runs_under_a_small_memory_limit(tmp_path):
+    """3,000 papers with abstracts (one DuckDB thread: fewer rows than a row group) under
+    100 MB: each column's own json_extract of a paper's row needed more than 400 MB."""
+    path = tmp_path / "synth.jsonl"
+    generate(SynthSpec(papers=3000), path)
+    export = export_neo4j_admin(formats.get("s2orc"), [path], tmp_path / "out", memory="100MB")
+    papers = read_parts(next(data for labels, _, data in export.nodes if labels == "Paper"))
+    assert len(papers) == 3000 and all(row[2] for row in papers)  # every abstract exported
+
+
 def test_the_array_delimiter_in_a_text_is_refused(tmp_path):
     path = write_jsonl(tmp_path / "bad.jsonl", [{"id": "P", "references": [{"id": "Q", "contexts": ["a\u001fb"]}]}])
     with pytest.raises(CitegraphError, match="U\\+001F"):

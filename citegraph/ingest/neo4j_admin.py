@@ -136,11 +136,9 @@ def _header(out: Path, stem: str, header: list[str]) -> Path:
 def _copy(con, statement: str, names: list[str], group: str, folder: Path, part_bytes: int) -> list[Path]:
     """Run one COPY of ``neo4j_csv.sql`` into a fresh ``folder``; returns the parts written."""
     shutil.rmtree(folder, ignore_errors=True)
-    sql = statement.replace(
-        "{cells}", "".join(f", cell({'e.props' if 'edge' in statement else 'v.row'}, ?)" for _ in names)
-    )
+    sql = statement.replace("{cells}", "".join(f", cell(x[{i}])" for i in range(1, len(names) + 1)))
     try:
-        con.execute(sql, [*names, group, str(folder), part_bytes])
+        con.execute(sql, [names, group, str(folder), part_bytes])
     except duckdb.InvalidInputException as exc:  # the cell macro's error(): a text holding U+001F
         raise CitegraphError(str(exc).split("Error: ", 1)[-1]) from None
     return _parts(folder)
