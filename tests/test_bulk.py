@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import csv
 import json
+import os
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, replace
@@ -20,7 +21,7 @@ from citegraph.errors import CitegraphError, InputError
 from citegraph.graph import ArcadeDBBackend, model
 from citegraph.graph.arcadedb import DATABASE, HOST, USER
 from citegraph.ingest import IngestOptions, formats, ingest
-from citegraph.ingest.build import BuiltGraph, build
+from citegraph.ingest.build import BuiltGraph, build, connect
 from citegraph.ingest.bulk import bulk_ingest
 from citegraph.ingest.formats import Format
 from citegraph.ingest.neo4j_admin import ARRAY_DELIMITER, export_neo4j_admin
@@ -371,6 +372,9 @@ def test_the_build_runs_under_its_memory_limit_and_refuses_a_bad_one(tmp_path):
         tables = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
     assert limit == "286.1 MiB" and {"vertex", "edge"} <= tables  # 300 MB, as DuckDB prints it
     assert graph.manifest["counts"]["paper"] == 1000 and not list(tmp_path.glob("papers.jsonl"))
+    for memory, threads in (("200MB", 1), ("2GB", min(os.cpu_count() or 1, 14))):  # 128 MiB a thread
+        with connect(tmp_path, memory) as con:
+            assert con.execute("SELECT current_setting('threads')").fetchall() == [(threads,)]
     (tmp_path / "again").mkdir()
     with pytest.raises(CitegraphError, match="memory limit 'lots'"):
         build(fmt, files, IngestOptions(), NoProgress(), IngestSummary("s2orc"), tmp_path / "again", memory="lots")

@@ -60,6 +60,9 @@ encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 #: DuckDB's memory_limit for the build, the loader's reads and the CSV export (it spills beyond it).
 DEFAULT_MEMORY = "2GB"
+#: What one DuckDB thread needs whatever the corpus: read_json's buffers and a vector's JSON
+#: parses (200k papers: 250MB ran on 2 threads, 150MB only on 1, 64MB on none).
+THREAD_MEMORY = 128 * 2**20
 DATABASE = "graph.duckdb"
 _SPILLS = ("papers", "authors", "cites", "wrote", "keys", "links", "merges")
 
@@ -81,7 +84,8 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> duc
 
 
 def connect(work: Path, memory: str = DEFAULT_MEMORY, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """The work folder's DuckDB database, bounded to ``memory`` and spilling into the work folder."""
+    """The work folder's DuckDB database, bounded to ``memory`` and spilling into the work folder,
+    with at most one thread per :data:`THREAD_MEMORY` of it."""
     (work / "duckdb-tmp").mkdir(exist_ok=True)
     con = duckdb.connect(str(work / DATABASE), read_only=read_only)
     try:
@@ -93,6 +97,11 @@ def connect(work: Path, memory: str = DEFAULT_MEMORY, read_only: bool = False) -
         ) from None
     con.execute("SET temp_directory = $t", {"t": str(work / "duckdb-tmp")})
     con.execute("SET preserve_insertion_order = false")
+    # no more threads than the limit feeds: each core's own thread would overrun a small one
+    [(threads, limit)] = con.execute(
+        "SELECT current_setting('threads'), parse_formatted_bytes(current_setting('memory_limit'))"
+    ).fetchall()
+    con.execute("SET threads = $n", {"n": max(1, min(threads, limit // THREAD_MEMORY))})
     return con
 
 
