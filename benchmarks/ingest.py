@@ -10,25 +10,23 @@ folder (so that every peak RSS is that case's alone):
 * ``stream``  — ``citegraph.ingest.ingest``: batched UNWIND MERGE over Bolt (the baseline);
   phases: validate (one read), write (the batches), the citation_count recount, the
   prefilter, and the rest (the files' checkpoints);
-* ``bulk``    — ``citegraph.ingest.bulk.bulk_ingest``: one read, numpy, GraphBatch loader
-  (eligibility decided while building), then the schema over Bolt;
-* ``csv``     — ``export_neo4j_admin``: the CSV files for neo4j-admin (no database);
+* ``bulk``    — ``citegraph.ingest.bulk.bulk_ingest``: one read that validates and spills,
+  the DuckDB build (``--memory``: its memory_limit; eligibility decided there), GraphBatch
+  loader, then the schema over Bolt; phases read, build, load and the rest;
+* ``csv``     — ``export_neo4j_admin``: the CSV parts for neo4j-admin (no database);
 * ``recount`` — after a bulk load, ``citation_count`` recomputed by the batched Cypher
   pass the streaming writer uses (ingest/citation_counts, 10k papers a transaction): the
   alternative to counting in Python while building, which the bulk path does;
-* ``import`` — the alternative ArcadeDB loader: the same built graph written as
-  Neo4j-export JSONL and loaded by ArcadeDB's ``IMPORT DATABASE`` on the running server.
-  Its wall time is build + JSONL + import, without prefilter and schema, and the graph
-  differs (the importer gives every vertex an ``id`` and a common supertype), so it
-  compares loaders only: set its ``load`` phase against the ``load`` phase of ``bulk``;
 * ``openalex-stream``, ``openalex-bulk``, ``openalex-csv`` — the same three paths on the same
   corpus written as an OpenAlex works snapshot (``citegraph synth --openalex``: gzipped
   partition parts, abstracts as inverted indexes), read by the ``openalex`` reader.
 
 The corpus is S2ORC metadata JSONL from ``citegraph.synth`` (seed 0), generated once per
 size and layout into ``--corpus-dir``. Wall seconds cover the whole call (validation, load, schema,
-prefilter). Peak RSS: the case's Python process (ru_maxrss), the ArcadeDB server (VmHWM)
-and, for ``bulk``, the loader child process. Ratios are to ``stream`` of the same run.
+prefilter). Peak RSS: the case's Python process (ru_maxrss: the read and the DuckDB build,
+and for ``csv`` the export), the ArcadeDB server (VmHWM) and, for ``bulk``, the loader child
+process. Disk: the database (or the CSV parts), and the build's work folder (spill files
+and DuckDB's database) when the load or the CSV export starts. Ratios are to ``stream`` of the same run.
 Each case's line gives the machine's 1-minute load average before and after it: with 2
 cores, anything else running shows there and slows the case down.
 """
@@ -36,7 +34,6 @@ cores, anything else running shows there and slows the case down.
 from __future__ import annotations
 
 import argparse
-import base64
 import datetime
 import json
 import os
@@ -46,22 +43,24 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-CASES = ("stream", "bulk", "csv", "recount", "import", "openalex-stream", "openalex-bulk", "openalex-csv")
+CASES = ("stream", "bulk", "csv", "recount", "openalex-stream", "openalex-bulk", "openalex-csv")
 
 
 class Phases:
-    """A progress sink that times the phases a pipeline announces ('validating', 'loading')."""
+    """A progress sink that times the phases a pipeline announces ('validating', 'loading');
+    when the load (or the CSV export) starts, it measures the build's work folders under ``watch``."""
 
-    def __init__(self):
+    def __init__(self, watch: Path | None = None):
         self.seconds: dict[str, float] = {}
         self.ended: dict[str, float] = {}
         self._current: tuple[str, float] | None = None
+        self.watch, self.build_disk = watch, 0
 
     def start(self, description: str, total: int | None) -> None:
+        if self.watch and description in ("loading", "writing CSV"):
+            self.build_disk = sum(tree_bytes(work) for work in self.watch.glob("bulk-*"))
         self._current = (description, time.perf_counter())
 
     def advance(self, lines: int) -> None:
@@ -102,7 +101,7 @@ def source_of(case: str) -> tuple[str, str]:
     return source or "s2orc", kind
 
 
-def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
+def run_case(case: str, path: Path, papers: int, heap: str, home: Path, memory: str) -> dict:
     """One case in this process; returns its measurements."""
     from neo4j import GraphDatabase
 
@@ -118,15 +117,16 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
     fmt = formats.get(source)
     result: dict = {"case": case}
     case = case_kind
-    if case == "import":
-        return import_jsonl(path, heap, home)
     if case == "csv":
         started = time.perf_counter()
-        export = export_neo4j_admin(fmt, [path], home / "csv")
+        phases = Phases(watch=home / "csv")
+        export = export_neo4j_admin(fmt, [path], home / "csv", progress=phases, memory=memory)
         result.update(
             seconds=time.perf_counter() - started,
             citations=export.summary.write.citations,
             disk=tree_bytes(home / "csv"),
+            build_disk=phases.build_disk,
+            phases={"read": phases.seconds["validating"], "build": phases.seconds["building"]},
         )
     else:
         server = ArcadeServer(home / "arcadedb", heap=heap)
@@ -134,7 +134,7 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
         store = GraphStore(GraphDatabase.driver(info.uri, auth=(USER, server.password())), DATABASE)
         try:
             started = time.perf_counter()
-            phases = Phases()
+            phases = Phases(watch=home / "arcadedb")
             if case == "stream":
                 summary = ingest(store, fmt, [path], progress=phases)
                 ended = time.perf_counter()
@@ -149,12 +149,13 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
                     - phases.seconds["marking eligibility"],
                 }
             else:
-                summary = bulk_ingest(ArcadeDBBackend(server), store, fmt, [path], progress=phases)
+                summary = bulk_ingest(ArcadeDBBackend(server), store, fmt, [path], progress=phases, memory=memory)
                 result["loader_rss"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+                result["build_disk"] = phases.build_disk
                 ended = time.perf_counter()
                 result["phases"] = {
-                    "read+build": phases.seconds["validating"],
-                    "finish": phases.ended["loading"] - phases.seconds["loading"] - phases.ended["validating"],
+                    "read": phases.seconds["validating"],
+                    "build": phases.seconds["building"],
                     "load": phases.seconds["loading"],
                     "schema+eligibility counts+checkpoints": ended - phases.ended["loading"],
                 }
@@ -178,70 +179,6 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path) -> dict:
     return result
 
 
-def import_jsonl(path: Path, heap: str, home: Path) -> dict:
-    """Build as the bulk path does, write Neo4j-export JSONL, IMPORT DATABASE it."""
-    from citegraph.graph import ArcadeServer
-    from citegraph.graph.arcadedb import DATABASE, HOST, USER
-    from citegraph.ingest import formats
-    from citegraph.ingest.compact import build
-    from citegraph.ingest.pipeline import IngestOptions, IngestSummary, NoProgress
-
-    fmt = formats.get("s2orc")
-    server = ArcadeServer(home / "arcadedb", heap=heap)
-    info = server.start()
-    try:
-        started = time.perf_counter()
-        work = home / "work"
-        work.mkdir()
-        graph, _ = build(fmt, [path], IngestOptions(), NoProgress(), IngestSummary(fmt.name), work)
-        built = time.perf_counter()
-        # Numeric ids: the importer's fastest id map. Its format detection wants the first
-        # line to begin exactly '{"type":"node","id":"' and a name not ending in .jsonl.
-        export, offsets, nodes = work / "graph.neo4j", {}, 0
-        with open(export, "w", encoding="utf-8") as f:
-            for group in graph.vertices():
-                offsets.setdefault(group.space, nodes)
-                labels = json.dumps(list(group.labels))
-                for row in group.rows:
-                    f.write(f'{{"type":"node","id":"{nodes}","labels":{labels},"properties":{row}}}\n')
-                    nodes += 1
-            for group in graph.edges():
-                a, b = offsets[group.source], offsets[group.target]
-                props = group.props if group.props is not None else iter(dict, None)
-                for s, t, p in zip(group.pairs[0].tolist(), group.pairs[1].tolist(), props):
-                    f.write(
-                        f'{{"type":"relationship","label":"{group.type}","start":{{"id":"{a + s}"}},'
-                        f'"end":{{"id":"{b + t}"}},"properties":{json.dumps(p)}}}\n'
-                    )
-        written = time.perf_counter()
-        token = base64.b64encode(f"{USER}:{server.password()}".encode()).decode()
-        request = urllib.request.Request(
-            f"http://{HOST}:{info.http_port}/api/v1/command/{DATABASE}",
-            data=json.dumps(
-                {"language": "sql", "command": f"IMPORT DATABASE file://{export}", "autoCommit": False}
-            ).encode(),
-            headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"},
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=3600) as response:
-                answer = json.loads(response.read())["result"][0]
-        except urllib.error.HTTPError as exc:
-            raise RuntimeError(f"IMPORT DATABASE failed: {exc.read().decode()[:2000]}\n{server.log_tail()}") from exc
-        imported = time.perf_counter()
-        return {
-            "case": "import",
-            "seconds": imported - started,
-            "citations": graph.manifest["stats"]["citations"],
-            "vertices": answer["createdVertices"],
-            "edges": answer["createdEdges"],
-            "phases": {"read+build": built - started, "write JSONL": written - built, "load": imported - written},
-            "server_rss": peak_rss(info.pid),
-            "python_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-        }
-    finally:
-        server.stop()
-
-
 def tree_bytes(folder: Path) -> int:
     """Bytes of the files under ``folder``: the database (or the CSV export) on disk."""
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
@@ -256,16 +193,16 @@ def table(results: list[dict], papers: int) -> str:
     lines = [
         (
             "| case | wall s | papers/s | citations/s | Python peak RSS GiB | server peak RSS GiB "
-            "| loader peak RSS GiB | on disk GiB | wall ÷ stream |"
+            "| loader peak RSS GiB | on disk GiB | build disk GiB | wall ÷ stream |"
         ),
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         ratio = f"{r['seconds'] / base:.3f}" if base else "—"
         lines.append(
             f"| {r['case']} | {r['seconds']:.1f} | {papers / r['seconds']:,.0f} | "
             f"{r['citations'] / r['seconds']:,.0f} | {gib(r['python_rss'])} | {gib(r.get('server_rss'))} | "
-            f"{gib(r.get('loader_rss'))} | {gib(r.get('disk'))} | {ratio} |"
+            f"{gib(r.get('loader_rss'))} | {gib(r.get('disk'))} | {gib(r.get('build_disk'))} | {ratio} |"
         )
     return "\n".join(lines)
 
@@ -283,13 +220,14 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=200_000)
     parser.add_argument("--cases", default=",".join(CASES), help=f"comma-separated, of {', '.join(CASES)}")
     parser.add_argument("--heap", default="4g", help="JVM heap of the ArcadeDB server and of the bulk loader")
+    parser.add_argument("--memory", default="2GB", help="DuckDB's memory_limit for the bulk build and CSV export")
     parser.add_argument("--corpus-dir", type=Path, default=Path(tempfile.gettempdir()) / "citegraph-bench")
     parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)  # internal: run one case, print JSON
     parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.case:
-        print(json.dumps(run_case(args.case, args.corpus, args.papers, args.heap, args.home)))
+        print(json.dumps(run_case(args.case, args.corpus, args.papers, args.heap, args.home, args.memory)))
         return
 
     cases = [c for c in args.cases.split(",") if c]
@@ -304,7 +242,7 @@ def main() -> None:
             f"# ingest benchmark, {datetime.date.today()}: {args.papers:,} papers, {layout} corpus {path} "
             f"({size / 2**20:,.0f} MiB{f', generated in {generated:.1f} s' if generated else ''})"
         )
-    print(f"# machine: {machine()}; ArcadeDB heap {args.heap}")
+    print(f"# machine: {machine()}; ArcadeDB heap {args.heap}; DuckDB memory_limit {args.memory}")
     results = []
     for case in cases:
         load_before = os.getloadavg()[0]
@@ -321,6 +259,8 @@ def main() -> None:
                     str(args.papers),
                     "--heap",
                     args.heap,
+                    "--memory",
+                    args.memory,
                     "--home",
                     home,
                 ],

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import csv
 import json
+import os
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, replace
@@ -20,12 +21,14 @@ from citegraph.errors import CitegraphError, InputError
 from citegraph.graph import ArcadeDBBackend, model
 from citegraph.graph.arcadedb import DATABASE, HOST, USER
 from citegraph.ingest import IngestOptions, formats, ingest
+from citegraph.ingest.build import BuiltGraph, build, connect
 from citegraph.ingest.bulk import bulk_ingest
 from citegraph.ingest.formats import Format
 from citegraph.ingest.neo4j_admin import ARRAY_DELIMITER, export_neo4j_admin
+from citegraph.ingest.pipeline import IngestSummary, NoProgress
 from citegraph.ingest.records import Item, Paper
 from citegraph.ingest.selection import Selection
-from citegraph.synth import SynthSpec, generate
+from citegraph.synth import SynthSpec, generate, generate_openalex
 
 from conftest import ACL200, shared, write_jsonl
 
@@ -161,6 +164,19 @@ def test_synthetic_corpus_with_contexts(arcade_server, store, tmp_path):
     assert all(len(p["contexts"]) == p["n_contexts"] and "[CIT]" in p["contexts"][0] for p in with_contexts)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("layout", ["s2orc", "openalex"])
+def test_the_20k_synthetic_corpus(arcade_server, store, tmp_path, layout):
+    """The benchmark's corpus at 20k papers / 197k citations, as S2ORC metadata and as an
+    OpenAlex snapshot (gzipped parts, inverted abstracts, topics): DuckDB's build at scale."""
+    path = tmp_path / "synth"
+    (generate if layout == "s2orc" else generate_openalex)(SynthSpec(papers=20_000), path)
+    streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, layout, [path])
+    assert_same(streamed, bulk, expected, got)
+    labels = {r["label"]: r["count"] for r in got["labels"]}
+    assert bulk.write.citations > 190_000 and labels["Paper"] >= 20_000
+
+
 def test_bundled_taxonomy(arcade_server, store):
     streamed, bulk, expected, got = stream_then_bulk(arcade_server, store, "taxonomy", [TAXONOMY])
     assert_same(streamed, bulk, expected, got)
@@ -240,7 +256,7 @@ def test_the_run_date_is_stamped_alike_by_every_write_path(arcade_server, store,
         )
 
     export = export_neo4j_admin(formats.get("jsonl"), [path], tmp_path / "csv", on(RUN_DAY))
-    csv_files = {labels: (read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes}
+    csv_files = {labels: (read_csv(h)[0], read_parts(d)) for labels, h, d in export.nodes}
     header, rows = csv_files["Paper"]
     assert {row[0]: row[header.index("ingested")] for row in rows} == {"P1": day, "P2": day, "P3": day, "X": day}
     assert "ingested" not in csv_files["Paper:External"][0]
@@ -327,10 +343,52 @@ def test_schema_checkpoints_and_a_later_streaming_ingest(arcade_server, store, t
     assert (labels["Paper"], labels.get("External", 0)) == (5, 0)
 
 
+def test_an_openalex_update_streamed_after_a_bulk_load(arcade_server, store, tmp_path):
+    """Incremental updates on a bulk-loaded graph: the older partition loaded in bulk, the
+    newer one (restated works, a merged id) streamed after it, gives the graph of both streamed."""
+    from test_ingest_openalex import merges, update_partition
+    from test_ingest_openalex import snapshot as openalex_snapshot
+
+    initial, changed, _ = update_partition()
+    fmt = formats.get("openalex")
+    openalex_snapshot(tmp_path / "old", {"2024-01-15": initial})
+    openalex_snapshot(tmp_path / "new", {"2024-02-01": changed})
+    merges(tmp_path / "new")
+    old, new = [tmp_path / "old" / "data"], [tmp_path / "new" / "data"]
+    ingest(store, fmt, old, on(RUN_DAY))
+    ingest(store, fmt, new, on(RUN_DAY))
+    expected = snapshot(store, ("W2963403868", "W2130942839"))
+    arcade_server.recreate_database()
+    bulk_ingest(ArcadeDBBackend(arcade_server), store, fmt, old, on(RUN_DAY))
+    ingest(store, fmt, new, on(RUN_DAY))
+    assert snapshot(store, ("W2963403868", "W2130942839")) == expected
+
+
+def test_the_build_runs_under_its_memory_limit_and_refuses_a_bad_one(tmp_path):
+    fmt, files = formats.get("s2orc"), [shared(S2ORC)]
+    graph, _ = build(fmt, files, IngestOptions(), NoProgress(), IngestSummary("s2orc"), tmp_path, memory="300MB")
+    with BuiltGraph.open(tmp_path).connect() as con:
+        [(limit,)] = con.execute("SELECT current_setting('memory_limit')").fetchall()
+        tables = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert limit == "286.1 MiB" and {"vertex", "edge"} <= tables  # 300 MB, as DuckDB prints it
+    assert graph.manifest["counts"]["paper"] == 1000 and not list(tmp_path.glob("papers.jsonl"))
+    for memory, threads in (("200MB", 1), ("2GB", min(os.cpu_count() or 1, 14))):  # 128 MiB a thread
+        with connect(tmp_path, memory) as con:
+            assert con.execute("SELECT current_setting('threads')").fetchall() == [(threads,)]
+    (tmp_path / "again").mkdir()
+    with pytest.raises(CitegraphError, match="memory limit 'lots'"):
+        build(fmt, files, IngestOptions(), NoProgress(), IngestSummary("s2orc"), tmp_path / "again", memory="lots")
+
+
 # -- neo4j-admin CSV files ------------------------------------------------------------------
 def read_csv(path: Path) -> list[list[str]]:
     with open(path, encoding="utf-8", newline="") as f:
         return list(csv.reader(f))
+
+
+def read_parts(parts: list[Path]) -> list[list[str]]:
+    """The rows of a label's or a type's CSV parts, in part order."""
+    return [row for part in parts for row in read_csv(part)]
 
 
 TRICKY = [
@@ -370,13 +428,13 @@ def test_neo4j_admin_files_parse_back(tmp_path):
         ]
     ]
     assert headers["Paper:External"] == [["id:ID(Paper)", "citation_count:long"]]
-    files = {labels: read_csv(data) for labels, _, data in export.nodes}
+    files = {labels: read_parts(data) for labels, _, data in export.nodes}
     papers = {row[0]: row for row in files["Paper"]}
     assert papers["P,1"][1:4] == ['He said "quoted", then\nleft; twice', "multi\r\nline, with \\ backslash", "1999"]
     assert papers["P2"][1] == "日本語のタイトル" and papers["P2"][3] == "" and papers["P2"][10] == "1"
     assert files["Paper:External"] == [["ghost", "1"]]
     assert sorted(files["Author"]) == [['A"1', 'Quote "Q" Person'], ["name:zoë ölmez", "Zoë Ölmez"]]
-    relationships = {(kind, read_csv(header)[0][-1]): read_csv(data) for kind, header, data in export.relationships}
+    relationships = {(kind, read_csv(header)[0][-1]): read_parts(data) for kind, header, data in export.relationships}
     [cites] = relationships[("CITES", "influential:boolean")]
     assert cites[:2] == ["P,1", "P2"]
     assert cites[2].split(ARRAY_DELIMITER) == ['one; "two", three', "line\nbreak [CIT]"]
@@ -405,12 +463,34 @@ def test_neo4j_admin_files_parse_back(tmp_path):
 
 def test_neo4j_admin_counts_match_the_sample(tmp_path):
     export = export_neo4j_admin(formats.get("s2orc"), [shared(S2ORC)], tmp_path / "out")
-    rows = {labels: len(read_csv(data)) for labels, _, data in export.nodes}
+    rows = {labels: len(read_parts(data)) for labels, _, data in export.nodes}
     assert (rows["Paper"], rows["Paper:External"]) == (1000, 6049)
-    cites = sum(len(read_csv(data)) for kind, _, data in export.relationships if kind == "CITES")
+    cites = sum(len(read_parts(data)) for kind, _, data in export.relationships if kind == "CITES")
     assert cites == 6058  # as test_ingest's streaming graph
-    fields = sum(len(read_csv(data)) for kind, _, data in export.relationships if kind == "IN_FIELD")
+    fields = sum(len(read_parts(data)) for kind, _, data in export.relationships if kind == "IN_FIELD")
     assert fields == sum(len(json.loads(line)["mag_field_of_study"] or []) for line in shared(S2ORC).open())
+
+
+def test_neo4j_admin_writes_several_parts_per_label_and_type(tmp_path):
+    """DuckDB begins a part once one holds part_bytes, between chunks of 2,048 rows."""
+    export = export_neo4j_admin(formats.get("s2orc"), [shared(S2ORC)], tmp_path / "out", part_bytes=20_000)
+    parts = {labels: data for labels, _, data in export.nodes}
+    assert len(parts["Paper:External"]) > 1 and len(read_parts(parts["Paper"])) == 1000
+    assert len({row[0] for row in read_parts(parts["Paper:External"])}) == 6049
+    cites = [data for kind, _, data in export.relationships if kind == "CITES"]
+    assert sum(len(read_parts(data)) for data in cites) == 6058 and max(map(len, cites)) > 1
+    given = {c.split("=", 2)[1]: c.split("=", 2)[2].split(",") for c in export.command if c.startswith("--nodes=")}
+    assert given["Paper:External"][1:] == [str(f) for f in parts["Paper:External"]]
+
+
+def test_the_csv_export_runs_under_a_small_memory_limit(tmp_path):
+    """3,000 papers with abstracts (one DuckDB thread: fewer rows than a row group) under
+    100 MB: each column's own json_extract of a paper's row needed more than 400 MB."""
+    path = tmp_path / "synth.jsonl"
+    generate(SynthSpec(papers=3000), path)
+    export = export_neo4j_admin(formats.get("s2orc"), [path], tmp_path / "out", memory="100MB")
+    papers = read_parts(next(data for labels, _, data in export.nodes if labels == "Paper"))
+    assert len(papers) == 3000 and all(row[2] for row in papers)  # every abstract exported
 
 
 def test_the_array_delimiter_in_a_text_is_refused(tmp_path):
@@ -472,10 +552,10 @@ def test_a_property_added_to_the_model_arrives_through_every_write_path(arcade_s
     assert bulk.write.records == streamed.write.records == {"Paper": 3}
 
     export = export_neo4j_admin(fmt, [path], tmp_path / "csv")
-    [(header, rows)] = [(read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes if labels == "Paper"]
+    [(header, rows)] = [(read_csv(h)[0], read_parts(d)) for labels, h, d in export.nodes if labels == "Paper"]
     assert header[-1] == "language" and header == model.GRAPH.node("Paper").columns()
     assert {row[0]: row[-1] or None for row in rows} == expected
     [(stub_header, stubs)] = [
-        (read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes if labels == "Paper:External"
+        (read_csv(h)[0], read_parts(d)) for labels, h, d in export.nodes if labels == "Paper:External"
     ]
     assert stub_header == ["id:ID(Paper)", "citation_count:long"] and stubs == [["ghost", "1"]]

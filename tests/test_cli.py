@@ -183,6 +183,6 @@ def test_bulk_and_neo4j_admin_export_from_the_cli(server_env, tmp_path):
         env=server_env,
     )
     assert exported.returncode == 0, exported.stderr
-    assert "--nodes=Paper=/import/paper.header.csv,/import/paper.csv" in exported.stdout
+    assert "--nodes=Paper=/import/paper.header.csv,/import/paper/data_0.csv" in exported.stdout
     assert "--nodes=Paper:External=" in exported.stdout
-    assert (tmp_path / "csv" / "paper.csv").is_file()
+    assert (tmp_path / "csv" / "paper" / "data_0.csv").is_file()

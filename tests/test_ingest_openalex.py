@@ -338,16 +338,16 @@ def test_a_topic_moved_to_another_subfield_keeps_one_parent(arcade_server, store
 
 
 def test_neo4j_admin_export_carries_the_topic_tree(tmp_path):
-    from test_bulk import read_csv
+    from test_bulk import read_csv, read_parts
 
     from citegraph.graph import model
     from citegraph.ingest.neo4j_admin import export_neo4j_admin
 
     export = export_neo4j_admin(get("openalex"), [FIXTURE], tmp_path / "csv")
-    [(header, rows)] = [(read_csv(h)[0], read_csv(d)) for labels, h, d in export.nodes if labels == "Topic"]
+    [(header, rows)] = [(read_csv(h)[0], read_parts(d)) for labels, h, d in export.nodes if labels == "Topic"]
     assert header == model.GRAPH.node("Topic").columns() == ["id:ID(Topic)", "name", "level"]
     assert ["fields/17", "Computer Science", "field"] in rows and len(rows) == 13
-    relationships = {kind: (read_csv(h)[0], read_csv(d)) for kind, h, d in export.relationships}
+    relationships = {kind: (read_csv(h)[0], read_parts(d)) for kind, h, d in export.relationships}
     header, rows = relationships["IN_TOPIC"]
     assert header == [":START_ID(Paper)", ":END_ID(Topic)", "score:double", "primary:boolean"]
     assert ["W2963403868", "T10181", "0.9987", "true"] in rows and ["W3000000001", "T13702", "0.8123", "false"] in rows

@@ -75,6 +75,12 @@ Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
     "(about 7x faster; for Neo4j use `citegraph export neo4j-admin`).",
 )
 @click.option(
+    "--build-memory",
+    default="2GB",
+    show_default=True,
+    help="DuckDB's memory limit for the bulk build (it spills to disk beyond it), e.g. 4GB.",
+)
+@click.option(
     "--entry-types",
     type=CommaList(),
     help="bibtex: the entry types to read, comma-separated (e.g. article,inproceedings) [default: all].",
@@ -99,6 +105,7 @@ def ingest(
     prefilter,
     selection,
     bulk,
+    build_memory,
     entry_types,
     id_from,
     progress,
@@ -148,6 +155,7 @@ def ingest(
                 options,
                 RichProgress(show),
                 heap=config.heap,
+                memory=build_memory,
             )
         else:
             summary = ingest_.ingest(store, fmt, paths, options, RichProgress(show))
@@ -240,8 +248,14 @@ def export():
 @click.option("--mounted-at", help="Where neo4j-admin sees --out (e.g. /import in the container).")
 @click.option("--external", type=click.Choice(["keep", "drop"]), default="keep", show_default=True)
 @selection_options
+@click.option(
+    "--build-memory",
+    default="2GB",
+    show_default=True,
+    help="DuckDB's memory limit for the bulk build (it spills to disk beyond it), e.g. 4GB.",
+)
 @click.option("--progress/--no-progress", default=None)
-def export_neo4j(format_name, paths, out, database, mounted_at, external, selection, progress):
+def export_neo4j(format_name, paths, out, database, mounted_at, external, selection, build_memory, progress):
     """CSV files for `neo4j-admin database import full`, and the command that loads them.
 
     Validated and selected (--field, --since, --include-referenced, ...) like an ingest.
@@ -260,8 +274,12 @@ def export_neo4j(format_name, paths, out, database, mounted_at, external, select
         IngestOptions(external=external, selection=selection),
         RichProgress(show),
         database=database,
+        memory=build_memory,
     )
-    click.echo(f"{len(result.nodes)} node and {len(result.relationships)} relationship file pairs in {out}")
+    click.echo(
+        f"{len(result.nodes)} node and {len(result.relationships)} relationship inputs "
+        f"(a header and CSV parts each) in {out}"
+    )
     click.echo("Stop the database, then run:\n  " + shlex.join(result.command_for(mounted_at)))
 
 

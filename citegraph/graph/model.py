@@ -4,7 +4,7 @@ Every write path reads it instead of listing properties of its own:
 
 * the streaming writer (:mod:`citegraph.ingest.writer`) sends :meth:`Element.values` of a
   record as the property map of an ``UNWIND … SET n += row.props`` statement;
-* the bulk builder (:mod:`citegraph.ingest.compact`) files the same maps, so the ArcadeDB
+* the bulk build (:mod:`citegraph.ingest.build`) spills the same maps, so the ArcadeDB
   loader creates the same properties;
 * the neo4j-admin writer (:mod:`citegraph.ingest.neo4j_admin`) takes its CSV headers from
   :meth:`Node.columns` and :meth:`Relationship.columns`;

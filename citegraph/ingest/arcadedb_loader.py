@@ -3,7 +3,7 @@ DATABASE_DIR HEAP WORK`` (started by :meth:`citegraph.graph.ArcadeDBBackend.load
 while the server has the database closed; prints what it created as one JSON line).
 
 It opens the database files with the ``arcadedb-embedded`` wheel and creates every vertex
-and edge of the compact graph in ``WORK`` (:mod:`citegraph.ingest.compact`) through
+and edge of the graph built in ``WORK`` (:mod:`citegraph.ingest.build`) through
 ArcadeDB's ``GraphBatch``, the engine's bulk graph API, which its own Neo4j importer uses
 too. A process of its own, because the wheel starts a JVM through JPype and pyserini's
 JVM (pyjnius) cannot share a process with it. ArcadeDB's ``IMPORT DATABASE`` of the same
@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import json
 import sys
-from itertools import islice
 from pathlib import Path
 
-from .compact import CompactGraph, encode
+from .build import BuiltGraph, statements
 
 _CHUNK = 100_000  # vertices or edges per GraphBatch call
 # GraphBatch commits every this many records: with its default (one commit per flush) the
@@ -53,56 +52,58 @@ def _create_types(schema, label_sets: set[tuple[str, ...]], edge_types: set[str]
 
 
 def load(work: Path, database: Path, heap: str | None = None) -> dict[str, int]:
-    """Load the compact graph in ``work`` into the ArcadeDB database files at ``database``
+    """Load the built graph in ``work`` into the ArcadeDB database files at ``database``
     (closed by every server) through ``GraphBatch``. Returns how many vertices and edges
     ArcadeDB says it created.
 
     Rows cross into Java as one JSON text per chunk through the wheel's bridge classes
     (``VertexBatcher``, ``EdgeBatcher``; the wheel is pinned to one version): the
     wheel's Python wrappers would fall back to one JPype call per edge for list-valued
-    properties such as ``contexts``.
+    properties such as ``contexts``. The RIDs GraphBatch gives the vertices go back into
+    the graph's DuckDB database, which joins them to the edges (``sql/arcadedb.sql``).
     """
     import arcadedb_embedded as arcadedb
     import jpype
 
-    graph = CompactGraph.open(work)
+    graph = BuiltGraph.open(work)
+    sql = statements("arcadedb")
     db = arcadedb.open_database(str(database), jvm_kwargs={"heap_size": heap} if heap else None)
     try:
-        vertices, edges = graph.vertices(), graph.edges()
-        _create_types(db.schema, {g.labels for g in vertices}, {g.type for g in edges})
-        vertex_batcher = jpype.JClass("com.arcadedb.python.VertexBatcher")
-        edge_batcher = jpype.JClass("com.arcadedb.python.EdgeBatcher")
-        batch = (
-            db.get_java_database()
-            .batch()
-            .withBidirectional(True)
-            .withCommitEvery(_COMMIT_EVERY)
-            .withExpectedEdgeCount(sum(g.pairs.shape[1] for g in edges))
-            .build()
-        )
-        rids: dict[str, list[str]] = {}  # per space: index → RID
-        for group in vertices:
-            space = rids.setdefault(group.space, [])
-            while chunk := list(islice(group.rows, _CHUNK)):
-                rows = f"[{','.join(chunk)}]"
-                space.extend(str(vertex_batcher.createVerticesJson(batch, vertex_type(group.labels), rows)).split(";"))
-        for group in edges:
-            sources, targets = rids[group.source], rids[group.target]
-            for lo in range(0, group.pairs.shape[1], _CHUNK):
-                part = group.pairs[:, lo : lo + _CHUNK].tolist()
-                if group.props is None:
-                    edge_batcher.newEdgesJoined(
-                        batch, ";".join(sources[i] for i in part[0]), group.type, ";".join(targets[i] for i in part[1])
+        with graph.connect(read_only=False) as con:
+            vertices, edges = graph.vertices(), graph.edges()
+            _create_types(db.schema, {g.labels for g in vertices}, {g.type for g in edges})
+            vertex_batcher = jpype.JClass("com.arcadedb.python.VertexBatcher")
+            edge_batcher = jpype.JClass("com.arcadedb.python.EdgeBatcher")
+            batch = (
+                db.get_java_database()
+                .batch()
+                .withBidirectional(True)
+                .withCommitEvery(_COMMIT_EVERY)
+                .withExpectedEdgeCount(sum(g.count for g in edges))
+                .build()
+            )
+            con.execute(sql["create"])
+            created = 0
+            for group in vertices:
+                rows = con.cursor().execute(sql["vertex_rows"], {"grp": group.name})
+                while chunk := rows.fetchmany(_CHUNK):
+                    rids = vertex_batcher.createVerticesJson(
+                        batch, vertex_type(group.labels), f"[{','.join(row for _, row in chunk)}]"
                     )
-                else:
-                    rows = [
-                        {"_src": sources[s], "_dst": targets[t], **p} for s, t, p in zip(part[0], part[1], group.props)
-                    ]
-                    edge_batcher.newEdgesJson(batch, group.type, encode(rows))
-        batch.close()
+                    con.execute(sql["add_rids"], {"idx": [i for i, _ in chunk], "rid": str(rids).split(";")})
+                    created += len(chunk)
+            for edge in edges:
+                rows = con.execute(sql["edge_rows" if edge.props else "edge_ends"], {"grp": edge.name})
+                while chunk := rows.fetchmany(_CHUNK):
+                    if edge.props:
+                        edge_batcher.newEdgesJson(batch, edge.type, f"[{','.join(row for (row,) in chunk)}]")
+                    else:
+                        sources, targets = zip(*chunk)
+                        edge_batcher.newEdgesJoined(batch, ";".join(sources), edge.type, ";".join(targets))
+            batch.close()
     finally:
         db.close()
-    return {"vertices": sum(map(len, rids.values())), "edges": int(batch.getTotalEdgesCreated())}
+    return {"vertices": created, "edges": int(batch.getTotalEdgesCreated())}
 
 
 if __name__ == "__main__":  # python -m citegraph.ingest.arcadedb_loader DATABASE_DIR HEAP WORK

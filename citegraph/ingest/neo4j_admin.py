@@ -1,4 +1,7 @@
-"""Bulk ingest for Neo4j: the compact graph as CSV files for ``neo4j-admin database import full``.
+"""Bulk ingest for Neo4j: the built graph as CSV parts for ``neo4j-admin database import full``.
+
+DuckDB writes the parts (``sql/neo4j_csv.sql``: ``COPY … FILE_SIZE_BYTES``), several files per
+label set and relationship type, which neo4j-admin reads as one input each.
 
 The headers come from the graph model (:data:`citegraph.graph.model.GRAPH`): a property
 declared there is a column here, as it is a property of the streaming and ArcadeDB paths.
@@ -9,21 +12,23 @@ prefilter over Bolt (``citegraph complete-import``).
 from __future__ import annotations
 
 import csv
-import json
 import shlex
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
-from itertools import repeat
 from pathlib import Path
+
+import duckdb
 
 from ..errors import CitegraphError
 from ..graph import Neo4jBackend, model
-from .compact import CompactGraph, VertexGroup, build
+from .build import DEFAULT_MEMORY, BuiltGraph, VertexGroup, build, statements
 from .formats import Format
 from .pipeline import IngestOptions, IngestSummary, NoProgress, Progress
 
-ARRAY_DELIMITER = "\x1f"  # ASCII unit separator: between array elements in the CSV files
+ARRAY_DELIMITER = "\x1f"  # ASCII unit separator: between array elements in the CSV files (sql/neo4j_csv.sql)
+PART_BYTES = 1 << 30  # a CSV part is closed once it holds this much (DuckDB's FILE_SIZE_BYTES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,8 +37,8 @@ class Neo4jAdminExport:
 
     summary: IngestSummary
     database: str
-    nodes: list[tuple[str, Path, Path]] = field(default_factory=list)  # labels 'A:B', header, data
-    relationships: list[tuple[str, Path, Path]] = field(default_factory=list)  # type, header, data
+    nodes: list[tuple[str, Path, list[Path]]] = field(default_factory=list)  # labels 'A:B', header, parts
+    relationships: list[tuple[str, Path, list[Path]]] = field(default_factory=list)  # type, header, parts
 
     def command_for(self, mounted_at: str | None = None) -> list[str]:
         """The Neo4j 5 command; the database must not exist yet. Afterwards create it, and run
@@ -47,10 +52,13 @@ class Neo4jAdminExport:
         def seen(path: Path) -> str:
             return f"{mounted_at.rstrip('/')}/{path.relative_to(root)}" if mounted_at and root else str(path)
 
+        def files(header: Path, parts: list[Path]) -> str:
+            return ",".join(seen(f) for f in (header, *parts))
+
         return Neo4jBackend.import_command(
             self.database,
-            [(labels, f"{seen(header)},{seen(data)}") for labels, header, data in self.nodes],
-            [(kind, f"{seen(header)},{seen(data)}") for kind, header, data in self.relationships],
+            [(labels, files(header, parts)) for labels, header, parts in self.nodes],
+            [(kind, files(header, parts)) for kind, header, parts in self.relationships],
             ARRAY_DELIMITER,
         )
 
@@ -71,9 +79,12 @@ def export_neo4j_admin(
     progress: Progress | None = None,
     *,
     database: str = "neo4j",
+    memory: str = DEFAULT_MEMORY,
+    part_bytes: int = PART_BYTES,
 ) -> Neo4jAdminExport:
-    """Write the graph of ``paths`` as neo4j-admin CSV files (a header file and a data file
-    per label set and relationship type) into ``out``.
+    """Write the graph of ``paths`` as neo4j-admin CSV files (a header file and data parts of
+    about ``part_bytes`` each per label set and relationship type) into ``out``; ``memory`` is
+    DuckDB's memory_limit.
 
     The files are RFC 4180 CSV in UTF-8: comma-separated, fields holding a comma, a quote
     or a line break are quoted, quotes doubled; texts keep their line breaks, hence
@@ -91,16 +102,16 @@ def export_neo4j_admin(
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bulk-", dir=out) as work:
-        graph, _ = build(fmt, files, options, progress, summary, Path(work))
+        graph, _ = build(fmt, files, options, progress, summary, Path(work), memory)
         if graph.manifest["merges"]:  # neo4j-admin creates; moving citations is Cypher's
             raise CitegraphError(
-                f"{len(graph.manifest['merges']):,} merged ids among the inputs: export the works "
+                f"{graph.manifest['merges']:,} merged ids among the inputs: export the works "
                 "without the merged_ids files, import them and run `citegraph complete-import`, "
                 "then `citegraph ingest openalex <the merged_ids folder>` against the database"
             )
         progress.start("writing CSV", None)
         try:
-            export = _write_csv(graph, out, summary, database)
+            export = _write_csv(graph, out, summary, database, part_bytes)
         finally:
             progress.finish()
         summary.write = graph.write_stats()
@@ -110,26 +121,27 @@ def export_neo4j_admin(
     return export
 
 
-def _cell(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        for element in value:
-            if ARRAY_DELIMITER in element:
-                raise CitegraphError(
-                    f"cannot export {element[:80]!r} for neo4j-admin: it holds U+001F, the array delimiter"
-                )
-        return ARRAY_DELIMITER.join(value)
-    return str(value)
+def _parts(folder: Path) -> list[Path]:
+    """The CSV parts DuckDB wrote into ``folder`` (``data_N.csv``), in order."""
+    return sorted(folder.glob("data_*.csv"), key=lambda f: int(f.stem.split("_")[1]))
 
 
-def _csv_pair(out: Path, stem: str, header: list[str]):
-    header_file, data_file = out / f"{stem}.header.csv", out / f"{stem}.csv"
+def _header(out: Path, stem: str, header: list[str]) -> Path:
+    header_file = out / f"{stem}.header.csv"
     with open(header_file, "w", encoding="utf-8", newline="") as f:
         csv.writer(f, lineterminator="\n").writerow(header)
-    return header_file, data_file
+    return header_file
+
+
+def _copy(con, statement: str, names: list[str], group: str, folder: Path, part_bytes: int) -> list[Path]:
+    """Run one COPY of ``neo4j_csv.sql`` into a fresh ``folder``; returns the parts written."""
+    shutil.rmtree(folder, ignore_errors=True)
+    sql = statement.replace("{cells}", "".join(f", cell(x[{i}])" for i in range(1, len(names) + 1)))
+    try:
+        con.execute(sql, [names, group, str(folder), part_bytes])
+    except duckdb.InvalidInputException as exc:  # the cell macro's error(): a text holding U+001F
+        raise CitegraphError(str(exc).split("Error: ", 1)[-1]) from None
+    return _parts(folder)
 
 
 def node_properties(group: VertexGroup) -> tuple[model.Node, tuple[model.Property, ...]]:
@@ -141,30 +153,25 @@ def node_properties(group: VertexGroup) -> tuple[model.Node, tuple[model.Propert
     return node, graph.stub_properties() if stub else node.written()
 
 
-def _write_csv(graph: CompactGraph, out: Path, summary: IngestSummary, database: str) -> Neo4jAdminExport:
+def _write_csv(
+    graph: BuiltGraph, out: Path, summary: IngestSummary, database: str, part_bytes: int
+) -> Neo4jAdminExport:
     export = Neo4jAdminExport(summary, database)
-    keys: dict[str, list[str]] = {"Paper": graph.paper_ids()}
-    for group in graph.vertices():
-        node, props = node_properties(group)
-        names = [node.key.name, *(p.name for p in props)]
-        header_file, data_file = _csv_pair(out, "_".join(sorted(group.labels)).lower(), node.columns(props))
-        space_keys = keys.setdefault(group.space, []) if group.space != "Paper" else None
-        with open(data_file, "w", encoding="utf-8", newline="") as f:
-            writer = csv.writer(f, lineterminator="\n")
-            for row in map(json.loads, group.rows):
-                if space_keys is not None:
-                    space_keys.append(row[node.key.name])
-                writer.writerow([_cell(row.get(name)) for name in names])
-        export.nodes.append((":".join(group.labels), header_file, data_file))
-    for group in graph.edges():
-        relationship = model.GRAPH.relationship(group.type)
-        props = relationship.written() if group.props is not None else ()
-        header_file, data_file = _csv_pair(out, group.name, relationship.columns(props))
-        sources, targets = keys[group.source], keys[group.target]
-        values = group.props if group.props is not None else repeat({})
-        with open(data_file, "w", encoding="utf-8", newline="") as f:
-            writer = csv.writer(f, lineterminator="\n")
-            for s, t, p in zip(group.pairs[0].tolist(), group.pairs[1].tolist(), values):
-                writer.writerow([sources[s], targets[t], *(_cell(p.get(prop.name)) for prop in props)])
-        export.relationships.append((group.type, header_file, data_file))
+    sql = statements("neo4j_csv")
+    with graph.connect() as con:
+        con.execute(sql["cell"])
+        for group in graph.vertices():
+            node, props = node_properties(group)
+            stem = "_".join(sorted(group.labels)).lower()
+            header = _header(out, stem, node.columns(props))
+            names = [node.key.name, *(p.name for p in props)][1:]  # the key is the vertex's own column
+            parts = _copy(con, sql["nodes"], names, group.name, out / stem, part_bytes)
+            export.nodes.append((":".join(group.labels), header, parts))
+        for edge in graph.edges():
+            relationship = model.GRAPH.relationship(edge.type)
+            props = relationship.written() if edge.props else ()
+            header = _header(out, edge.name, relationship.columns(props))
+            names = [p.name for p in props]
+            parts = _copy(con, sql["relationships"], names, edge.name, out / edge.name, part_bytes)
+            export.relationships.append((edge.type, header, parts))
     return export
