@@ -60,10 +60,13 @@ def floats(text: str) -> list[float]:
 
 def validation_slice(store, card: dict, size: int) -> tuple[list, dict]:
     """Contexts of the model's training side it was not trained on: a random ``size`` of them."""
-    seed, used = card["training"]["seed"], card["split"]["train_used"]
-    corpus, contexts = load_corpus(store), list(contexts_from_graph(store))
-    whole = split(store, corpus, contexts, SplitConfig(max_train=None, max_test=1), seed)
-    trained = split(store, corpus, contexts, SplitConfig(max_train=used, max_test=1), seed)
+    seed, used, recorded = card["training"]["seed"], card["split"]["train_used"], card["split"]
+    # the run's own split settings (a card from before they were recorded: the defaults it ran with)
+    settings = {k: recorded[k] for k in ("test_share", "whole_years", "textless") if k in recorded}
+    corpus = load_corpus(store, recorded.get("candidates", "all"))
+    contexts = list(contexts_from_graph(store))
+    whole = split(store, corpus, contexts, SplitConfig(max_train=None, max_test=1, **settings), seed)
+    trained = split(store, corpus, contexts, SplitConfig(max_train=used, max_test=1, **settings), seed)
     if whole.info["train_until"] != card["split"]["train_until"]:
         raise SystemExit(
             f"the graph's split ends its training side at {whole.info['train_until']}, the card's at "

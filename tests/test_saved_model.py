@@ -197,6 +197,13 @@ def test_evaluate_local_saves_the_model_and_the_saved_model_reproduces_its_card(
     assert card["graph"]["nodes"]["Paper"] >= 150 and card["graph"]["relationships"]["CITES"] > 0
     assert card["graph"]["contexts"] == results["data_info"]["contexts_read"] > 0
     assert card["split"]["train_used"] == 12 and card["split"]["held_out_from"] == results["data_info"]["held_out_from"]
+    # what rebuilds the split (benchmarks/cite_weights.py validates on the contexts not trained on)
+    assert {k: card["split"][k] for k in ("candidates", "test_share", "whole_years", "textless")} == {
+        "candidates": "all",
+        "test_share": results["test_share"],
+        "whole_years": False,
+        "textless": "skip",
+    }
     assert card["training"]["steps"] == 3 and card["training"]["negatives"] == ["prefetch", "cocited", "popular"]
     assert card["base_model"] == f"hf:{tiny_bert}" and card["wall_seconds"] > 0
     tuned = "tiny-bert bi-encoder, fine-tuned (3 steps)"

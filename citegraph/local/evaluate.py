@@ -111,7 +111,13 @@ class LocalRecommendation:
             card = model_card(
                 first.tuned,
                 graph=graph_counts(self.store, first.info),
-                split=first.info,
+                split={  # with what rebuilds the split (benchmarks/cite_weights.py: the contexts not trained on)
+                    **first.info,
+                    "candidates": config.candidates,
+                    "test_share": config.split.test_share,
+                    "whole_years": config.split.whole_years,
+                    "textless": config.split.textless,
+                },
                 prefetch=config.prefetch.spec,
                 wall_seconds=described["seconds"]["total"],
                 test=result_tables[0],
