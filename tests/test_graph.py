@@ -16,6 +16,7 @@ import pytest
 from citegraph.config import Config
 from citegraph.errors import CitegraphError, ConfigError, ServerError
 from citegraph.graph import ArcadeDBBackend, ArcadeServer, Neo4jBackend, Write, open_store, queries
+from citegraph.graph import arcadedb as arcadedb_module
 from citegraph.graph import store as store_module
 from citegraph.graph.schema import apply_schema, clear_graph
 
@@ -183,7 +184,7 @@ def test_clear_graph_deletes_in_batches(store):
 
 
 @pytest.mark.slow
-def test_managed_server_lifecycle(tmp_path):
+def test_managed_server_lifecycle(tmp_path, monkeypatch):
     server = ArcadeServer(tmp_path / "home", heap="512m")
     assert server.status() is None
     info = server.start()
@@ -196,10 +197,18 @@ def test_managed_server_lifecycle(tmp_path):
         assert again.start() == info and not again.started_here  # reused, not restarted
         with pytest.raises(ServerError, match="already runs on port"):
             again.start(port=info.bolt_port + 1)
+        # A store asks before every statement whether the server runs: of another process's
+        # server, once fully (state file, command line, Bolt port), then only whether it lives.
+        connections = []
+        monkeypatch.setattr(arcadedb_module, "port_open", lambda port: connections.append(port) or True)
+        assert [again.running() for _ in range(3)] == [info] * 3
+        assert connections == [info.bolt_port]
     finally:
         assert server.stop()
     assert server.status() is None and not server.state_file.exists()
     assert not server.stop()
+    with pytest.raises(ServerError, match="no longer runs"):
+        again.running()  # it died: known at once
 
 
 @pytest.mark.slow

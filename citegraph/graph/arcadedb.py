@@ -78,6 +78,7 @@ class ArcadeServer:
         self._process: subprocess.Popen | None = None
         self._info: ServerInfo | None = None  # of the server this object started
         self._superseded = False  # it died, and another process's server serves the home since
+        self._attached: ServerInfo | None = None  # another process's server, as last fully checked
 
     @classmethod
     def on_bolt_port(cls, port: int) -> ArcadeServer | None:
@@ -246,10 +247,17 @@ class ArcadeServer:
                 return self._info
             how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
             ended = f"the embedded ArcadeDB server (pid {self._process.pid}) {how}; see {self.log_file}"
-        info = self.status()
+        # Another process's server is fully checked (state file, command line, a connection
+        # to its port) once; after that, while its process lives, it is the same server on
+        # the same port. A store asks before every statement: a connection each time cost
+        # milliseconds of the service and of the server per statement.
+        attached = self._attached
+        info = attached if attached is not None and alive(attached.pid) else self.status()
         if info is None:
+            self._attached = None
             raise ServerError(ended or f"the ArcadeDB server of {self.home} no longer runs")
         self._superseded = self._process is not None
+        self._attached = info
         return info
 
     def gone(self) -> str | None:
