@@ -11,6 +11,7 @@ and the dense scorers import :func:`fingerprint` and work on documents from anyw
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -24,9 +25,13 @@ def _document(row: dict) -> Document:
     return Document(row["id"], row["title"] or "", row["abstract"] or "", "; ".join(row["keywords"] or ()))
 
 
-def documents(store: GraphStore, eligible_only: bool = False) -> Iterator[Document]:
-    """Every corpus paper with a title, by id, streamed."""
-    return (_document(row) for row in store.rows("corpus/documents", eligible_only=eligible_only))
+def documents(store: GraphStore, eligible_only: bool = False, batch: int = 5_000) -> Iterator[Document]:
+    """Every corpus paper with a title, by id, streamed: the ids in order from the server,
+    the texts ``batch`` papers at a time (the server never sorts texts)."""
+    ids = (row["id"] for row in store.rows("corpus/document_ids", eligible_only=eligible_only))
+    while chunk := list(itertools.islice(ids, batch)):
+        found = documents_by_id(store, chunk)
+        yield from (found[i] for i in chunk)
 
 
 def documents_by_id(store: GraphStore, ids: Iterable[str]) -> dict[str, Document]:

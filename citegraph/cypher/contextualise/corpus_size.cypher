@@ -1,7 +1,7 @@
 // How much text contextualisation's collection model and word vectors were built from:
 // a build made on other counts is stale.
 // Mode: read
-// Returns: papers (corpus papers with a title, as corpus/documents), contexts (CITES edges holding citing sentences) — one row.
+// Returns: papers (corpus papers with a title, as corpus/document_ids), contexts (CITES edges holding citing sentences) — one row.
 MATCH (p:Paper)
 WHERE NOT p:External AND trim(coalesce(p.title, '')) <> ''
 WITH count(p) AS papers
