@@ -40,15 +40,26 @@ class Weights:
     weight of its own, ``bias`` is added to every score."""
 
     values: Mapping[str, float] = field(default_factory=lambda: MappingProxyType(dict(DEFAULT_WEIGHTS)))
+    # feature name → its weight, resolved once per name (a ranking scores every candidate)
+    _resolved: dict[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", MappingProxyType({str(k): float(v) for k, v in self.values.items()}))
 
+    def weight(self, name: str) -> float:
+        """The weight of feature ``name``: its own, else ``text``'s for a retriever's score,
+        else the unlearned default (0 for a feature the weights do not know)."""
+        found = self._resolved.get(name)
+        if found is None:
+            fallback = self.values.get("text", 0.0) if name.startswith("text:") else _UNLEARNED.get(name, 0.0)
+            found = self._resolved[name] = self.values.get(name, fallback)
+        return found
+
     def score(self, features: Mapping[str, float]) -> float:
         total = self.values.get("bias", 0.0)
+        weight = self.weight
         for name, value in features.items():
-            fallback = self.values.get("text", 0.0) if name.startswith("text:") else _UNLEARNED.get(name, 0.0)
-            total += self.values.get(name, fallback) * value
+            total += weight(name) * value
         return total
 
     def rank(self, candidates: Mapping[str, Candidate], k: int) -> Ranking:

@@ -9,9 +9,7 @@ import math
 from ...graph import GraphStore
 from ..candidates import Candidates, Facts, Signal
 from ..seed import Seed
-from .graph import Links
-
-COLUMNS = ("id", "title", "year", "external", "citations", "ingested")  # of recommend/features' lists
+from .graph import KINDS, Links
 
 
 def describe(store: GraphStore, found: Candidates, seed: Seed, links: Links) -> None:
@@ -26,30 +24,36 @@ def describe(store: GraphStore, found: Candidates, seed: Seed, links: Links) -> 
         category=view.category or None,
     )
     refs = len(seed.references)
-    for values in rows[0]["candidates"] if rows else []:
-        row = dict(zip(COLUMNS, values, strict=True))
-        cid = row.pop("id")
-        cited_by, coupling, cocitation = (links.count(kind, cid) for kind in ("cited_by", "coupling", "cocitation"))
+    cited_by_counts, coupling_counts, cocitation_counts = (links.counts[kind] for kind in KINDS)
+    log1p, mine = math.log1p, seed.mine
+    for cid, title, year, external, citations, ingested in rows[0]["candidates"] if rows else []:
+        cited_by, coupling = cited_by_counts.get(cid, 0), coupling_counts.get(cid, 0)
+        cocitation = cocitation_counts.get(cid, 0)
         facts = Facts(
-            **row, cocitation=cocitation, coupling=coupling, overlap=(cited_by + coupling) / refs if refs else 0.0
+            title,
+            year,
+            external,
+            citations,
+            ingested,
+            cocitation,
+            coupling,
+            (cited_by + coupling) / refs if refs else 0.0,
         )
         candidate = found[cid]
         candidate.facts = facts
-        candidate.features.update(
-            {
-                "cited_by_references": math.log1p(cited_by),
-                "cocitation": math.log1p(cocitation),
-                "coupling": math.log1p(coupling),
-                "citations": math.log1p(facts.citations),
-                "overlap": facts.overlap,
-            }
-        )
+        features = candidate.features
+        features["cited_by_references"] = log1p(cited_by)
+        features["cocitation"] = log1p(cocitation)
+        features["coupling"] = log1p(coupling)
+        features["citations"] = log1p(citations)
+        features["overlap"] = facts.overlap
         if cocitation:
-            candidate.add(Signal("cocitation", cocitation, f"co-cited with {seed.mine} {cocitation} times"))
-        if facts.citations:
-            candidate.add(Signal("citations", facts.citations, f"cited by {facts.citations} papers in the corpus"))
-        for text in why_new(seed, facts):
-            candidate.add(Signal("new", 1.0, text))
+            candidate.add(Signal("cocitation", cocitation, f"co-cited with {mine} {cocitation} times"))
+        if citations:
+            candidate.add(Signal("citations", citations, f"cited by {citations} papers in the corpus"))
+        if view.since is not None:
+            for text in why_new(seed, facts):
+                candidate.add(Signal("new", 1.0, text))
 
 
 def allowed(seed: Seed, facts: Facts) -> bool:

@@ -10,7 +10,6 @@ import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
 
 from ...graph import GraphStore
 from ..candidates import Candidates, Signal
@@ -21,9 +20,12 @@ KINDS = ("cited_by", "coupling", "cocitation")
 
 @dataclass(frozen=True, slots=True)
 class Links:
-    """kind → paper id → (count, citing papers, the papers on the path), every kind present."""
+    """Per kind: paper id → count, and for 'cited_by' and 'coupling' paper id → the papers on
+    the path; every kind present. Flat dicts built by ``dict(zip(…))``: a seed co-cites
+    thousands of papers, and a tuple per paper was the largest Python cost of a request."""
 
-    by_kind: dict[str, dict[str, tuple[int, int, list[str]]]]
+    counts: dict[str, dict[str, int]]
+    via: dict[str, dict[str, list[str]]]
     rows: list[dict]
 
     @classmethod
@@ -41,13 +43,16 @@ class Links:
             if refs
             else []
         )
-        by_kind: dict[str, dict[str, tuple[int, int, list[str]]]] = {kind: {} for kind in KINDS}
-        for row in rows:  # zip, not paper by paper: a seed co-cites thousands of papers
-            by_kind[row["kind"]] = dict(zip(row["ids"], zip(row["counts"], row["citers"], row["via"] or repeat(()))))
-        return cls(by_kind, rows)
+        counts: dict[str, dict[str, int]] = {kind: {} for kind in KINDS}
+        via: dict[str, dict[str, list[str]]] = {kind: {} for kind in KINDS}
+        for row in rows:
+            counts[row["kind"]] = dict(zip(row["ids"], row["counts"]))
+            if row["via"]:
+                via[row["kind"]] = dict(zip(row["ids"], row["via"]))
+        return cls(counts, via, rows)
 
     def count(self, kind: str, cid: str) -> int:
-        return self.by_kind[kind].get(cid, (0,))[0]
+        return self.counts[kind].get(cid, 0)
 
     def add_candidates(self, found: Candidates, depth: int) -> None:
         """Each kind's top ``depth`` by citing papers (or references), then id."""
@@ -58,16 +63,16 @@ class Links:
     def add_to(self, found: Candidates, seed: Seed) -> None:
         """The paths behind "cited by 3 of your references: A, B, C" and "cites 2 of …"; their
         features come with the candidates' facts."""
-        for cid, candidate in found.items():
-            for kind, name, template in (
-                ("cited_by", "cited_by_references", "cited by {n} of {mine}"),
-                ("coupling", "coupling", "cites {n} of {mine}"),
-            ):
-                if link := self.by_kind[kind].get(cid):
-                    count, _, via = link
-                    candidate.add(
-                        Signal(name, count, template.format(n=count, mine=seed.mine) + path(via, count), tuple(via))
-                    )
+        for kind, name, template in (
+            ("cited_by", "cited_by_references", "cited by {n} of {mine}"),
+            ("coupling", "coupling", "cites {n} of {mine}"),
+        ):
+            counts, via = self.counts[kind], self.via[kind]
+            for cid in found.keys() & counts.keys():  # iterates the smaller of the two
+                count, path_ = counts[cid], via[cid]
+                found[cid].add(
+                    Signal(name, count, template.format(n=count, mine=seed.mine) + path(path_, count), tuple(path_))
+                )
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,13 +83,10 @@ class Unwanted:
     links: Links
 
     def add_to(self, found: Candidates, seed: Seed) -> None:
-        against = self.links.by_kind
-        for cid, candidate in found.items():
-            via = tuple(
-                dict.fromkeys(
-                    p for kind in ("cited_by", "coupling") if cid in against[kind] for p in against[kind][cid][2]
-                )
-            )
+        cited_by, coupling = self.links.via["cited_by"], self.links.via["coupling"]
+        for cid in found.keys() & (cited_by.keys() | coupling.keys()):
+            candidate = found[cid]
+            via = tuple(dict.fromkeys([*cited_by.get(cid, ()), *coupling.get(cid, ())]))
             if via:
                 candidate.add(
                     Signal(

@@ -57,7 +57,6 @@ class Enrichment:
             found.at(cid)
 
     def add_to(self, found: Candidates, seed: Seed) -> None:
-        for cid, candidate in found.items():
-            if cid in self.frequency:
-                n = self.frequency[cid]
-                candidate.add(Signal("enrichment", n, f"cited by {n} of the top text matches"), math.log1p(n))
+        for cid in found.keys() & self.frequency.keys():
+            n = self.frequency[cid]
+            found[cid].add(Signal("enrichment", n, f"cited by {n} of the top text matches"), math.log1p(n))
