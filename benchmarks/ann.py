@@ -75,7 +75,7 @@ def synthetic(path: Path, n: int, dim: int, topics: int, seed: int, chunk: int =
     return out
 
 
-def minilm_vectors(cache: Path, count: int, dtype: str, chunk: int = 5_000) -> np.ndarray:
+def minilm_vectors(cache: Path, count: int, dtype: str, threads: int, chunk: int = 5_000) -> np.ndarray:
     """The titles of the first ``count`` papers of the synthetic corpus (seed 0;
     ``citegraph.synth``) as the offline MiniLM encodes them for ``index dense``: 384-d,
     normalised. Titles only: title and abstract cost about ten times the encoder time.
@@ -91,7 +91,7 @@ def minilm_vectors(cache: Path, count: int, dtype: str, chunk: int = 5_000) -> n
     cache.mkdir(parents=True, exist_ok=True)
     files = [cache / f"chunk-{start // chunk:05d}.npy" for start in range(0, count, chunk)]
     if not all(f.exists() for f in files):
-        encoder = get_encoder("minilm", dtype=dtype, batch_size=64, threads=2)  # type: ignore[arg-type]
+        encoder = get_encoder("minilm", dtype=dtype, batch_size=64, threads=threads)  # type: ignore[arg-type]
         papers = records(SynthSpec(papers=max(count, 1_001_000)))  # one corpus whatever the count
         for f in files:
             docs = [Document(r["paper_id"], r["title"]) for r in itertools.islice(papers, chunk)]
@@ -204,7 +204,7 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=768)
     parser.add_argument("--queries", type=int, default=1_000)
     parser.add_argument("--k", type=int, default=100)
-    parser.add_argument("--threads", type=int, default=1, help="OpenMP threads")
+    parser.add_argument("--threads", type=int, default=1, help="OpenMP threads (of Faiss, and of the encoder)")
     parser.add_argument(
         "--kinds",
         default=",".join(KINDS),
@@ -253,7 +253,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.workdir) as folder:
         if args.vectors == "minilm":
             cache = (args.workdir or Path(folder)) / "minilm-synth-titles-bf16"
-            vectors = minilm_vectors(cache, args.n + args.queries, "bfloat16")
+            vectors = minilm_vectors(cache, args.n + args.queries, "bfloat16", args.threads)
             description = f"MiniLM (bfloat16) vectors of synthetic papers, dim={vectors.shape[1]}"
         else:
             vectors = synthetic(Path(folder) / "vectors.f32", args.n + args.queries, args.dim, args.topics, args.seed)

@@ -1,26 +1,33 @@
-"""Recommendation latency over HTTP: POST /recommend of `citegraph serve` on a synthetic graph.
+"""Recommendation latency over HTTP: POST /recommend of `citegraph serve` on synthetic graphs
+of one or more sizes.
 
     .venv/bin/python benchmarks/recommend.py                          # 200k papers, ~2M citations
     .venv/bin/python benchmarks/recommend.py --papers 20000           # a quick run
     .venv/bin/python benchmarks/recommend.py --work /tmp/rec-bench    # keep the graph and index for reruns
+    .venv/bin/python benchmarks/recommend.py --papers 200000,2000000 --work /var/tmp/rec   # 2M ÷ 200k
 
-A synthetic S2ORC corpus (``citegraph.synth``, seed 0, cached as ``benchmarks/ingest.py``
-caches it) is bulk-loaded into an embedded ArcadeDB, indexed with BM25 (Lucene when the
-[lucene] extra is installed, else bm25s), and ``citegraph serve`` is started on it as a
-child process: BM25 + graph signals with the default weights. Then, in the same run:
+For each size a synthetic S2ORC corpus (``citegraph.synth``, seed 0, cached as
+``benchmarks/ingest.py`` caches it) is bulk-loaded into an embedded ArcadeDB and indexed
+with BM25 (Lucene when the [lucene] extra is installed, else bm25s). Every size is loaded
+first; then, size after size in the same run, with ``citegraph serve`` started on it as a
+child process (BM25 + graph signals, the default weights):
 
 * **baselines** — BM25 search alone for the seed papers' texts (in this process, k = 100 as
-  the recommender asks), and ``GET /paper/{id}`` over HTTP (HTTP plus one graph lookup: the
-  service's floor);
+  the recommender asks), a one-paper lookup over Bolt, and ``GET /paper/{id}`` over HTTP
+  (HTTP plus one graph lookup: the service's floor);
+* **enrichment** (``retrieval.signals.enrich``, in this process) of each seed's BM25 top
+  100 to 300, SymTax's prefetch → enrich step;
 * **/recommend for a paper id** (held-out-style seeds: papers with ≥ 3 references), one
-  request at a time: p50 and p95 — the target is p50 < 100 ms;
+  request at a time: p50 and p95 — the target is p50 < 40 ms at 200k;
 * **/recommend for a new paper** (title + abstract of other papers, no references: text,
   enrichment and features, no reference neighbourhood);
 * **4 concurrent clients** asking for paper ids: requests/s, p50 and p95; the target is
   ≥ 1.5 × the requests/s of one client.
 
-For the paper-id cases the CPU time the service process and the graph server spent per
-request is printed too (from ``/proc``): what bounds the throughput on this machine's
+With several sizes a last table divides each larger graph's p50 and p95 by the first's:
+the local queries (lookup, enrichment, /recommend) should stay flat, p50 ≤ 1.3× from 200k
+to 2M. For the paper-id cases the CPU time the service process and the graph server spent
+per request is printed too (from ``/proc``): what bounds the throughput on this machine's
 two cores, whatever the load average.
 
 Every request asks for a different paper, so the service's per-seed cache never answers;
@@ -40,6 +47,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -53,6 +61,7 @@ from citegraph.ingest.bulk import bulk_ingest
 from citegraph.recommend.held_out import held_out_citations
 from citegraph.retrieval.bm25 import read_manifest
 from citegraph.retrieval.corpus import documents
+from citegraph.retrieval.signals import enrich
 from citegraph.retrieval.spec import BM25
 from citegraph.service.serving import wait_serving
 
@@ -124,113 +133,184 @@ def loaded(config: Config, store, fmt: str, path: Path, heap: str) -> tuple[floa
     return load, time.perf_counter() - started, read_manifest(indexes / BM25().folder)["backend"]
 
 
+@dataclass
+class Graph:
+    """One size's graph, index and measurements."""
+
+    papers: int
+    config: Config
+    load: float = 0.0
+    indexing: float = 0.0
+    backend: str = ""
+    index_bytes: int = 0
+    counts: dict = field(default_factory=dict)
+    times: dict[str, list[float]] = field(default_factory=dict)
+    cpu: tuple[float, float] = (0.0, 0.0)
+    cpu_many: tuple[float, float] = (0.0, 0.0)
+    wall_many: float = 0.0
+    load_average: tuple[float, float] = (0.0, 0.0)
+
+
+def prepare(papers: int, work: Path, args) -> Graph:
+    graph = Graph(papers, Config(data_dir=work / "data", heap=args.heap))
+    path, _ = corpus(papers, args.corpus_dir)
+    with open_store(graph.config) as store:
+        graph.load, graph.indexing, graph.backend = loaded(graph.config, store, "s2orc", path, args.heap)
+        graph.counts = {row["label"]: row["count"] for row in store.run("stats/labels")}
+    folder = Path(graph.config.data_dir) / "indexes" / BM25().folder
+    graph.index_bytes = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    return graph
+
+
+def measure(graph: Graph, args) -> None:
+    """Every case on ``graph``: BM25 and enrichment in this process, the rest over HTTP."""
+    config, times = graph.config, graph.times
+    indexes = Path(config.data_dir) / "indexes"
+    with open_store(config) as store:
+        need = args.warmup + 3 * args.requests
+        seeds = [e.seed for e in held_out_citations(store, need, seed=0)]
+        if len(seeds) < need:
+            raise SystemExit(f"only {len(seeds)} papers with 3 or more references; ask for fewer --requests")
+        warm, one, texts, many = (
+            seeds[: args.warmup],
+            seeds[args.warmup : args.warmup + args.requests],
+            seeds[args.warmup + args.requests : args.warmup + 2 * args.requests],
+            seeds[args.warmup + 2 * args.requests :],
+        )
+        load_before = os.getloadavg()[0]
+        bm25 = BM25().open(indexes)
+        for seed in warm[:10]:
+            bm25.search([seed.document], 100)
+        prefetched: list[list[str]] = []
+
+        def search(seed) -> None:
+            [ranking] = bm25.search([seed.document], 100 + len(seed.references) + 1)
+            prefetched.append([hit.id for hit in ranking[:100]])
+
+        times["bm25"] = timed_each(search, one)
+        for ids in prefetched[:10]:
+            enrich(store, ids, 300)
+        times["enrich"] = timed_each(lambda ids: enrich(store, ids, 300), prefetched)
+        times["lookup"] = timed_each(lambda s: store.run("paper", id=s.id), one)
+        # the service attaches to the graph server this process started (as to a running one)
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        env = {**os.environ, "CITEGRAPH_DATA_DIR": str(config.data_dir), "CITEGRAPH_HEAP": args.heap}
+        env.pop("CITEGRAPH_URI", None)  # the embedded server this process runs
+        server = subprocess.Popen(
+            [sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            wait_serving(url, server, timeout=300)
+            pid = json.loads((Path(config.data_dir) / "arcadedb" / "server.json").read_text())["pid"]
+            with httpx.Client(base_url=url, timeout=120) as client:
+                for seed in warm:
+                    post(client, {"paper": seed.id, "k": 20})
+                times["http_lookup"] = timed_each(lambda s: client.get(f"/paper/{s.id}").raise_for_status(), one)
+                cpu = (cpu_ms(server.pid), cpu_ms(pid))
+                times["by_id"] = timed_each(lambda s: post(client, {"paper": s.id, "k": 20}), one)
+                graph.cpu = ((cpu_ms(server.pid) - cpu[0]) / len(one), (cpu_ms(pid) - cpu[1]) / len(one))
+                times["by_text"] = timed_each(
+                    lambda s: post(client, {"title": s.title, "abstract": s.abstract, "year": s.year, "k": 20}),
+                    texts,
+                )
+            cpu = (cpu_ms(server.pid), cpu_ms(pid))
+            times["many"], graph.wall_many = concurrent(url, [{"paper": s.id, "k": 20} for s in many], args.clients)
+            graph.cpu_many = ((cpu_ms(server.pid) - cpu[0]) / len(many), (cpu_ms(pid) - cpu[1]) / len(many))
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+    graph.load_average = (load_before, os.getloadavg()[0])
+
+
+CASES = (  # (key, row, target)
+    ("bm25", "BM25 search alone, k = 100 (in process; baseline)", "—"),
+    ("lookup", "one paper's lookup over Bolt (in process)", "—"),
+    ("enrich", "enrichment of a BM25 top 100 → 300 (in process)", "p50 < 5 ms, p95 < 10 ms"),
+    ("http_lookup", "GET /paper/{id} over HTTP", "—"),
+    ("by_id", "POST /recommend, paper id (BM25 + graph signals, k = 20)", "p50 < 40 ms, p95 < 150 ms"),
+    ("by_text", "POST /recommend, new paper's title + abstract", "—"),
+)
+
+
+def report(graph: Graph, args) -> None:
+    times = graph.times
+    base = ms(times["bm25"], 50)
+    print(
+        f"\n# recommend benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}; {graph.counts.get('Paper', 0):,} papers (bulk load {graph.load:.0f} s), "
+        f"BM25 {graph.backend} (index {graph.indexing:.0f} s, {graph.index_bytes / 2**30:.2f} GiB), "
+        f"ArcadeDB heap {args.heap}; {args.requests} requests per case; "
+        "1-min load average {:.1f} → {:.1f}".format(*graph.load_average)
+    )
+    print("| case | p50 ms | p95 ms | p50 ÷ BM25 alone | target |")
+    print("|---|---:|---:|---:|---|")
+    for key, row, target in CASES:
+        print(
+            f"| {row} | {ms(times[key], 50):.1f} | {ms(times[key], 95):.1f} | {ms(times[key], 50) / base:.2f} | {target} |"
+        )
+    many = times["many"]
+    print(
+        f"| POST /recommend, paper id, {args.clients} concurrent clients | {ms(many, 50):.1f} | "
+        f"{ms(many, 95):.1f} | {ms(many, 50) / base:.2f} | — |"
+    )
+    one_rate = 1000 / statistics.mean(times["by_id"])
+    print(
+        f"\n{args.clients} concurrent clients: {len(many) / graph.wall_many:.1f} requests/s "
+        f"({len(many)} requests in {graph.wall_many:.1f} s); one client: {one_rate:.1f} requests/s; ratio "
+        f"{len(many) / graph.wall_many / one_rate:.2f} (target ≥ 1.5)"
+    )
+    print(
+        f"CPU per paper-id request, one client: service {graph.cpu[0]:.1f} ms, graph server {graph.cpu[1]:.1f} ms; "
+        f"{args.clients} clients: service {graph.cpu_many[0]:.1f} ms, graph server {graph.cpu_many[1]:.1f} ms"
+    )
+
+
+def ratios(graphs: list[Graph]) -> None:
+    """Each larger graph's p50 and p95 against the first's: what growing the graph costs."""
+    first = graphs[0]
+    print(f"\n# ratios to the {first.papers:,}-paper graph (the same run)")
+    print("| case | " + " | ".join(f"{g.papers:,}: p50 ÷, p95 ÷" for g in graphs[1:]) + " | target (p50) |")
+    print("|---|" + "---:|" * (len(graphs) - 1) + "---|")
+    for key, row, _ in (*CASES, ("many", "POST /recommend, paper id, concurrent clients", "—")):
+        cells = [
+            f"{ms(g.times[key], 50) / ms(first.times[key], 50):.2f}, {ms(g.times[key], 95) / ms(first.times[key], 95):.2f}"
+            for g in graphs[1:]
+        ]
+        target = "≤ 1.3" if key in ("lookup", "enrich", "by_id", "http_lookup") else "—"
+        print(f"| {row} | " + " | ".join(cells) + f" | {target} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--papers", type=int, default=200_000)
+    parser.add_argument(
+        "--papers",
+        default="200000",
+        help="graph sizes, comma-separated (e.g. 200000,2000000): each loaded first, then measured in turn",
+    )
     parser.add_argument("--requests", type=int, default=300, help="requests per case")
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--heap", default="4g")
     parser.add_argument("--corpus-dir", type=Path, default=Path(tempfile.gettempdir()) / "citegraph-bench")
     parser.add_argument(
-        "--work", type=Path, help="keep the graph and the index here and reuse them (default: a temporary folder)"
+        "--work", type=Path, help="keep the graphs and indexes here (one folder per size) and reuse them"
     )
     args = parser.parse_args()
+    sizes = [int(n) for n in args.papers.split(",") if n]
 
     with tempfile.TemporaryDirectory(prefix="citegraph-recommend-") as tmp:
         work = args.work or Path(tmp)
-        config = Config(data_dir=work / "data", heap=args.heap)
-        path, _ = corpus(args.papers, args.corpus_dir)
-        with open_store(config) as store:
-            load, indexing, backend = loaded(config, store, "s2orc", path, args.heap)
-            indexes = work / "data" / "indexes"
-
-            need = args.warmup + 3 * args.requests
-            seeds = [e.seed for e in held_out_citations(store, need, seed=0)]
-            if len(seeds) < need:
-                raise SystemExit(f"only {len(seeds)} papers with 3 or more references; ask for fewer --requests")
-            warm, one, texts, many = (
-                seeds[: args.warmup],
-                seeds[args.warmup : args.warmup + args.requests],
-                seeds[args.warmup + args.requests : args.warmup + 2 * args.requests],
-                seeds[args.warmup + 2 * args.requests :],
-            )
-
-            bm25 = BM25().open(indexes)
-            for seed in warm[:10]:
-                bm25.search([seed.document], 100)
-            alone = timed_each(lambda s: bm25.search([s.document], 100 + len(s.references) + 1), one)
-
-            port = free_port()
-            url = f"http://127.0.0.1:{port}"
-            env = {**os.environ, "CITEGRAPH_DATA_DIR": str(config.data_dir), "CITEGRAPH_HEAP": args.heap}
-            env.pop("CITEGRAPH_URI", None)  # the embedded server this process runs
-            server = subprocess.Popen(
-                [sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            try:
-                wait_serving(url, server, timeout=300)
-                graph = json.loads((Path(config.data_dir) / "arcadedb" / "server.json").read_text())["pid"]
-                load_before = os.getloadavg()[0]
-                with httpx.Client(base_url=url, timeout=120) as client:
-                    for seed in warm:
-                        post(client, {"paper": seed.id, "k": 20})
-                    lookup = timed_each(lambda s: client.get(f"/paper/{s.id}").raise_for_status(), one)
-                    cpu = (cpu_ms(server.pid), cpu_ms(graph))
-                    by_id = timed_each(lambda s: post(client, {"paper": s.id, "k": 20}), one)
-                    cpu = ((cpu_ms(server.pid) - cpu[0]) / len(one), (cpu_ms(graph) - cpu[1]) / len(one))
-                    by_text = timed_each(
-                        lambda s: post(client, {"title": s.title, "abstract": s.abstract, "year": s.year, "k": 20}),
-                        texts,
-                    )
-                cpu_many = (cpu_ms(server.pid), cpu_ms(graph))
-                together, wall = concurrent(url, [{"paper": s.id, "k": 20} for s in many], args.clients)
-                cpu_many = ((cpu_ms(server.pid) - cpu_many[0]) / len(many), (cpu_ms(graph) - cpu_many[1]) / len(many))
-                load_after = os.getloadavg()[0]
-            finally:
-                server.terminate()
-                server.wait(timeout=60)
-            counts = {row["label"]: row["count"] for row in store.run("stats/labels")}
-
-    base = ms(alone, 50)
-    print(
-        f"# recommend benchmark {datetime.date.today()} — {platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}; {counts.get('Paper', 0):,} papers (bulk load {load:.0f} s), "
-        f"BM25 {backend} (index {indexing:.0f} s), ArcadeDB heap {args.heap}; "
-        f"{args.requests} requests per case; 1-min load average {load_before:.1f} → {load_after:.1f}"
-    )
-    print("| case | p50 ms | p95 ms | p50 ÷ BM25 alone | target |")
-    print("|---|---:|---:|---:|---|")
-    print(f"| BM25 search alone, k = 100 (in process; baseline) | {base:.1f} | {ms(alone, 95):.1f} | 1.00 | — |")
-    print(
-        f"| GET /paper/{{id}} over HTTP | {ms(lookup, 50):.1f} | {ms(lookup, 95):.1f} | "
-        f"{ms(lookup, 50) / base:.2f} | — |"
-    )
-    print(
-        f"| POST /recommend, paper id (BM25 + graph signals, k = 20) | {ms(by_id, 50):.1f} | {ms(by_id, 95):.1f} | "
-        f"{ms(by_id, 50) / base:.2f} | p50 < 50 ms, p95 < 150 ms |"
-    )
-    print(
-        f"| POST /recommend, new paper's title + abstract | {ms(by_text, 50):.1f} | {ms(by_text, 95):.1f} | "
-        f"{ms(by_text, 50) / base:.2f} | — |"
-    )
-    print(
-        f"| POST /recommend, paper id, {args.clients} concurrent clients | {ms(together, 50):.1f} | "
-        f"{ms(together, 95):.1f} | {ms(together, 50) / base:.2f} | — |"
-    )
-    one_rate = 1000 / statistics.mean(by_id)
-    print(
-        f"\n{args.clients} concurrent clients: {len(together) / wall:.1f} requests/s "
-        f"({len(together)} requests in {wall:.1f} s); one client: {one_rate:.1f} requests/s; ratio "
-        f"{len(together) / wall / one_rate:.2f} (target ≥ 1.5)"
-    )
-    print(
-        f"CPU per paper-id request, one client: service {cpu[0]:.1f} ms, graph server {cpu[1]:.1f} ms; "
-        f"{args.clients} clients: service {cpu_many[0]:.1f} ms, graph server {cpu_many[1]:.1f} ms"
-    )
+        graphs = [prepare(papers, work / str(papers), args) for papers in sizes]
+        for graph in graphs:
+            measure(graph, args)
+    for graph in graphs:
+        report(graph, args)
+    if len(graphs) > 1:
+        ratios(graphs)
 
 
 if __name__ == "__main__":
