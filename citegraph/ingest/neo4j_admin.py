@@ -110,10 +110,12 @@ def export_neo4j_admin(
                 "then `citegraph ingest openalex <the merged_ids folder>` against the database"
             )
         progress.start("writing CSV", None)
+        staged = graph.work / "csv"  # then moved into `out`: an export that stops leaves `out` as it was
         try:
-            export = _write_csv(graph, out, summary, database, part_bytes)
+            written = _write_csv(graph, staged, summary, database, part_bytes)
         finally:
             progress.finish()
+        export = _moved(written, staged, out)
         summary.write = graph.write_stats()
     if options.external == "drop":
         summary.external_dropped = summary.write.external_created
@@ -133,12 +135,14 @@ def _header(out: Path, stem: str, header: list[str]) -> Path:
     return header_file
 
 
-def _copy(con, statement: str, names: list[str], group: str, folder: Path, part_bytes: int) -> list[Path]:
-    """Run one COPY of ``neo4j_csv.sql`` into a fresh ``folder``; returns the parts written."""
-    shutil.rmtree(folder, ignore_errors=True)
+def _copy(
+    graph: BuiltGraph, con, statement: str, names: list[str], group: str, folder: Path, part_bytes: int
+) -> list[Path]:
+    """Run one COPY of ``neo4j_csv.sql`` into ``folder``; returns the parts written."""
     sql = statement.replace("{cells}", "".join(f", cell(x[{i}])" for i in range(1, len(names) + 1)))
     try:
-        con.execute(sql, [names, group, str(folder), part_bytes])
+        with graph.out_of_memory_said(f"writing the CSV parts of {group}"):
+            con.execute(sql, [names, group, str(folder), part_bytes])
     except duckdb.InvalidInputException as exc:  # the cell macro's error(): a text holding U+001F
         raise CitegraphError(str(exc).split("Error: ", 1)[-1]) from None
     return _parts(folder)
@@ -158,6 +162,7 @@ def _write_csv(
 ) -> Neo4jAdminExport:
     export = Neo4jAdminExport(summary, database)
     sql = statements("neo4j_csv")
+    out.mkdir(exist_ok=True)
     with graph.connect() as con:
         con.execute(sql["cell"])
         for group in graph.vertices():
@@ -165,13 +170,30 @@ def _write_csv(
             stem = "_".join(sorted(group.labels)).lower()
             header = _header(out, stem, node.columns(props))
             names = [node.key.name, *(p.name for p in props)][1:]  # the key is the vertex's own column
-            parts = _copy(con, sql["nodes"], names, group.name, out / stem, part_bytes)
+            parts = _copy(graph, con, sql["nodes"], names, group.name, out / stem, part_bytes)
             export.nodes.append((":".join(group.labels), header, parts))
         for edge in graph.edges():
             relationship = model.GRAPH.relationship(edge.type)
             props = relationship.written() if edge.props else ()
             header = _header(out, edge.name, relationship.columns(props))
             names = [p.name for p in props]
-            parts = _copy(con, sql["relationships"], names, edge.name, out / edge.name, part_bytes)
+            parts = _copy(graph, con, sql["relationships"], names, edge.name, out / edge.name, part_bytes)
             export.relationships.append((edge.type, header, parts))
     return export
+
+
+def _moved(export: Neo4jAdminExport, staged: Path, out: Path) -> Neo4jAdminExport:
+    """``export``, written into ``staged``, moved into ``out``, where it replaces the files and
+    folders of the same names that an earlier export left."""
+    for written in staged.iterdir():
+        target = out / written.name
+        if target.is_dir():
+            shutil.rmtree(target)
+        written.replace(target)
+
+    def there(inputs: list[tuple[str, Path, list[Path]]]) -> list[tuple[str, Path, list[Path]]]:
+        return [
+            (name, out / h.relative_to(staged), [out / f.relative_to(staged) for f in fs]) for name, h, fs in inputs
+        ]
+
+    return Neo4jAdminExport(export.summary, export.database, there(export.nodes), there(export.relationships))
