@@ -99,11 +99,15 @@ def connect(work: Path, memory: str = DEFAULT_MEMORY, read_only: bool = False) -
     con.execute("SET temp_directory = $t", {"t": str(work / "duckdb-tmp")})
     con.execute("SET preserve_insertion_order = false")
     # no more threads than the limit feeds: each core's own thread would overrun a small one
-    [(threads, limit)] = con.execute(
-        "SELECT current_setting('threads'), parse_formatted_bytes(current_setting('memory_limit'))"
-    ).fetchall()
-    con.execute("SET threads = $n", {"n": max(1, min(threads, limit // THREAD_MEMORY))})
+    [(threads,)] = con.execute("SELECT current_setting('threads')").fetchall()
+    con.execute("SET threads = $n", {"n": max(1, min(threads, memory_limit(con) // THREAD_MEMORY))})
     return con
+
+
+def memory_limit(con: duckdb.DuckDBPyConnection) -> int:
+    """The connection's memory limit in bytes."""
+    [(limit,)] = con.execute("SELECT parse_formatted_bytes(current_setting('memory_limit'))").fetchall()
+    return limit
 
 
 @contextmanager
