@@ -29,10 +29,10 @@ from .pipeline import IngestOptions, IngestSummary, NoProgress, Progress
 
 ARRAY_DELIMITER = "\x1f"  # ASCII unit separator: between array elements in the CSV files (sql/neo4j_csv.sql)
 PART_BYTES = 1 << 30  # a CSV part is closed once it holds this much (DuckDB's FILE_SIZE_BYTES)
-#: ... or this fraction of the memory limit (1/16), if less. DuckDB 2.0.1 keeps a buffer for every
+#: ... or this share of the memory limit, if less. DuckDB 2.0.1 keeps a buffer for every
 #: batch it writes into a part after the first until that part is closed: about 1.35x the part's
 #: bytes, counted against the limit (1 GiB parts ran out of 250MB at 2M papers, whose papers take 3).
-PART_SHARE_OF_MEMORY = 16
+PART_MEMORY_SHARE = 1 / 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,7 @@ def export_neo4j_admin(
     part_bytes: int = PART_BYTES,
 ) -> Neo4jAdminExport:
     """Write the graph of ``paths`` as neo4j-admin CSV files (a header file and data parts of
-    about ``part_bytes`` each, at most :data:`PART_SHARE_OF_MEMORY` of ``memory``, per label
+    about ``part_bytes`` each, at most :data:`PART_MEMORY_SHARE` of ``memory``, per label
     set and relationship type) into ``out``; ``memory`` is DuckDB's memory_limit.
 
     The files are RFC 4180 CSV in UTF-8: comma-separated, fields holding a comma, a quote
@@ -168,7 +168,7 @@ def _write_csv(
     sql = statements("neo4j_csv")
     out.mkdir(exist_ok=True)
     with graph.connect() as con:
-        part_bytes = min(part_bytes, memory_limit(con) // PART_SHARE_OF_MEMORY)
+        part_bytes = min(part_bytes, int(memory_limit(con) * PART_MEMORY_SHARE))
         con.execute(sql["cell"])
         for group in graph.vertices():
             node, props = node_properties(group)
