@@ -16,13 +16,15 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from citegraph.errors import CitegraphError, InputError
+from citegraph.cli import main
+from citegraph.errors import CitegraphError, InputError, ServerError
 from citegraph.graph import ArcadeDBBackend, model
 from citegraph.graph.arcadedb import DATABASE, HOST, USER
 from citegraph.ingest import IngestOptions, formats, ingest
 from citegraph.ingest.build import BuiltGraph, build, connect
-from citegraph.ingest.bulk import bulk_ingest
+from citegraph.ingest.bulk import BULK_MARKER, bulk_ingest
 from citegraph.ingest.formats import Format
 from citegraph.ingest.neo4j_admin import ARRAY_DELIMITER, export_neo4j_admin
 from citegraph.ingest.pipeline import IngestSummary, NoProgress
@@ -380,6 +382,51 @@ def test_the_build_runs_under_its_memory_limit_and_refuses_a_bad_one(tmp_path):
         build(fmt, files, IngestOptions(), NoProgress(), IngestSummary("s2orc"), tmp_path / "again", memory="lots")
 
 
+def wide_contexts(path: Path) -> Path:
+    """3,000 papers, each citing the next with 2 kB of citation contexts: the build carries the
+    contexts as they are and runs under 70MB; the CSV export parses them 2,048 at a time and
+    needs 250MB (200MB ran out; DuckDB 2.0.1)."""
+    context = "cited as [CIT] in a sentence of some length. " * 50
+    rows = [
+        {
+            "id": f"P{i}",
+            "title": f"Paper {i}",
+            "year": 2000,
+            "references": [{"id": f"P{(i + 1) % 3000}", "contexts": [context]}],
+        }
+        for i in range(3000)
+    ]
+    return write_jsonl(path, rows)
+
+
+@pytest.mark.parametrize(
+    ("memory", "phase"), [("16MB", "building the graph"), ("100MB", "writing the CSV parts of cites_with_contexts")]
+)
+def test_running_out_of_memory_is_one_line_and_leaves_no_export(tmp_path, memory, phase):
+    """DuckDB's own error is a traceback ending in SQL settings the user cannot reach; the CLI
+    says it in one line with the option that helps, and leaves no export that looks complete."""
+    out = tmp_path / "out"
+    args = ["export", "neo4j-admin", "jsonl", str(wide_contexts(tmp_path / "wide.jsonl")), "--out", str(out)]
+    result = CliRunner().invoke(main, [*args, "--build-memory", memory, "--no-progress"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    [line] = result.output.splitlines()
+    assert f"ran out of its memory limit, {memory}, while {phase}" in line
+    assert "--build-memory" in line and f"spills to disk under {out}" in line
+    assert "import full" not in result.output and not list(out.iterdir())
+
+
+def test_running_out_of_memory_in_the_load_says_so(arcade_server, store, tmp_path):
+    """The loader process reads the built graph through DuckDB under the same limit: its
+    error reaches the user as the same sentence, not as the loader's traceback."""
+    corpus = wide_contexts(tmp_path / "wide.jsonl")
+    with pytest.raises(ServerError) as failed:
+        bulk_ingest(ArcadeDBBackend(arcade_server), store, formats.get("jsonl"), [corpus], memory="80MB")
+    (arcade_server.home / BULK_MARKER).unlink()  # left as after any failed load: the graph is half-loaded
+    said = str(failed.value)
+    assert "ran out of its memory limit, 80MB, while reading the graph for the load" in said
+    assert "--build-memory" in said and "Traceback" not in said
+
+
 # -- neo4j-admin CSV files ------------------------------------------------------------------
 def read_csv(path: Path) -> list[list[str]]:
     with open(path, encoding="utf-8", newline="") as f:
@@ -491,6 +538,19 @@ def test_the_csv_export_runs_under_a_small_memory_limit(tmp_path):
     export = export_neo4j_admin(formats.get("s2orc"), [path], tmp_path / "out", memory="100MB")
     papers = read_parts(next(data for labels, _, data in export.nodes if labels == "Paper"))
     assert len(papers) == 3000 and all(row[2] for row in papers)  # every abstract exported
+
+
+@pytest.mark.slow
+def test_the_csv_export_runs_under_a_small_memory_limit_past_its_first_part(tmp_path):
+    """50,000 papers (70 MB of CSV) in parts of 30 MB under 100MB. DuckDB keeps a buffer for
+    every batch written into a part after the first until that part is closed, about 1.35x the
+    part's bytes: 1 GiB parts ran out of 250MB at 2M papers, the first size whose papers need
+    a second part; 30 MB ones run out of 100MB here."""
+    path = tmp_path / "synth.jsonl"
+    generate(SynthSpec(papers=50_000), path)
+    export = export_neo4j_admin(formats.get("s2orc"), [path], tmp_path / "out", memory="100MB", part_bytes=30_000_000)
+    papers = next(data for labels, _, data in export.nodes if labels == "Paper")
+    assert len(papers) > 2 and len(read_parts(papers)) == 50_000
 
 
 def test_the_array_delimiter_in_a_text_is_refused(tmp_path):

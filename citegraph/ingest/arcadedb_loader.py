@@ -22,6 +22,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..errors import CitegraphError
 from .build import BuiltGraph, statements
 
 _CHUNK = 100_000  # vertices or edges per GraphBatch call
@@ -69,7 +70,7 @@ def load(work: Path, database: Path, heap: str | None = None) -> dict[str, int]:
     sql = statements("arcadedb")
     db = arcadedb.open_database(str(database), jvm_kwargs={"heap_size": heap} if heap else None)
     try:
-        with graph.connect(read_only=False) as con:
+        with graph.out_of_memory_said("reading the graph for the load"), graph.connect(read_only=False) as con:
             vertices, edges = graph.vertices(), graph.edges()
             _create_types(db.schema, {g.labels for g in vertices}, {g.type for g in edges})
             vertex_batcher = jpype.JClass("com.arcadedb.python.VertexBatcher")
@@ -107,4 +108,7 @@ def load(work: Path, database: Path, heap: str | None = None) -> dict[str, int]:
 
 
 if __name__ == "__main__":  # python -m citegraph.ingest.arcadedb_loader DATABASE_DIR HEAP WORK
-    print(json.dumps(load(Path(sys.argv[3]), Path(sys.argv[1]), sys.argv[2] or None)))
+    try:
+        print(json.dumps(load(Path(sys.argv[3]), Path(sys.argv[1]), sys.argv[2] or None)))
+    except CitegraphError as exc:  # the last line of the log the caller shows, on a line of its own
+        sys.exit(f"\n{exc}")

@@ -26,9 +26,10 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -98,11 +99,30 @@ def connect(work: Path, memory: str = DEFAULT_MEMORY, read_only: bool = False) -
     con.execute("SET temp_directory = $t", {"t": str(work / "duckdb-tmp")})
     con.execute("SET preserve_insertion_order = false")
     # no more threads than the limit feeds: each core's own thread would overrun a small one
-    [(threads, limit)] = con.execute(
-        "SELECT current_setting('threads'), parse_formatted_bytes(current_setting('memory_limit'))"
-    ).fetchall()
-    con.execute("SET threads = $n", {"n": max(1, min(threads, limit // THREAD_MEMORY))})
+    [(threads,)] = con.execute("SELECT current_setting('threads')").fetchall()
+    con.execute("SET threads = $n", {"n": max(1, min(threads, memory_limit(con) // THREAD_MEMORY))})
     return con
+
+
+def memory_limit(con: duckdb.DuckDBPyConnection) -> int:
+    """The connection's memory limit in bytes."""
+    [(limit,)] = con.execute("SELECT parse_formatted_bytes(current_setting('memory_limit'))").fetchall()
+    return limit
+
+
+@contextmanager
+def out_of_memory_said(phase: str, work: Path, memory: str) -> Iterator[None]:
+    """DuckDB running out of ``memory`` while doing ``phase`` (e.g. "building the graph"), said
+    as one line with the remedy: its own message is a traceback ending in SQL settings."""
+    try:
+        yield
+    except duckdb.OutOfMemoryException as exc:
+        why = str(exc).splitlines()[0].removeprefix("Out of Memory Error: ")
+        raise CitegraphError(
+            f"DuckDB ran out of its memory limit, {memory}, while {phase} ({why}): run again with a "
+            f"larger --build-memory; beyond the limit it spills to disk under {work.parent}, which "
+            "needs free space too"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +182,10 @@ class BuiltGraph:
 
     def connect(self, read_only: bool = True) -> duckdb.DuckDBPyConnection:
         return connect(self.work, self.manifest["memory"], read_only)
+
+    def out_of_memory_said(self, phase: str):
+        """:func:`out_of_memory_said` with this graph's work folder and memory limit."""
+        return out_of_memory_said(phase, self.work, self.manifest["memory"])
 
     def vertices(self) -> list[VertexGroup]:
         counts = self.manifest["counts"]
@@ -352,7 +376,9 @@ def build(
     """Validate ``files`` as the streaming ingest does (same errors, same rejects file with
     ``skip_bad``) and build their graph in ``work``; also returns each file's line count.
     Bad input raises before anything reaches a database."""
-    connect(work, memory).close()  # a memory limit DuckDB refuses stops the build before the read
+    building = partial(out_of_memory_said, "building the graph", work, memory)
+    with building():
+        connect(work, memory).close()  # a memory limit DuckDB refuses stops the build before the read
     options = pipeline.widened(fmt, files, options, progress)
     spill = Spill(work, options.clock())
     try:
@@ -362,6 +388,7 @@ def build(
     summary.lines = sum(lines.values())
     progress.start("building", None)
     try:
-        return spill.finish(options.external, options.prefilter, memory), lines
+        with building():
+            return spill.finish(options.external, options.prefilter, memory), lines
     finally:
         progress.finish()

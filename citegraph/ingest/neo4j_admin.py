@@ -23,12 +23,16 @@ import duckdb
 
 from ..errors import CitegraphError
 from ..graph import Neo4jBackend, model
-from .build import DEFAULT_MEMORY, BuiltGraph, VertexGroup, build, statements
+from .build import DEFAULT_MEMORY, BuiltGraph, VertexGroup, build, memory_limit, statements
 from .formats import Format
 from .pipeline import IngestOptions, IngestSummary, NoProgress, Progress
 
 ARRAY_DELIMITER = "\x1f"  # ASCII unit separator: between array elements in the CSV files (sql/neo4j_csv.sql)
 PART_BYTES = 1 << 30  # a CSV part is closed once it holds this much (DuckDB's FILE_SIZE_BYTES)
+#: ... or this share of the memory limit, if less. DuckDB 2.0.1 keeps a buffer for every
+#: batch it writes into a part after the first until that part is closed: about 1.35x the part's
+#: bytes, counted against the limit (1 GiB parts ran out of 250MB at 2M papers, whose papers take 3).
+PART_MEMORY_SHARE = 1 / 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +87,8 @@ def export_neo4j_admin(
     part_bytes: int = PART_BYTES,
 ) -> Neo4jAdminExport:
     """Write the graph of ``paths`` as neo4j-admin CSV files (a header file and data parts of
-    about ``part_bytes`` each per label set and relationship type) into ``out``; ``memory`` is
-    DuckDB's memory_limit.
+    about ``part_bytes`` each, at most :data:`PART_MEMORY_SHARE` of ``memory``, per label
+    set and relationship type) into ``out``; ``memory`` is DuckDB's memory_limit.
 
     The files are RFC 4180 CSV in UTF-8: comma-separated, fields holding a comma, a quote
     or a line break are quoted, quotes doubled; texts keep their line breaks, hence
@@ -110,10 +114,12 @@ def export_neo4j_admin(
                 "then `citegraph ingest openalex <the merged_ids folder>` against the database"
             )
         progress.start("writing CSV", None)
+        staged = graph.work / "csv"  # then moved into `out`: an export that stops leaves `out` as it was
         try:
-            export = _write_csv(graph, out, summary, database, part_bytes)
+            written = _write_csv(graph, staged, summary, database, part_bytes)
         finally:
             progress.finish()
+        export = _moved(written, staged, out)
         summary.write = graph.write_stats()
     if options.external == "drop":
         summary.external_dropped = summary.write.external_created
@@ -133,12 +139,14 @@ def _header(out: Path, stem: str, header: list[str]) -> Path:
     return header_file
 
 
-def _copy(con, statement: str, names: list[str], group: str, folder: Path, part_bytes: int) -> list[Path]:
-    """Run one COPY of ``neo4j_csv.sql`` into a fresh ``folder``; returns the parts written."""
-    shutil.rmtree(folder, ignore_errors=True)
+def _copy(
+    graph: BuiltGraph, con, statement: str, names: list[str], group: str, folder: Path, part_bytes: int
+) -> list[Path]:
+    """Run one COPY of ``neo4j_csv.sql`` into ``folder``; returns the parts written."""
     sql = statement.replace("{cells}", "".join(f", cell(x[{i}])" for i in range(1, len(names) + 1)))
     try:
-        con.execute(sql, [names, group, str(folder), part_bytes])
+        with graph.out_of_memory_said(f"writing the CSV parts of {group}"):
+            con.execute(sql, [names, group, str(folder), part_bytes])
     except duckdb.InvalidInputException as exc:  # the cell macro's error(): a text holding U+001F
         raise CitegraphError(str(exc).split("Error: ", 1)[-1]) from None
     return _parts(folder)
@@ -158,20 +166,39 @@ def _write_csv(
 ) -> Neo4jAdminExport:
     export = Neo4jAdminExport(summary, database)
     sql = statements("neo4j_csv")
+    out.mkdir(exist_ok=True)
     with graph.connect() as con:
+        part_bytes = min(part_bytes, int(memory_limit(con) * PART_MEMORY_SHARE))
         con.execute(sql["cell"])
         for group in graph.vertices():
             node, props = node_properties(group)
             stem = "_".join(sorted(group.labels)).lower()
             header = _header(out, stem, node.columns(props))
             names = [node.key.name, *(p.name for p in props)][1:]  # the key is the vertex's own column
-            parts = _copy(con, sql["nodes"], names, group.name, out / stem, part_bytes)
+            parts = _copy(graph, con, sql["nodes"], names, group.name, out / stem, part_bytes)
             export.nodes.append((":".join(group.labels), header, parts))
         for edge in graph.edges():
             relationship = model.GRAPH.relationship(edge.type)
             props = relationship.written() if edge.props else ()
             header = _header(out, edge.name, relationship.columns(props))
             names = [p.name for p in props]
-            parts = _copy(con, sql["relationships"], names, edge.name, out / edge.name, part_bytes)
+            parts = _copy(graph, con, sql["relationships"], names, edge.name, out / edge.name, part_bytes)
             export.relationships.append((edge.type, header, parts))
     return export
+
+
+def _moved(export: Neo4jAdminExport, staged: Path, out: Path) -> Neo4jAdminExport:
+    """``export``, written into ``staged``, moved into ``out``, where it replaces the files and
+    folders of the same names that an earlier export left."""
+    for written in staged.iterdir():
+        target = out / written.name
+        if target.is_dir():
+            shutil.rmtree(target)
+        written.replace(target)
+
+    def there(inputs: list[tuple[str, Path, list[Path]]]) -> list[tuple[str, Path, list[Path]]]:
+        return [
+            (name, out / h.relative_to(staged), [out / f.relative_to(staged) for f in fs]) for name, h, fs in inputs
+        ]
+
+    return Neo4jAdminExport(export.summary, export.database, there(export.nodes), there(export.relationships))
