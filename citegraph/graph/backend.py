@@ -25,6 +25,10 @@ from .processes import tied_to_parent
 from .schema import clear_graph
 from .store import GraphStore
 
+#: The exit code of an offline loader that stopped on an error it explained: its standard
+#: error's last line says what happened and what to do (e.g. run with more --build-memory).
+EXPLAINED_EXIT = 3
+
 
 class ArcadeDBBackend:
     """The embedded ArcadeDB server of a data directory."""
@@ -76,6 +80,12 @@ class ArcadeDBBackend:
                 )
         finally:
             self.server.server_command(f"open database {self.database}")
+        if done.returncode == EXPLAINED_EXIT:
+            said = next(line for line in reversed(log.read_text(errors="replace").splitlines()) if line.strip())
+            raise ServerError(
+                f"{said} (the ArcadeDB bulk loader stopped; the database may hold part of the graph, so "
+                f"recreate it before trying again; its log: {log})"
+            )
         if done.returncode:
             tail = "\n".join(log.read_text(errors="replace").splitlines()[-20:])
             raise ServerError(

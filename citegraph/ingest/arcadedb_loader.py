@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from ..errors import CitegraphError
+from ..graph.backend import EXPLAINED_EXIT
 from .build import BuiltGraph, statements
 
 _CHUNK = 100_000  # vertices or edges per GraphBatch call
@@ -110,5 +111,6 @@ def load(work: Path, database: Path, heap: str | None = None) -> dict[str, int]:
 if __name__ == "__main__":  # python -m citegraph.ingest.arcadedb_loader DATABASE_DIR HEAP WORK
     try:
         print(json.dumps(load(Path(sys.argv[3]), Path(sys.argv[1]), sys.argv[2] or None)))
-    except CitegraphError as exc:  # the last line of the log the caller shows, on a line of its own
-        sys.exit(f"\n{exc}")
+    except CitegraphError as exc:  # the caller says this line alone (EXPLAINED_EXIT)
+        print(f"\n{exc}", file=sys.stderr)
+        sys.exit(EXPLAINED_EXIT)
