@@ -206,9 +206,10 @@ def citing_the_scisummnet_papers(rec, n: int) -> list[HeldOut]:
     """Held-out citations whose held-out reference is a ScisummNet paper of the graph: ``n``
     graph papers with a title that cite one (seeded draw), each with the first it cites held out."""
     sentences = rec.citing_sentences()
+    ids = [r["id"] for r in rec.store.run("recommend/held_out", min_refs=3)]
     rows = [
         r
-        for r in rec.store.run("recommend/held_out", min_refs=3)
+        for r in rec.store.run("recommend/held_out_papers", ids=ids)
         if r["title"] and set(r["references"]) & set(sentences.cited_ids)
     ]
     examples = []

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import CitegraphError, OverlapError
+from ..evaluation.sampling import generator, sample, split
 from ..heavy import lazy
 from .recommender import Recommender
 from .seed import Seed
@@ -32,20 +33,27 @@ class HeldOut:
 
 def held_out_citations(store: GraphStore, n: int, seed: int = 0, min_refs: int = 3, skip: int = 0) -> list[HeldOut]:
     """``n`` papers of the graph, each with one random reference held out (seeded); see
-    :func:`draw_held_out`."""
-    return draw_held_out(store.run("recommend/held_out", min_refs=min_refs), n, seed, skip)
+    :func:`draw_held_out`, which this draws the same papers as. Only the drawn papers' texts
+    and references are read: the candidates are ids, however large the graph."""
+    ids = [row["id"] for row in store.run("recommend/held_out", min_refs=min_refs)]
+    _, chosen = split(ids, (skip, n), seed, "held-out")
+    found = {row["id"]: row for row in store.run("recommend/held_out_papers", ids=chosen)}
+    return hold_out([found[i] for i in chosen], seed)
 
 
 def draw_held_out(rows: Sequence[Mapping], n: int, seed: int = 0, skip: int = 0) -> list[HeldOut]:
     """Papers ``skip`` to ``skip + n`` of the one seeded permutation of ``rows`` (the
-    ``recommend/held_out`` rows, by id), each with one random reference held out.
-    ``recommend-train`` learns on the first ``papers``; a test with ``skip`` ≥ ``papers``
-    is disjoint from them by construction."""
-    from ..evaluation.sampling import generator, sample, split
-
+    ``recommend/held_out_papers`` rows of every candidate, by id), each with one random
+    reference held out. ``recommend-train`` learns on the first ``papers``; a test with
+    ``skip`` ≥ ``papers`` is disjoint from them by construction."""
     _, chosen = split(rows, (skip, n), seed, "held-out")
+    return hold_out(chosen, seed)
+
+
+def hold_out(rows: Sequence[Mapping], seed: int) -> list[HeldOut]:
+    """Each paper with one of its references held out, drawn with ``seed`` and its id."""
     out = []
-    for row in chosen:
+    for row in rows:
         [held] = sample(sorted(row["references"]), 1, generator(seed, "held-out", row["id"]))
         refs = tuple(r for r in row["references"] if r != held)
         out.append(HeldOut(Seed(row["id"], row["title"] or "", row["abstract"] or "", row["year"], refs), held))
