@@ -7,7 +7,9 @@
 //                 (counts: (citing paper, reference) pairs; citers: distinct citing papers).
 // A hub reference (many citing papers) is followed for coupling and co-citation through
 // its first $fanout citing papers only (in the graph's storage order, so the same for the
-// same database), which bounds the cost of a seed citing much-cited papers.
+// same database), which bounds the cost of a seed citing much-cited papers: a subquery
+// with LIMIT stops there, where a list of all citing papers cut to $fanout visited every
+// one (2M papers: this statement's p50 28 → 17 ms, 17 at 200k; the same rows).
 // As of a year ($as_of), a citation counts only if the citing paper is of that year or
 // earlier (undated citing papers do not count): the view a reader had then.
 // One row per kind with parallel lists (far cheaper to ship than a row per paper); the
@@ -34,16 +36,24 @@ RETURN 'cited_by' AS kind, collect(c.id) AS ids, collect(size(via)) AS counts, c
 UNION ALL
 UNWIND $refs AS rid
 MATCH (r:Paper {id: rid})
-UNWIND [(r)<-[:CITES]-(x:Paper) WHERE NOT x:External AND NOT x.id IN $exclude
-        AND ($as_of IS NULL OR x.year <= $as_of) | x][..$fanout] AS c
+CALL (r) {
+  MATCH (r)<-[:CITES]-(x:Paper)
+  WHERE NOT x:External AND NOT x.id IN $exclude AND ($as_of IS NULL OR x.year <= $as_of)
+  RETURN x AS c
+  LIMIT $fanout
+}
 WITH c, collect(DISTINCT r.id) AS via
 RETURN 'coupling' AS kind, collect(c.id) AS ids, collect(size(via)) AS counts, collect(size(via)) AS citers,
        collect(via[..5]) AS via
 UNION ALL
 UNWIND CASE WHEN $cocitation THEN $refs ELSE [] END AS rid
 MATCH (r:Paper {id: rid})
-WITH r, [(r)<-[:CITES]-(x:Paper) WHERE x.id <> $seed AND ($as_of IS NULL OR x.year <= $as_of) | x] AS citing
-UNWIND citing[..$fanout] AS x
+CALL (r) {
+  MATCH (r)<-[:CITES]-(x:Paper)
+  WHERE x.id <> $seed AND ($as_of IS NULL OR x.year <= $as_of)
+  RETURN x
+  LIMIT $fanout
+}
 MATCH (x)-[:CITES]->(c:Paper)
 WHERE c <> r
 WITH c, count(*) AS paths, count(DISTINCT x) AS citers
