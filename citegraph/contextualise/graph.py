@@ -14,10 +14,11 @@ is removed like any citation marker.
 **Collection model and word vectors** (:func:`prepare_corpus`): built from the corpus in
 the graph, never downloaded: p(w|C) counts the titles and abstracts of the corpus papers
 (``corpus/document_ids``, then ``corpus/documents_by_id``: what the text indexes hold); the
-word vectors are trained on those and on every citing sentence (``contextualise/corpus_contexts``). One pass over the graph
-counts the terms, mines the acronyms and writes the analysed texts to a file that
-Word2Vec reads per epoch, so memory does not grow with the corpus; the vectors are
-trained when a model first needs them (BM25 and LMD never do). The build is kept in a
+word vectors are trained on those and on every citing sentence
+(``contextualise/corpus_contexts``). One pass over the graph counts the terms, mines the
+acronyms and writes the analysed texts to a file that Word2Vec reads per epoch, so memory
+does not grow with the corpus; the vectors are trained when a model first needs them (BM25
+and LMD never do). The build is kept in a
 folder (``background.json``, ``acronyms.tsv``, ``vectors/``, ``manifest.json``) and redone
 when the numbers of papers and context edges in the graph (``contextualise/corpus_size``)
 differ from the manifest's. Training is single-threaded, so that it is reproducible,

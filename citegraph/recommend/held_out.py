@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import CitegraphError, OverlapError
 from ..evaluation.sampling import generator, sample, split
@@ -20,6 +20,8 @@ from ..heavy import lazy
 from .recommender import Recommender
 from .seed import Seed
 from .weights import Weights, trained_seed, training_papers
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from ..graph import GraphStore
@@ -35,8 +37,7 @@ def held_out_citations(store: GraphStore, n: int, seed: int = 0, min_refs: int =
     """``n`` papers of the graph, each with one random reference held out (seeded); see
     :func:`draw_held_out`, which this draws the same papers as. Only the drawn papers' texts
     and references are read: the candidates are ids, however large the graph."""
-    ids = [row["id"] for row in store.run("recommend/held_out", min_refs=min_refs)]
-    _, chosen = split(ids, (skip, n), seed, "held-out")
+    chosen = drawn([row["id"] for row in store.run("recommend/held_out", min_refs=min_refs)], n, seed, skip)
     found = {row["id"]: row for row in store.run("recommend/held_out_papers", ids=chosen)}
     return hold_out([found[i] for i in chosen], seed)
 
@@ -46,8 +47,13 @@ def draw_held_out(rows: Sequence[Mapping], n: int, seed: int = 0, skip: int = 0)
     ``recommend/held_out_papers`` rows of every candidate, by id), each with one random
     reference held out. ``recommend-train`` learns on the first ``papers``; a test with
     ``skip`` ≥ ``papers`` is disjoint from them by construction."""
-    _, chosen = split(rows, (skip, n), seed, "held-out")
-    return hold_out(chosen, seed)
+    return hold_out(drawn(rows, n, seed, skip), seed)
+
+
+def drawn(candidates: Sequence[T], n: int, seed: int, skip: int) -> list[T]:
+    """Candidates ``skip`` to ``skip + n`` of the one permutation drawn for ``seed``: of ids
+    or of whole rows alike, since it depends only on their number."""
+    return split(candidates, (skip, n), seed, "held-out")[1]
 
 
 def hold_out(rows: Sequence[Mapping], seed: int) -> list[HeldOut]:

@@ -51,9 +51,6 @@ class Links:
                 via[row["kind"]] = dict(zip(row["ids"], row["via"]))
         return cls(counts, via, rows)
 
-    def count(self, kind: str, cid: str) -> int:
-        return self.counts[kind].get(cid, 0)
-
     def add_candidates(self, found: Candidates, depth: int) -> None:
         """Each kind's top ``depth`` by citing papers (or references), then id."""
         for row in self.rows:
