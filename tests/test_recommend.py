@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -100,6 +101,49 @@ def test_negative_seeds_skip_cocitation_and_as_of_stops_enrichment_at_later_pape
     assert not enrich(acl.store, [later], size=20, as_of=2012).frequency
     mixed = enrich(acl.store, [later, seed.id], size=40, as_of=2012)
     assert mixed.frequency == enrich(acl.store, [later, seed.id], size=40, hidden={later}).frequency
+
+
+def test_facts_asked_while_the_text_side_runs_give_the_candidates_one_statement_gives(acl, monkeypatch):
+    """While the retrievers still search, the request asks the graph for the facts of the
+    neighbourhood's candidates, then for the rest: each candidate's row depends on it
+    alone, so the candidates equal those of one statement after the text side (forced
+    here by delaying one side or the other)."""
+    from citegraph.recommend import Recommender
+    from citegraph.recommend.signals.graph import Links
+
+    class Searching:  # the retriever, still searching when the neighbourhood is back
+        def __init__(self, inner):
+            self._inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self._inner, name)
+
+        def search(self, *args, **kwargs):
+            time.sleep(0.5)
+            return self._inner.search(*args, **kwargs)
+
+    asked: list[int] = []
+    plain = acl.store.plain
+
+    def counted(name, **params):
+        if name == "recommend/features":
+            asked.append(len(params["ids"]))
+        return plain(name, **params)
+
+    monkeypatch.setattr(acl.store, "plain", counted)
+
+    def described(recommender):
+        asked.clear()
+        found = recommender.candidates(recommender.seed("P12-1066"))
+        return [(c.id, c.facts, c.features, c.signals) for c in found.values()], list(asked)
+
+    early, early_asked = described(Recommender(acl.store, [Searching(acl.retrievers[0])]))
+    gather = Links.gather.__func__
+    monkeypatch.setattr(Links, "gather", classmethod(lambda cls, *a, **k: (time.sleep(0.5), gather(cls, *a, **k))[1]))
+    late, late_asked = described(Recommender(acl.store, acl.retrievers))
+    assert len(early_asked) == 2 and len(late_asked) == 1, (early_asked, late_asked)
+    assert sum(early_asked) == late_asked[0]
+    assert early == late and len(late) > 50
 
 
 def test_a_new_paper_by_text_and_chosen_references(acl):

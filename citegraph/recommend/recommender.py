@@ -15,7 +15,8 @@ its year and a field or arXiv category to stay within. Candidates come from thre
 
 Every candidate then gets the same features from the graph — its links to the references
 from the one ``recommend/neighbourhood`` statement (which runs while the retrievers score),
-its metadata and citation count from ``recommend/features`` — computed so that the seed's
+its metadata and citation count from ``recommend/features`` (for the neighbourhood's
+candidates while the retrievers still score, for the rest after) — computed so that the seed's
 own citation edges never count (which also makes held-out citations a fair test):
 co-citation with the references and coupling with the seed (both through at most
 ``fanout`` citing papers of each reference), citations by other papers, the MDCR overlap
@@ -59,7 +60,7 @@ from .candidates import Candidate, Candidates, Recommendation
 from .contexts import CitingSentences
 from .seed import Asked, Seed, View, earliest
 from .signals.contexts import ContextMatches
-from .signals.facts import allowed, describe
+from .signals.facts import allowed, describe, fetch_facts
 from .signals.graph import Links, Unwanted
 from .signals.text import Enrichment, TextMatches
 from .weights import Weights
@@ -265,11 +266,14 @@ class Recommender:
     def _candidates(self, seed: Seed) -> Candidates:
         # The text retrievers score, and the graph enriches their top matches, on the
         # recommender's text thread while this thread asks the graph for the references'
-        # neighbourhood (one statement): the enrichment is off the request's critical path.
+        # neighbourhood (one statement) and, while the text side still runs, for the facts
+        # of the graph's candidates: the text side is the request's critical path.
         texts = self._text_executor().submit(self._text_side, seed) if self.retrievers else None
         try:
             links = Links.gather(self.store, seed, seed.references, self.fanout)
             unwanted = Unwanted(Links.gather(self.store, seed, seed.view.negatives, self.fanout, cocitation=False))
+            asked = set(links.candidates(self.graph_depth)) if texts and not texts.done() else set()
+            rows = fetch_facts(self.store, asked, seed) if asked else {}
         finally:
             text, enrichment = texts.result() if texts else (TextMatches([]), Enrichment({}))
         found = Candidates()
@@ -279,7 +283,9 @@ class Recommender:
         enrichment.add_candidates(found)
         for evidence in (links, enrichment, unwanted):
             evidence.add_to(found, seed)
-        describe(self.store, found, seed, links)
+        if rest := [cid for cid in found if cid not in asked]:
+            rows.update(fetch_facts(self.store, rest, seed))
+        describe(found, seed, links, rows)
         return Candidates((cid, c) for cid, c in found.items() if c.facts and allowed(seed, c.facts))
 
     def citing_sentences(self) -> CitingSentences | None:

@@ -5,28 +5,39 @@ field and category; with the references' links it sets the graph features."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from ...graph import GraphStore
 from ..candidates import Candidates, Facts, Signal
 from ..seed import Seed
 from .graph import KINDS, Links
 
+FactRows = dict[str, list]  # candidate id → [id, title, year, external, citations, ingested]
 
-def describe(store: GraphStore, found: Candidates, seed: Seed, links: Links) -> None:
-    """Sets each described candidate's facts, graph features and signals."""
+
+def fetch_facts(store: GraphStore, ids: Iterable[str], seed: Seed) -> FactRows:
+    """The ``recommend/features`` rows of ``ids`` (none for those outside the view's field
+    or category). Each id's row depends on it alone, so a request can fetch its graph
+    candidates' rows while its text search still runs, and the rest after."""
     view = seed.view
     rows = store.plain(
         "recommend/features",
-        ids=list(found),
+        ids=list(ids),
         seed=seed.id,
         as_of=view.as_of,
         field=view.field or None,
         category=view.category or None,
     )
+    return {row[0]: row for row in rows[0]["candidates"]} if rows else {}
+
+
+def describe(found: Candidates, seed: Seed, links: Links, rows: FactRows) -> None:
+    """Sets the facts, graph features and signals of each candidate with a row in ``rows``."""
+    view = seed.view
     refs = len(seed.references)
     cited_by_counts, coupling_counts, cocitation_counts = (links.counts[kind] for kind in KINDS)
     log1p, mine = math.log1p, seed.mine
-    for cid, title, year, external, citations, ingested in rows[0]["candidates"] if rows else []:
+    for cid, title, year, external, citations, ingested in (rows[cid] for cid in found if cid in rows):
         cited_by, coupling = cited_by_counts.get(cid, 0), coupling_counts.get(cid, 0)
         cocitation = cocitation_counts.get(cid, 0)
         facts = Facts(

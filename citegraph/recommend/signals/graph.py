@@ -51,11 +51,17 @@ class Links:
                 via[row["kind"]] = dict(zip(row["ids"], row["via"]))
         return cls(counts, via, rows)
 
-    def add_candidates(self, found: Candidates, depth: int) -> None:
+    def candidates(self, depth: int) -> list[str]:
         """Each kind's top ``depth`` by citing papers (or references), then id."""
-        for row in self.rows:
-            for _, cid in heapq.nsmallest(depth, zip(map(operator.neg, row["citers"]), row["ids"])):
-                found.at(cid)
+        return [
+            cid
+            for row in self.rows
+            for _, cid in heapq.nsmallest(depth, zip(map(operator.neg, row["citers"]), row["ids"]))
+        ]
+
+    def add_candidates(self, found: Candidates, depth: int) -> None:
+        for cid in self.candidates(depth):
+            found.at(cid)
 
     def add_to(self, found: Candidates, seed: Seed) -> None:
         """The paths behind "cited by 3 of your references: A, B, C" and "cites 2 of …"; their
