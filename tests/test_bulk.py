@@ -9,6 +9,7 @@ import base64
 import csv
 import json
 import os
+import re
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, replace
@@ -438,6 +439,25 @@ def read_parts(parts: list[Path]) -> list[list[str]]:
     return [row for part in parts for row in read_csv(part)]
 
 
+def imported(export) -> tuple[dict[str, list[list[str]]], dict[tuple[str, str], list[list[str]]]]:
+    """What neo4j-admin makes of an export: each label set's rows without their import ID, and
+    each relationship file's rows (keyed by type and last column) with both ends' import IDs
+    resolved, in their ID spaces, to the nodes' keys (a KeyError: an end no node file has)."""
+    keys, nodes = {}, {}
+    for labels, header, parts in export.nodes:
+        space = re.fullmatch(r":ID\((\w+)\)", read_csv(header)[0][0]).group(1)
+        nodes[labels] = [row[1:] for row in read_parts(parts)]
+        keys.update(((space, row[0]), row[1]) for row in read_parts(parts))
+    relationships = {}
+    for kind, header, parts in export.relationships:
+        columns = read_csv(header)[0]
+        start, end = (re.search(r"\((\w+)\)", c).group(1) for c in columns[:2])
+        relationships[(kind, columns[-1])] = [
+            [keys[(start, row[0])], keys[(end, row[1])], *row[2:]] for row in read_parts(parts)
+        ]
+    return nodes, relationships
+
+
 TRICKY = [
     {
         "id": "P,1",
@@ -460,7 +480,8 @@ def test_neo4j_admin_files_parse_back(tmp_path):
     headers = {labels: read_csv(header) for labels, header, _ in export.nodes}
     assert headers["Paper"] == [
         [
-            "id:ID(Paper)",
+            ":ID(Paper)",
+            "id",
             "title",
             "abstract",
             "year:long",
@@ -474,14 +495,13 @@ def test_neo4j_admin_files_parse_back(tmp_path):
             "ingested",
         ]
     ]
-    assert headers["Paper:External"] == [["id:ID(Paper)", "citation_count:long"]]
-    files = {labels: read_parts(data) for labels, _, data in export.nodes}
+    assert headers["Paper:External"] == [[":ID(Paper)", "id", "citation_count:long"]]
+    files, relationships = imported(export)
     papers = {row[0]: row for row in files["Paper"]}
     assert papers["P,1"][1:4] == ['He said "quoted", then\nleft; twice', "multi\r\nline, with \\ backslash", "1999"]
     assert papers["P2"][1] == "日本語のタイトル" and papers["P2"][3] == "" and papers["P2"][10] == "1"
     assert files["Paper:External"] == [["ghost", "1"]]
     assert sorted(files["Author"]) == [['A"1', 'Quote "Q" Person'], ["name:zoë ölmez", "Zoë Ölmez"]]
-    relationships = {(kind, read_csv(header)[0][-1]): read_parts(data) for kind, header, data in export.relationships}
     [cites] = relationships[("CITES", "influential:boolean")]
     assert cites[:2] == ["P,1", "P2"]
     assert cites[2].split(ARRAY_DELIMITER) == ['one; "two", three', "line\nbreak [CIT]"]
@@ -491,6 +511,7 @@ def test_neo4j_admin_files_parse_back(tmp_path):
     command = export.command
     assert command[:5] == ["neo4j-admin", "database", "import", "full", "citations"]
     assert "--array-delimiter=U+001F" in command and "--multiline-fields=true" in command
+    assert "--id-type=integer" in command
     groups = [c.split("=", 2) for c in command if c.startswith(("--nodes=", "--relationships="))]
     assert {label for _, label, _ in groups} == {
         "Paper",
@@ -523,7 +544,7 @@ def test_neo4j_admin_writes_several_parts_per_label_and_type(tmp_path):
     export = export_neo4j_admin(formats.get("s2orc"), [shared(S2ORC)], tmp_path / "out", part_bytes=20_000)
     parts = {labels: data for labels, _, data in export.nodes}
     assert len(parts["Paper:External"]) > 1 and len(read_parts(parts["Paper"])) == 1000
-    assert len({row[0] for row in read_parts(parts["Paper:External"])}) == 6049
+    assert len({row[1] for row in read_parts(parts["Paper:External"])}) == 6049
     cites = [data for kind, _, data in export.relationships if kind == "CITES"]
     assert sum(len(read_parts(data)) for data in cites) == 6058 and max(map(len, cites)) > 1
     given = {c.split("=", 2)[1]: c.split("=", 2)[2].split(",") for c in export.command if c.startswith("--nodes=")}
@@ -537,7 +558,7 @@ def test_the_csv_export_runs_under_a_small_memory_limit(tmp_path):
     generate(SynthSpec(papers=3000), path)
     export = export_neo4j_admin(formats.get("s2orc"), [path], tmp_path / "out", memory="100MB")
     papers = read_parts(next(data for labels, _, data in export.nodes if labels == "Paper"))
-    assert len(papers) == 3000 and all(row[2] for row in papers)  # every abstract exported
+    assert len(papers) == 3000 and all(row[3] for row in papers)  # every abstract exported
 
 
 @pytest.mark.slow
@@ -614,8 +635,8 @@ def test_a_property_added_to_the_model_arrives_through_every_write_path(arcade_s
     export = export_neo4j_admin(fmt, [path], tmp_path / "csv")
     [(header, rows)] = [(read_csv(h)[0], read_parts(d)) for labels, h, d in export.nodes if labels == "Paper"]
     assert header[-1] == "language" and header == model.GRAPH.node("Paper").columns()
-    assert {row[0]: row[-1] or None for row in rows} == expected
+    assert {row[1]: row[-1] or None for row in rows} == expected
     [(stub_header, stubs)] = [
         (read_csv(h)[0], read_parts(d)) for labels, h, d in export.nodes if labels == "Paper:External"
     ]
-    assert stub_header == ["id:ID(Paper)", "citation_count:long"] and stubs == [["ghost", "1"]]
+    assert stub_header == [":ID(Paper)", "id", "citation_count:long"] and [row[1:] for row in stubs] == [["ghost", "1"]]

@@ -338,22 +338,23 @@ def test_a_topic_moved_to_another_subfield_keeps_one_parent(arcade_server, store
 
 
 def test_neo4j_admin_export_carries_the_topic_tree(tmp_path):
-    from test_bulk import read_csv, read_parts
+    from test_bulk import imported, read_csv
 
     from citegraph.graph import model
     from citegraph.ingest.neo4j_admin import export_neo4j_admin
 
     export = export_neo4j_admin(get("openalex"), [FIXTURE], tmp_path / "csv")
-    [(header, rows)] = [(read_csv(h)[0], read_parts(d)) for labels, h, d in export.nodes if labels == "Topic"]
-    assert header == model.GRAPH.node("Topic").columns() == ["id:ID(Topic)", "name", "level"]
-    assert ["fields/17", "Computer Science", "field"] in rows and len(rows) == 13
-    relationships = {kind: (read_csv(h)[0], read_parts(d)) for kind, h, d in export.relationships}
-    header, rows = relationships["IN_TOPIC"]
-    assert header == [":START_ID(Paper)", ":END_ID(Topic)", "score:double", "primary:boolean"]
+    nodes, relationships = imported(export)
+    [header] = [read_csv(h)[0] for labels, h, _ in export.nodes if labels == "Topic"]
+    assert header == model.GRAPH.node("Topic").columns() == [":ID(Topic)", "id", "name", "level"]
+    assert ["fields/17", "Computer Science", "field"] in nodes["Topic"] and len(nodes["Topic"]) == 13
+    headers = {kind: read_csv(h)[0] for kind, h, _ in export.relationships}
+    assert headers["IN_TOPIC"] == [":START_ID(Paper)", ":END_ID(Topic)", "score:double", "primary:boolean"]
+    rows = relationships[("IN_TOPIC", "primary:boolean")]
     assert ["W2963403868", "T10181", "0.9987", "true"] in rows and ["W3000000001", "T13702", "0.8123", "false"] in rows
-    header, rows = relationships["BROADER_TOPIC"]
-    assert header == [":START_ID(Topic)", ":END_ID(Topic)"] and ["subfields/2701", "fields/27"] in rows
-    assert len(rows) == 11  # every node but the two domains
+    assert headers["BROADER_TOPIC"] == [":START_ID(Topic)", ":END_ID(Topic)"]
+    rows = relationships[("BROADER_TOPIC", ":END_ID(Topic)")]
+    assert ["subfields/2701", "fields/27"] in rows and len(rows) == 11  # every node but the two domains
 
 
 def update_partition() -> tuple[list[dict], list[dict], list[dict]]:

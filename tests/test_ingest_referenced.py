@@ -150,13 +150,13 @@ def test_neo4j_admin_export_selects_and_includes_referenced(tmp_path):
         ],
     )
     assert result.exit_code == 0, result.output
-    full = {row[0]: row[1] for row in read_parts(sorted((tmp_path / "csv" / "paper").glob("data_*.csv")))}
+    full = {row[1]: row[2] for row in read_parts(sorted((tmp_path / "csv" / "paper").glob("data_*.csv")))}
     assert full == {
         ATTENTION: "Attention Is All You Need",
         "W3000000001": "Un estudio retractado",
         "W3000000002": "A preprint",
     }
-    assert sorted(row[0] for row in read_parts(sorted((tmp_path / "csv" / "external_paper").glob("data_*.csv")))) == [
+    assert sorted(row[1] for row in read_parts(sorted((tmp_path / "csv" / "external_paper").glob("data_*.csv")))) == [
         "W1902237438",
         "W2130942839",
         "W9999999991",

@@ -106,7 +106,8 @@ class Neo4jBackend:
         database: str, nodes: list[tuple[str, str]], relationships: list[tuple[str, str]], array_delimiter: str
     ) -> list[str]:
         """The Neo4j 5 bulk load of CSV files: ``nodes`` are (labels 'A:B', 'header,data')
-        pairs, ``relationships`` (type, 'header,data'). The database must not exist yet."""
+        pairs, ``relationships`` (type, 'header,data'), whose ends are the nodes' integer
+        import IDs. The database must not exist yet."""
         return [
             "neo4j-admin",
             "database",
@@ -115,7 +116,7 @@ class Neo4jBackend:
             database,
             f"--array-delimiter=U+{ord(array_delimiter):04X}",
             "--multiline-fields=true",
-            "--id-type=string",
+            "--id-type=integer",
             *(f"--nodes={labels}={files}" for labels, files in nodes),
             *(f"--relationships={kind}={files}" for kind, files in relationships),
         ]

@@ -42,10 +42,8 @@ class Property:
     #: for the contexts of a reference read from metadata only; otherwise it is stored as [].
     empty_is_unset: bool = False
 
-    def column(self, key_of: str | None = None) -> str:
-        """The neo4j-admin CSV header of this property (the ID column when ``key_of`` names a label)."""
-        if key_of:
-            return f"{self.name}:ID({key_of})"
+    def column(self) -> str:
+        """The neo4j-admin CSV header of this property."""
         return self.name if self.type == "string" else f"{self.name}:{self.type}"
 
 
@@ -89,9 +87,14 @@ class Node(Element):
         return f"{snake(self.label)}_{self.key.name}"
 
     def columns(self, only: Iterable[Property] | None = None) -> list[str]:
-        """neo4j-admin header of this label's node file: the key, then ``only`` (default:
-        every property a bulk load writes)."""
-        return [self.key.column(self.label), *(p.column() for p in (self.written() if only is None else only))]
+        """neo4j-admin header of this label's node file: the node's import ID in the label's
+        ID space (not stored: the build's integer index, so relationship files name their
+        ends without a join), the key, then ``only`` (default: every property a bulk load writes)."""
+        return [
+            f":ID({self.label})",
+            self.key.column(),
+            *(p.column() for p in (self.written() if only is None else only)),
+        ]
 
 
 @dataclass(frozen=True, slots=True)
