@@ -15,6 +15,9 @@ for 200k papers / 2M citations into ArcadeDB here, ``benchmarks/ingest.py``):
    ``cypher/schema.cypher``, whose indexes are so built once from the loaded data. The
    ArcadeDB loader has written ``eligible`` (the MDCR prefilter, decided while building)
    with every paper; after neo4j-admin, :func:`complete_import` also marks it over Bolt.
+4. **Compact** (ArcadeDB): the backend closes the database again and
+   :mod:`citegraph.ingest.arcadedb_compaction` merges each index's pages, which a lookup
+   would otherwise search one by one (Neo4j builds its indexes whole).
 
 ``IngestOptions.batch_size`` and ``restart`` do not apply (there are no batches, and an
 empty graph has nothing to resume); the CLI refuses them with ``--bulk``.
@@ -35,7 +38,7 @@ from ..batches import batched
 from ..errors import CitegraphError, ServerError
 from ..graph import ArcadeDBBackend, GraphStore, Write
 from ..graph.schema import apply_schema
-from . import arcadedb_loader, pipeline
+from . import arcadedb_compaction, arcadedb_loader, pipeline
 from .build import DEFAULT_MEMORY, build
 from .formats import Format
 from .pipeline import IngestOptions, IngestSummary, NoProgress, Progress, eligibility, prefilter
@@ -126,6 +129,7 @@ def bulk_ingest(
             for file in files
         )
     )
+    backend.load_offline(arcadedb_compaction.__name__, heap=heap, log=backend.work_root / "compaction.log")
     marker.unlink()
     summary.seconds = time.perf_counter() - started
     return summary
