@@ -673,6 +673,7 @@ db.close()
 """
 
 
+@pytest.mark.server  # ArcadeDB's engine in child processes: a JVM
 def test_the_compaction_merges_an_index_built_over_loaded_records_and_keeps_every_key(tmp_path):
     """An index created over records already loaded (as the bulk path's schema is) keeps its
     entries in several mutable pages, each searched by a lookup; the compaction run after a
