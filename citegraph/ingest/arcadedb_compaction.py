@@ -6,11 +6,11 @@ applied; prints what it compacted as one JSON line).
 An index created over a loaded graph keeps its entries in mutable pages, each sorted on its
 own, and a lookup searches them one after the other. ArcadeDB merges them into a compacted
 series in the background, past ``arcadedb.indexCompactionMinPagesSchedule`` pages, but
-after the 200k and 2M bulk loads here it had not done so for ``Paper(id)``: 16 and 153 pages.
-One hundred lookups by id (``recommend/features``) took 1.3 ms at 200k and 5.8 ms at 2M,
-and 1.3 ms at 2M once compacted (4.3 s); the enrichment of a top 100 went from 9.0 to 4.3
-ms (``benchmarks/README.md``). A process of its own for the reason the loader has one
-(:mod:`citegraph.ingest.arcadedb_loader`).
+after the 200k and 2M bulk loads here it had not done so for ``Paper(id)``: 16 and 153 pages
+(a scratch count). Compacted, the 2M graph's lookups in ``benchmarks/recommend.py`` went
+from 2.2 to 0.9 ms, its enrichment of a top 100 from 10.3 to 6.1 ms and the graph server's
+CPU per ``/recommend`` from 62.7 to 45.1 ms (``benchmarks/README.md``). A process of its own
+for the reason the loader has one (:mod:`citegraph.ingest.arcadedb_loader`).
 """
 
 from __future__ import annotations

@@ -272,14 +272,16 @@ class Recommender:
         try:
             links = Links.gather(self.store, seed, seed.references, self.fanout)
             unwanted = Unwanted(Links.gather(self.store, seed, seed.view.negatives, self.fanout, cocitation=False))
-            asked = set(links.candidates(self.graph_depth)) if texts and not texts.done() else set()
+            graph_candidates = links.candidates(self.graph_depth)
+            asked = set(graph_candidates) if texts and not texts.done() else set()
             rows = fetch_facts(self.store, asked, seed) if asked else {}
         finally:
             text, enrichment = texts.result() if texts else (TextMatches([]), Enrichment({}))
         found = Candidates()
         text.add_to(found, seed)
         ContextMatches.gather(self.citing_sentences(), seed, self.text_depth).add_to(found, seed)
-        links.add_candidates(found, self.graph_depth)
+        for cid in graph_candidates:
+            found.at(cid)
         enrichment.add_candidates(found)
         for evidence in (links, enrichment, unwanted):
             evidence.add_to(found, seed)

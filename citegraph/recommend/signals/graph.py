@@ -59,10 +59,6 @@ class Links:
             for _, cid in heapq.nsmallest(depth, zip(map(operator.neg, row["citers"]), row["ids"]))
         ]
 
-    def add_candidates(self, found: Candidates, depth: int) -> None:
-        for cid in self.candidates(depth):
-            found.at(cid)
-
     def add_to(self, found: Candidates, seed: Seed) -> None:
         """The paths behind "cited by 3 of your references: A, B, C" and "cites 2 of …"; their
         features come with the candidates' facts."""
