@@ -86,13 +86,23 @@ def drawn(page) -> set[str]:
     return set(page.evaluate("window.explorer.cy.nodes().map(n => n.id())"))
 
 
+# Whether cytoscape shows a node. Its `visible()` answers from a cache that a class change
+# leaves stale until the node's style is next applied (by the renderer's next frame, or by
+# any read of a style property), so a style property is read first.
+SHOWN = "(n => n.style('display') !== 'none' && n.visible())"
+
+
 def shown(page) -> dict[str, dict]:
     """The papers the map shows (not filtered out): id → year, citations, roles, position."""
     return {
         row["id"]: row
-        for row in page.evaluate("""window.explorer.cy.nodes().filter(n => n.visible()).map(n => (
+        for row in page.evaluate(
+            """window.explorer.cy.nodes().filter("""
+            + SHOWN
+            + """).map(n => (
         {id: n.data('pid'), year: n.data('year'), citations: n.data('citations'), roles: n.data('roles'),
-         similarity: n.data('similarity'), x: n.renderedPosition().x, y: n.renderedPosition().y}))""")
+         similarity: n.data('similarity'), x: n.renderedPosition().x, y: n.renderedPosition().y}))"""
+        )
     }
 
 
@@ -220,7 +230,7 @@ def test_at_every_size_labels_never_overlap_and_selection_shows_in_both_views(pa
             assert min(spread) > 0.4, f"{name} {layout}: the papers fill {spread} of the drawing"  # not a column
         page.select_option("#layout", "map")
         # Click a derivative work in the drawing: highlighted there and in the list.
-        derivative = page.evaluate("window.explorer.cy.nodes('.derivative').filter(n => n.visible())[0].data('pid')")
+        derivative = page.evaluate(f"window.explorer.cy.nodes('.derivative').filter({SHOWN})[0].data('pid')")
         page.evaluate("window.scrollTo(0, 0)")
         click_node(page, f"paper:{derivative}")
         page.wait_for_function(f"window.explorer.state.selected === {derivative!r}")
@@ -260,7 +270,7 @@ def test_a_library_uploaded_filtered_by_year_and_exported(page, graph, tmp_path)
     assert page.text_content("#year-range") == "2005–2010"
     papers = shown(page)
     assert papers and all(2005 <= v["year"] <= 2010 for v in papers.values())
-    hidden = page.evaluate("window.explorer.cy.nodes().filter(n => !n.visible()).map(n => n.data('year'))")
+    hidden = page.evaluate(f"window.explorer.cy.nodes().filter(n => !{SHOWN}(n)).map(n => n.data('year'))")
     assert hidden and all(y < 2005 or y > 2010 for y in hidden)
     assert set(listed(page)) == set(papers)  # the list filtered with the drawing
     assert not overlapping_labels(page)
