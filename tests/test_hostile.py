@@ -65,6 +65,7 @@ JSON_LINES = [  # (case, bad line for an id field and format, line, field, reaso
     ("nul-bytes", lambda f, i: '{"%s": "P2", "title": "\x00\x00"' % i, 2, None, "malformed JSON"),
     ("huge-year", lambda f, i: '{"%s": "P2", "year": %d}' % (i, HUGE), 2, "year", "out of range"),
     ("digits", lambda f, i: '{"%s": "P2", "year": %s}' % (i, "9" * 5000), 2, None, "malformed JSON"),
+    ("lone-surrogate", lambda f, i: '{"%s": "P2", "title": "Caf\\udce9"}' % i, 2, "title", "surrogate (\\udce9)"),
 ]
 HOSTILE = [
     (

@@ -125,6 +125,19 @@ def test_non_utf8_bytes_are_located(tmp_path):
     assert problem.where.line == 2 and "not valid UTF-8 (byte 0xe9 at column 27)" in problem.reason
 
 
+def test_escaped_surrogate_pairs_are_read_and_lone_halves_located(tmp_path):
+    path = tmp_path / "escaped.jsonl"
+    path.write_text(
+        '{"id": "P1", "title": "\\ud83d\\ude00 \\u00e9"}\n'  # a pair: one character outside the BMP
+        '{"id": "P2", "authors": [{"name": "x"}], "\\udc00": 1}\n'
+        '{"id": "P3", "authors": [{"name": "Jos\\ud800"}]}\n'
+    )
+    items = read_all("jsonl", path)
+    assert items[0].record.title == "\U0001f600 \u00e9"
+    assert [(i.problem.where.line, i.problem.field) for i in items[1:]] == [(2, None), (3, "authors")]
+    assert "lone UTF-16 surrogate (\\ud800)" in items[2].problem.reason
+
+
 def test_truncated_gzip_is_located(tmp_path):
     data = gzip.compress("".join(json.dumps({"id": f"P{i}", "title": "t" * 50}) + "\n" for i in range(2000)).encode())
     path = tmp_path / "cut.jsonl.gz"

@@ -13,6 +13,7 @@ import csv
 import gzip
 import json
 import lzma
+import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -107,7 +108,38 @@ def json_objects(path: Path) -> Iterator[tuple[Location, dict[str, Any] | Proble
         if not isinstance(value, dict):
             yield where, Problem(where, None, f"expected a JSON object, got {type(value).__name__}")
             continue
+        if _SURROGATE_ESCAPE.search(text) and (lone := _lone_surrogate(value)):
+            key, char = lone
+            reason = f"a lone UTF-16 surrogate (\\u{ord(char):04x}) is not a Unicode character"
+            yield where, Problem(where, key, reason)
+            continue
         yield where, value
+
+
+# JSON may escape a character outside the BMP as a UTF-16 pair; `json` joins a pair, and
+# leaves a lone half as a str no UTF-8 encoder (the graph's, DuckDB's) takes.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(value: dict[str, Any]) -> tuple[str | None, str] | None:
+    """The top-level key holding a lone surrogate (None when the key itself has one) and the
+    surrogate, or None. Walked with a stack: `json` parses nestings deeper than Python recurses."""
+    for key, inner in value.items():
+        if found := _SURROGATE.search(key):
+            return None, found.group()
+        stack = [inner]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                if found := _SURROGATE.search(item):
+                    return key, found.group()
+            elif isinstance(item, dict):
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+    return None
 
 
 #: Tab-separated, nothing quoted (a quote is part of a value): the TSVs citegraph reads.
