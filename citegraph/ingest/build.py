@@ -333,6 +333,9 @@ class Spill:
                 run(con, sql[step], params)
             counts = dict(con.execute(sql["counts"]).fetchall())
             [(stubs_found,)] = con.execute(sql["stubs_found"]).fetchall()
+            counted = run(con, sql["eligibility"], params)
+            [row] = counted.fetchall()
+            eligibility = dict(zip((c[0] for c in counted.description), row))
             con.execute("DROP TABLE paper_rec; DROP TABLE cite_rec; DROP TABLE repeated_rec; CHECKPOINT")
         for name in _SPILLS:
             if name != "merges":
@@ -341,6 +344,8 @@ class Spill:
             "memory": memory,
             "counts": counts,
             "stubs_found": stubs_found,
+            # the prefilter's counts as the loaded graph will answer them, unless merges move citations
+            "eligibility": eligibility,
             "merges": self.stats.records.get("MergedId", 0),
             "stats": {
                 "records": dict(self.stats.records),

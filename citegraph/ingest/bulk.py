@@ -41,7 +41,7 @@ from ..graph.schema import apply_schema
 from . import arcadedb_compaction, arcadedb_loader, pipeline
 from .build import DEFAULT_MEMORY, build
 from .formats import Format
-from .pipeline import IngestOptions, IngestSummary, NoProgress, Progress, eligibility, prefilter
+from .pipeline import IngestOptions, IngestSummary, NoProgress, Progress, prefilter
 from .writer import GraphWriter
 
 BULK_MARKER = "bulk-loading.json"  # in the server's home while a bulk load runs; left by a killed one
@@ -115,11 +115,15 @@ def bulk_ingest(
             GraphWriter(store).write(part)
     if options.external == "drop":
         summary.external_dropped = summary.write.external_created
-    if graph.manifest["merges"]:  # moved citations change counts the build marked eligibility by
-        summary.eligibility = complete_import(store, options)
-    else:  # the loader wrote eligible with every paper: the indexes are built once, from it
-        apply_schema(store)
-        summary.eligibility = eligibility(store, options.prefilter)
+    progress.start("indexing", None)
+    try:
+        if graph.manifest["merges"]:  # moved citations change counts the build marked eligibility by
+            summary.eligibility = complete_import(store, options)
+        else:  # the loader wrote eligible with every paper, and the build counted it: the indexes are built once
+            apply_schema(store)
+            summary.eligibility = graph.manifest["eligibility"]
+    finally:
+        progress.finish()
     store.write(
         *(
             Write(
@@ -129,7 +133,11 @@ def bulk_ingest(
             for file in files
         )
     )
-    backend.load_offline(arcadedb_compaction.__name__, heap=heap, log=backend.work_root / "compaction.log")
+    progress.start("compacting the indexes", None)
+    try:
+        backend.load_offline(arcadedb_compaction.__name__, heap=heap, log=backend.work_root / "compaction.log")
+    finally:
+        progress.finish()
     marker.unlink()
     summary.seconds = time.perf_counter() - started
     return summary

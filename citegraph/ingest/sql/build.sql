@@ -130,3 +130,15 @@ SELECT grp, count(*) AS n FROM vertex GROUP BY grp UNION ALL SELECT grp, count(*
 
 -- name: stubs_found
 SELECT count(*) FROM stub;
+
+-- name: eligibility
+-- What cypher/prefilter/counts.cypher answers of the loaded graph, counted where `vertices`
+-- decided each paper's eligibility: the corpus papers (stubs are :External).
+SELECT count(*) AS papers,
+       count(*) FILTER (WHERE has_year) AS with_year,
+       count(*) FILTER (WHERE has_title) AS with_title,
+       count(*) FILTER (WHERE abstract_length >= $min_abstract) AS with_abstract,
+       count(*) FILTER (WHERE coalesce(c.n, 0) >= $min_citations) AS with_citations,
+       count(*) FILTER (WHERE has_year AND has_title AND abstract_length >= $min_abstract
+                              AND coalesce(c.n, 0) >= $min_citations) AS eligible
+FROM paper LEFT JOIN citation_count c USING (id);
