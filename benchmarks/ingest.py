@@ -71,6 +71,14 @@ class Phases:
         self.ended[name] = time.perf_counter()
         self.seconds[name] = self.ended[name] - started
 
+    def split(self, named: dict[str, str], after: str, rest: str) -> dict[str, float]:
+        """Seconds per phase under the names given (label → phase), and under ``rest`` the
+        time from the end of phase ``after`` until now spent outside the later phases."""
+        later = sum(self.seconds[p] for p in named.values() if self.ended[p] > self.ended[after])
+        return {label: self.seconds[phase] for label, phase in named.items()} | {
+            rest: time.perf_counter() - self.ended[after] - later
+        }
+
 
 def peak_rss(pid: int) -> int:
     """The peak resident set of a live process, from /proc (Linux), in bytes."""
@@ -137,33 +145,31 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path, memory: 
             phases = Phases(watch=home / "arcadedb")
             if case == "stream":
                 summary = ingest(store, fmt, [path], progress=phases)
-                ended = time.perf_counter()
-                result["phases"] = {
-                    "validate": phases.seconds["validating"],
-                    "write": phases.seconds["writing"],
-                    "recount": phases.seconds["recounting citations"],
-                    "prefilter": phases.seconds["marking eligibility"],
-                    "checkpoints and the rest": ended
-                    - phases.ended["writing"]
-                    - phases.seconds["recounting citations"]
-                    - phases.seconds["marking eligibility"],
-                }
+                result["phases"] = phases.split(
+                    {
+                        "validate": "validating",
+                        "write": "writing",
+                        "recount": "recounting citations",
+                        "prefilter": "marking eligibility",
+                    },
+                    after="writing",
+                    rest="checkpoints and the rest",
+                )
             else:
                 summary = bulk_ingest(ArcadeDBBackend(server), store, fmt, [path], progress=phases, memory=memory)
                 result["loader_rss"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
                 result["build_disk"] = phases.build_disk
-                ended = time.perf_counter()
-                result["phases"] = {
-                    "read": phases.seconds["validating"],
-                    "build": phases.seconds["building"],
-                    "load": phases.seconds["loading"],
-                    "indexes": phases.seconds["indexing"],
-                    "compaction": phases.seconds["compacting the indexes"],
-                    "merges+checkpoints": ended
-                    - phases.ended["loading"]
-                    - phases.seconds["indexing"]
-                    - phases.seconds["compacting the indexes"],
-                }
+                result["phases"] = phases.split(
+                    {
+                        "read": "validating",
+                        "build": "building",
+                        "load": "loading",
+                        "indexes": "indexing",
+                        "compaction": "compacting the indexes",
+                    },
+                    after="loading",
+                    rest="merges+checkpoints",
+                )
             result.update(
                 seconds=time.perf_counter() - started,
                 citations=summary.write.citations,
