@@ -40,6 +40,38 @@ def nfc(value: str) -> str:
     return value if unicodedata.is_normalized("NFC", value) else unicodedata.normalize("NFC", value)
 
 
+# JSON may escape a character outside the BMP as a UTF-16 pair; `json` joins a pair and
+# leaves a lone half as a str that no UTF-8 encoder (the graph driver's, DuckDB's, a
+# response's) takes.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(value: object) -> tuple[str | None, str] | None:
+    """Where decoded JSON holds a lone UTF-16 surrogate: (the top-level key of a map, None
+    when a key holds it or ``value`` is no map; the surrogate), or None. Walked with a
+    stack: `json` decodes nestings deeper than Python recurses."""
+    for key, inner in value.items() if isinstance(value, dict) else [(None, value)]:
+        if key is not None and (found := _SURROGATE.search(key)):
+            return None, found.group()
+        stack = [inner]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                if found := _SURROGATE.search(item):
+                    return key, found.group()
+            elif isinstance(item, dict):
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+    return None
+
+
+def not_unicode(surrogate: str) -> str:
+    """Why a text holding ``surrogate`` (found by :func:`lone_surrogate`) is refused."""
+    return f"a lone UTF-16 surrogate (\\u{ord(surrogate):04x}) is not a Unicode character"
+
+
 def canonical_id(value: str) -> str:
     """The one form of an id, as stored at ingest and looked up by every caller: stripped
     and NFC, so that 'é' given as e + combining accent finds the paper stored as 'é'."""

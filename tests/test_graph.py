@@ -81,6 +81,8 @@ def test_parameters_convert_command_line_strings_to_their_declared_types():
     assert query.parameters["on"].parse("true") is True
     with pytest.raises(CitegraphError, match=r"\$n must be int"):
         query.parameters["n"].parse("ten")
+    with pytest.raises(CitegraphError, match=r"\$id: a lone UTF-16 surrogate \(\\udcff\)"):
+        query.parameters["id"].parse("P\udcff")  # an argument's undecodable byte, as Python keeps it
     with pytest.raises(CitegraphError, match=r"needs parameter\(s\) \$ids, \$on"):
         query.check({"n": 1, "id": "a"})
 

@@ -1270,6 +1270,7 @@ LIBRARIES = [  # (case, file, content, line, field, reason)
     ("csl-issued", "refs.json", b'[{"id": "a", "issued": "2001"}]', 1, "issued", 'expected {"date-parts"'),
     ("csl-date-parts", "refs.json", b'[{"id": "a", "issued": {"date-parts": 2001}}]', 1, "issued", "date-parts"),
     ("csl-title", "refs.json", b'[{"id": "a", "title": ["A"]}]', 1, "title", "expected a string, got list"),
+    ("csl-surrogate", "refs.json", b'[{"id": "a"}, {"id": "b", "title": "Caf\\udce9"}]', 2, "title", "surrogate"),
     ("ris-latin-1", "refs.ris", b"TY  - JOUR\nTI  - Caf\xe9\nER  - \n", 2, None, "not valid UTF-8 (byte 0xe9)"),
     ("bib-latin-1", "refs.bib", b"@article{a,\n title = {Caf\xe9}}\n", 2, None, "not valid UTF-8 (byte 0xe9)"),
 ]

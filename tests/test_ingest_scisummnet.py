@@ -203,6 +203,19 @@ def test_malformed_json_and_xml_are_located(tmp_path):
     )  # at the end of the truncated file
 
 
+def test_a_lone_surrogate_escape_in_a_citing_sentence_is_located(tmp_path):
+    folder = tmp_path / "N07-4013"
+    shutil.copytree(FIXTURES / "N07-4013", folder)
+    citances = folder / "citing_sentences.json"
+    text = citances.read_text()
+    at = text.index('"raw_text": "', text.index("{", text.index("{") + 1)) + len('"raw_text": "')
+    citances.write_text(text[:at] + "\\udc80" + text[at:])  # in the second citing sentence
+    [problem] = [i.problem for i in read_all(folder) if i.problem]
+    assert (problem.where.path.name, problem.field) == ("citing_sentences.json", "raw_text")
+    assert problem.where.line == text.count("\n", 0, text.index("{", text.index("{") + 1)) + 1
+    assert "lone UTF-16 surrogate (\\udc80)" in problem.reason
+
+
 def test_the_local_query_set_leaves_out_contexts_whose_citation_is_not_masked(store, tmp_path):
     from citegraph.local.data import export_contexts, read_contexts, time_split
 

@@ -154,6 +154,9 @@ def test_bad_query_sets_name_file_line_and_field(tmp_path):
     path.write_text('{"citing_id": "a", "cited_ids": ["b"], "context": "x", "year": "2020"}\n')
     with pytest.raises(CitegraphError, match=r"bad.jsonl:1: 'year' must be an integer"):
         read_contexts(path)
+    path.write_text('{"citing_id": "a", "cited_ids": ["b"], "context": "x [CIT] \\udc80"}\n')
+    with pytest.raises(CitegraphError, match=r"bad.jsonl:1: field 'context' a lone UTF-16 surrogate \(\\udc80\)"):
+        read_contexts(path)
 
 
 # -- the stages of the experiment, each alone -------------------------------------------------------

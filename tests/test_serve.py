@@ -326,6 +326,29 @@ def test_invalid_json_is_a_400_as_the_schema_says(http):
         assert response.status_code == 400 and "JSON decode error" in response.json()["detail"], response.text
 
 
+@pytest.mark.parametrize(
+    "path, body, message",
+    [
+        ("/recommend", b'{"title": "Caf\\udce9 au lait"}', "body.title: Input should be a valid string"),
+        ("/recommend", b'{"paper": "P12-1066", "negatives": ["\\ud800"]}', "body.negatives.0: Input should be"),
+        ("/queries/ego_network", b'{"id": "X\\udc80", "limit": 10}', "$id: a lone UTF-16 surrogate (\\udc80)"),
+        ("/explore/library", b'{"name": "refs.txt", "text": "P12-1066 \\udc80"}', "body.text: Input should be"),
+        (
+            "/explore/library",
+            b'{"name": "refs.json", "text": "[{\\"id\\": \\"a\\", \\"title\\": \\"\\\\udc80\\"}]"}',
+            "refs.json:1: field 'title' a lone UTF-16 surrogate (\\udc80)",
+        ),
+    ],
+)
+def test_a_lone_surrogate_escape_is_a_422_naming_the_field(http, path, body, message):
+    """JSON escapes a lone UTF-16 half, which no UTF-8 encoder takes: on its way to the graph
+    or into a response it was a 500. A typed field refuses it; so do a saved query's
+    parameters and a library's JSON inside the body."""
+    response = http.post(path, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert message in response.json()["detail"], response.text
+
+
 def test_a_chunked_body_over_the_limit_is_refused_while_it_is_read(service):
     """No Content-Length: the limit holds while the body streams in, before any parsing."""
     sent = 0

@@ -37,7 +37,7 @@ from functools import cache
 from importlib import resources
 
 from ..errors import CitegraphError
-from ..vocabulary import canonical_id
+from ..vocabulary import canonical_id, lone_surrogate, not_unicode
 
 PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _DECLARED = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(\w+)\s*(?:—\s*(.*))?$")
@@ -75,13 +75,16 @@ class Parameter:
 
     def accept(self, value: object) -> object:
         """``value`` (decoded JSON) as this parameter's type — an int serves as a float, a
-        bool never as a number, an int must fit Bolt's 64 bits — or a CitegraphError."""
+        bool never as a number, an int must fit Bolt's 64 bits, a text must be Unicode — or
+        a CitegraphError."""
         if self.type == "float" and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, TYPES[self.type]) or (self.type in ("int", "float") and isinstance(value, bool)):
             raise CitegraphError(f"${self.name} must be {self.type}, got {json.dumps(value)[:80]}")
         if self.type == "int" and isinstance(value, int) and not -(2**63) <= value < 2**63:
             raise CitegraphError(f"${self.name} is out of the 64-bit range")
+        if found := lone_surrogate(value):
+            raise CitegraphError(f"${self.name}: {not_unicode(found[1])}")
         return canonical_id(value) if self.type == "id" and isinstance(value, str) else value
 
 

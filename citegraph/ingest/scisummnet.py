@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import CitegraphError, Location, Problem
 from .records import CONTEXT_MARKER, Citation, Item, Paper, Reference
-from .source import BadField, integer, json_failure, json_objects, nfc, text
+from .source import BadField, integer, json_failure, json_objects, lone_surrogate_problem, nfc, text
 
 XML_DIR, CITANCES = "Reference_XML", "citing_sentences.json"
 _OLD_ID = re.compile(r"^[A-Z]\d{2}-\d{4}$")  # P14-2043
@@ -200,12 +200,10 @@ def _located_objects(file: Path) -> Iterator[tuple[Location, dict[str, Any] | Pr
             at_line = Location(file, exc.lineno) if isinstance(exc, json.JSONDecodeError) else where
             yield at_line, Problem(at_line, None, json_failure(exc))
             return
-        yield (
-            where,
-            value
-            if isinstance(value, dict)
-            else Problem(where, None, f"expected a JSON object, got {type(value).__name__}"),
-        )
+        if not isinstance(value, dict):
+            yield where, Problem(where, None, f"expected a JSON object, got {type(value).__name__}")
+        else:
+            yield where, lone_surrogate_problem(where, value) or value
 
 
 def _citance(obj: dict[str, Any]) -> tuple[str, str]:

@@ -23,7 +23,7 @@ from typing import Any, Literal, overload
 from xml.parsers import expat
 
 from ..errors import Location, Problem
-from ..vocabulary import nfc
+from ..vocabulary import lone_surrogate, nfc, not_unicode
 from .records import Item, Record
 
 _OPENERS: dict[str, Callable[[Path], BufferedIOBase]] = {
@@ -108,37 +108,21 @@ def json_objects(path: Path) -> Iterator[tuple[Location, dict[str, Any] | Proble
         if not isinstance(value, dict):
             yield where, Problem(where, None, f"expected a JSON object, got {type(value).__name__}")
             continue
-        if _SURROGATE_ESCAPE.search(text) and (lone := _lone_surrogate(value)):
-            key, char = lone
-            reason = f"a lone UTF-16 surrogate (\\u{ord(char):04x}) is not a Unicode character"
-            yield where, Problem(where, key, reason)
+        if _SURROGATE_ESCAPE.search(text) and (problem := lone_surrogate_problem(where, value)):
+            yield where, problem
             continue
         yield where, value
 
 
-# JSON may escape a character outside the BMP as a UTF-16 pair; `json` joins a pair, and
-# leaves a lone half as a str no UTF-8 encoder (the graph's, DuckDB's) takes.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # a cheap test before the walk of a decoded line
 
 
-def _lone_surrogate(value: dict[str, Any]) -> tuple[str | None, str] | None:
-    """The top-level key holding a lone surrogate (None when the key itself has one) and the
-    surrogate, or None. Walked with a stack: `json` parses nestings deeper than Python recurses."""
-    for key, inner in value.items():
-        if found := _SURROGATE.search(key):
-            return None, found.group()
-        stack = [inner]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, str):
-                if found := _SURROGATE.search(item):
-                    return key, found.group()
-            elif isinstance(item, dict):
-                stack.extend(item.keys())
-                stack.extend(item.values())
-            elif isinstance(item, list):
-                stack.extend(item)
+def lone_surrogate_problem(where: Location, value: dict[str, Any]) -> Problem | None:
+    """The Problem of a decoded JSON object holding a lone UTF-16 surrogate, naming its
+    top-level field, or None."""
+    if found := lone_surrogate(value):
+        field, char = found
+        return Problem(where, field, not_unicode(char))
     return None
 
 

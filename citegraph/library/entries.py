@@ -140,7 +140,7 @@ def _ris(path: Path, text: str) -> list[LibraryEntry]:
 
 
 def _csl_json(path: Path, text: str) -> list[LibraryEntry]:
-    from ..ingest.source import json_failure
+    from ..ingest.source import json_failure, lone_surrogate_problem
 
     try:
         items = json.loads(text)
@@ -151,6 +151,8 @@ def _csl_json(path: Path, text: str) -> list[LibraryEntry]:
     out = []
     for number, item in enumerate(items, start=1):
         where = Location(path, number)
+        if problem := lone_surrogate_problem(where, item):
+            raise InputError(problem)
         key, title, doi, url, report, graph_id = (
             _csl_text(item, name, where) for name in ("id", "title", "DOI", "URL", "number", "citegraph-id")
         )

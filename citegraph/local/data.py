@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CitegraphError
+from ..errors import CitegraphError, InputError, Location
+from ..ingest.source import lone_surrogate_problem
 
 if TYPE_CHECKING:
     from ..graph import GraphStore
@@ -188,8 +189,14 @@ def read_contexts(path: str | Path) -> list[Context]:
             if not line.strip():
                 continue
             try:
-                contexts.append(_parse(json.loads(line), len(contexts)))
-            except (json.JSONDecodeError, ValueError, TypeError) as exc:
+                obj = json.loads(line)
+            except ValueError as exc:
+                raise CitegraphError(f"{path}:{number}: {exc}") from None
+            if isinstance(obj, dict) and (problem := lone_surrogate_problem(Location(Path(path), number), obj)):
+                raise InputError(problem)
+            try:
+                contexts.append(_parse(obj, len(contexts)))
+            except (ValueError, TypeError) as exc:
                 raise CitegraphError(f"{path}:{number}: {exc}") from None
     return contexts
 
