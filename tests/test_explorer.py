@@ -112,7 +112,7 @@ def listed(page) -> list[str]:
 
 def ego(graph, paper: str) -> dict[str, set[str]]:
     kinds: dict[str, set[str]] = {}
-    for row in graph.run("explore/ego", id=paper, limit=15):  # the page asks for 15 of each kind
+    for row in graph.run("explore/ego", id=paper, limit=15, fanout=100):  # the page asks for 15 of each kind
         kinds.setdefault(row["kind"], set()).add(row["id"])
     return kinds
 

@@ -72,6 +72,26 @@ def test_the_fanout_caps_coupling_like_cocitation(acl):
     assert capped.keys() <= uncapped.keys() and all(n <= uncapped[cid] for cid, n in capped.items())
 
 
+def test_the_ego_network_follows_a_hub_through_at_most_fanout_citing_papers(acl):
+    """The explorer's co-cited papers (``explore/ego``, GET /neighbours) come from at most
+    ``fanout`` citing papers, as the neighbourhood's do: the ego network of a paper cited
+    100,000 times costs what one cited ``fanout`` times does. Its other kinds do not change."""
+    hub = acl.store.run("most_cited", limit=1)[0]["id"]
+
+    def ego(fanout: int) -> dict[str, dict[str, int]]:
+        kinds: dict[str, dict[str, int]] = {}
+        for row in acl.store.run("explore/ego", id=hub, limit=10_000, fanout=fanout):
+            kinds.setdefault(row["kind"], {})[row["id"]] = row["weight"]
+        return kinds
+
+    capped, uncapped = ego(2), ego(100_000)
+    assert len(uncapped["cited_by"]) > 2 and max(uncapped["co_cited"].values()) > 2
+    assert 0 < max(capped["co_cited"].values()) <= 2 and capped["co_cited"].keys() < uncapped["co_cited"].keys()
+    assert {k: v for k, v in capped.items() if k != "co_cited"} == {
+        k: v for k, v in uncapped.items() if k != "co_cited"
+    }
+
+
 def test_negative_seeds_skip_cocitation_and_as_of_stops_enrichment_at_later_papers(acl):
     """The negatives' neighbourhood is the same statement without its costly co-citation
     branch; enrichment as of a year expands no candidate published later (or undated), in

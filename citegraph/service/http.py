@@ -364,7 +364,10 @@ def create_app(
         paper_id: PaperId, limit: Annotated[int, Query(ge=1, le=200, description="Papers of each kind")] = 25
     ) -> dict:
         found = _paper(store, paper_id)
-        return {"paper": found, "neighbours": store.run("explore/ego", id=found["id"], limit=limit)}
+        return {
+            "paper": found,
+            "neighbours": store.run("explore/ego", id=found["id"], limit=limit, fanout=recommender.fanout),
+        }
 
     @app.get(
         "/search",

@@ -100,7 +100,7 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
         id: Id, limit: Annotated[int, Field(ge=1, le=200, description="Papers of each kind")] = 25
     ) -> list[dict[str, Any]]:
         """A paper's ego network: what it cites, what cites it, papers co-cited with it, its fields and categories."""
-        return store.run("explore/ego", id=paper(id)["id"], limit=limit)
+        return store.run("explore/ego", id=paper(id)["id"], limit=limit, fanout=recommender.fanout)
 
     @tool
     def recommend(
