@@ -10,6 +10,7 @@ from citegraph.config import Config
 from citegraph.graph import ArcadeServer, Write, open_store
 from citegraph.graph.schema import apply_schema
 from citegraph.ingest import formats, ingest
+from citegraph.local.data import contexts_from_graph, graph_papers
 from citegraph.retrieval.corpus import documents, documents_by_id, fingerprint
 
 from conftest import shared
@@ -33,10 +34,11 @@ def test_documents_are_the_titled_corpus_papers_by_id(store):
 
 
 @pytest.mark.slow
-def test_the_corpus_streams_in_order_without_the_server_sorting_its_texts(tmp_path, monkeypatch):
-    """ArcadeDB refused to export 2M synthetic papers for BM25 with an 8 GB heap: the
-    statement's ORDER BY held every text in its query heap budget. A 1 MB budget and 600
-    papers of 4 KB reproduce it; the ids are sorted alone, the texts come in batches."""
+def test_the_global_streams_come_in_order_without_the_server_sorting_their_texts(tmp_path, monkeypatch):
+    """ArcadeDB refused to export 2M synthetic papers for BM25 with an 8 GB heap, and the
+    local stages' papers as well: the statements' ORDER BY held every text in the query
+    heap budget. A 1 MB budget and 600 papers and citation contexts of 4 KB reproduce it;
+    the ids are sorted alone, the texts come in batches (GraphStore.in_id_order)."""
     monkeypatch.setenv("JAVA_TOOL_OPTIONS", "-Darcadedb.queryMaxHeapRAM=1")  # MB, all queries together
     server = ArcadeServer(tmp_path / "home", heap="512m")
     info = server.start()
@@ -48,8 +50,15 @@ def test_the_corpus_streams_in_order_without_the_server_sorting_its_texts(tmp_pa
                 {"id": f"P{i:04d}", "props": {"title": f"paper {i}", "abstract": "word " * 800}} for i in range(600)
             ]
             store.write(Write("ingest/papers", {"ingested": "2024-01-01", "rows": papers[::-1]}))
+            context = {"contexts": ["as [CIT] shows, " + "word " * 800], "sections": ["Introduction"]}
+            cites = [{"citing": p["id"], "refs": [{"cited": "P0000", "props": context}]} for p in papers[:0:-1]]
+            store.write(Write("ingest/cites", {"rows": cites}))
             docs = list(documents(store, batch=40))
+            local_papers = list(graph_papers(store, batch=40))
+            contexts = list(contexts_from_graph(store, batch=40))
     finally:
         server.stop()
-    assert [d.id for d in docs] == [p["id"] for p in papers]
-    assert docs[7].title == "paper 7" and docs[7].abstract == "word " * 800
+    assert [d.id for d in docs] == [p["id"] for p in papers] == [p["id"] for p in local_papers]
+    assert docs[7].title == "paper 7" and docs[7].abstract == "word " * 800 == local_papers[7]["abstract"]
+    assert [c.citing for c in contexts] == [p["id"] for p in papers[1:]]
+    assert contexts[0].cited == ("P0000",) and contexts[0].text.endswith("word " * 799 + "word")

@@ -20,7 +20,7 @@ from citegraph.ingest import formats, ingest
 from citegraph.ingest.taxonomy import BUNDLED
 from citegraph.local import controls
 from citegraph.local.config import LocalConfig, PrefetchConfig, SplitConfig
-from citegraph.local.data import export_contexts, held_out_papers, read_contexts, time_split
+from citegraph.local.data import export_contexts, graph_papers, held_out_papers, read_contexts, time_split
 from citegraph.local.enrich import HeldOutView, enrich_all
 from citegraph.local.evaluate import evaluate_local
 from citegraph.local.geometry import distance, mobius_add, to_manifold
@@ -86,7 +86,7 @@ def test_time_split_has_no_leakage_and_the_view_shows_no_test_edge(tiny_graph, t
     assert max(c.year for c in split.train) < min(c.year for c in split.test)
     assert not {c.citing for c in split.train} & {c.citing for c in split.test}
 
-    papers = [(r["id"], r["year"], r["arxiv_id"]) for r in tiny_graph.run("local/papers")]
+    papers = [(r["id"], r["year"], r["arxiv_id"]) for r in graph_papers(tiny_graph)]
     hidden = held_out_papers(split, papers)
     assert hidden == ["G", "H"]
     view = HeldOutView.hiding(tiny_graph, hidden)
@@ -346,8 +346,7 @@ def test_one_training_step_lowers_the_loss(tiny_graph, tiny_bert, tmp_path, taxo
     export_contexts(tiny_graph, tmp_path / "contexts.jsonl")
     contexts = {c.id: c for c in read_contexts(tmp_path / "contexts.jsonl")}
     corpus = {
-        r["id"]: Candidate(f"{r['title']} {r['abstract']}", tuple(r["categories"]))
-        for r in tiny_graph.run("local/papers")
+        r["id"]: Candidate(f"{r['title']} {r['abstract']}", tuple(r["categories"])) for r in graph_papers(tiny_graph)
     }
     graph = load_taxonomy(tiny_graph)
     assert set(graph.maps["cs.CL"]) == {"I.2.7"} and graph.edges  # cs.CL → Natural Language Processing

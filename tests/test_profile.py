@@ -16,7 +16,14 @@ import pytest
 
 from citegraph.ingest import formats, ingest
 from citegraph.local.config import PrefetchConfig
-from citegraph.local.data import export_contexts, held_out_papers, read_contexts, time_split, without_placeholders
+from citegraph.local.data import (
+    export_contexts,
+    graph_papers,
+    held_out_papers,
+    read_contexts,
+    time_split,
+    without_placeholders,
+)
 from citegraph.local.enrich import HeldOutView
 from citegraph.local.profile import Profiles, prefetch_over_profiles, view_sentences
 from citegraph.local.sentences import CitingSentences
@@ -62,7 +69,7 @@ def graph(store, tmp_path):
     ingest(store, formats.get("jsonl"), [write_graph(tmp_path / "graph.jsonl")])
     export_contexts(store, tmp_path / "contexts.jsonl")
     split = time_split(read_contexts(tmp_path / "contexts.jsonl"), test=0.25)
-    hidden = held_out_papers(split, ((r["id"], r["year"], r["arxiv_id"]) for r in store.run("local/papers")))
+    hidden = held_out_papers(split, ((r["id"], r["year"], r["arxiv_id"]) for r in graph_papers(store)))
     return store, split, HeldOutView.hiding(store, hidden)
 
 
@@ -201,14 +208,12 @@ def test_real_citing_sentences_of_the_scisummnet_fixtures(store, tmp_path):
     ingest(store, formats.get("scisummnet"), [Path(__file__).resolve().parent / "fixtures" / "scisummnet"])
     export_contexts(store, tmp_path / "contexts.jsonl")
     split = time_split(read_contexts(tmp_path / "contexts.jsonl"), test=0.2)
-    papers = ((r["id"], r["year"], r["arxiv_id"]) for r in store.run("local/papers"))
+    papers = ((r["id"], r["year"], r["arxiv_id"]) for r in graph_papers(store))
     view = HeldOutView.hiding(store, held_out_papers(split, papers))
     profile = Profiles(view_sentences(view), cap=1000).of()
     shown = {s for sentences in profile.values() for s in sentences}
     every = {r["citing"] for r in store.plain("recommend/contexts")}
-    assert shown == written_by(
-        store, every - view.hidden - {r["id"] for r in store.run("local/papers") if not r["year"]}
-    )
+    assert shown == written_by(store, every - view.hidden - {r["id"] for r in graph_papers(store) if not r["year"]})
     assert shown and not shown & written_by(store, view.hidden)
     tested = {c.text for c in split.test}
     assert tested and tested <= written_by(store, view.hidden) and not shown & tested

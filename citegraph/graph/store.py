@@ -30,6 +30,7 @@ writer splits its batch.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import Counter
@@ -175,6 +176,16 @@ class GraphStore:
             return [as_dict(record) for record in tx.run(query.statements[0], params)]
 
         return self._managed(query.mode, name, work)
+
+    def in_id_order(self, ids: str, by_id: str, /, batch: int = 5_000, **params: Any) -> Iterator[dict[str, Any]]:
+        """A global stream in id order without the server sorting it: query ``ids`` streams the
+        ids alone, sorted (with ``params``), and query ``by_id`` reads their rows ``batch`` ids
+        at a time (``$ids``; its rows in id order). ArcadeDB's ORDER BY holds each row whole
+        in a query heap all queries share, so a sort of every paper with its texts was refused
+        at 2M papers with an 8 GB heap; sorting ids alone holds a few bytes a paper."""
+        stream = (row["id"] for row in self.rows(ids, **params))
+        while chunk := list(itertools.islice(stream, batch)):
+            yield from self.run(by_id, ids=chunk)
 
     def value(self, name: str, /, **params: Any) -> Any:
         """The single value of a one-row, one-column query."""

@@ -118,12 +118,18 @@ def time_key(year: int | None, arxiv_id: str | None, paper_id: str) -> tuple:
 
 
 # -- export and reading ---------------------------------------------------------------------
-def contexts_from_graph(store: GraphStore, unmarked: Counter | None = None) -> Iterator[Context]:
-    """Every citation context on the CITES edges of the graph (query ``local/contexts``)
+def graph_papers(store: GraphStore, batch: int = 5_000) -> Iterator[dict[str, Any]]:
+    """Every corpus paper as the local stages read it (``local/papers_by_id``), by id,
+    ``batch`` papers a statement."""
+    return store.in_id_order("local/paper_ids", "local/papers_by_id", batch)
+
+
+def contexts_from_graph(store: GraphStore, unmarked: Counter | None = None, batch: int = 1_000) -> Iterator[Context]:
+    """Every citation context on the CITES edges of the graph (``local/contexts_by_citing``)
     whose citation is marked: a context without ``[CIT]`` may still name its answer (the
     ScisummNet reader leaves "(Brants, 2000)" as it is where it cannot find the cited
     paper's author-year string), so it is left out and counted in ``unmarked``."""
-    for row in store.rows("local/contexts"):
+    for row in store.in_id_order("local/context_citing_ids", "local/contexts_by_citing", batch):
         sections = row["sections"] or []
         for k, text in enumerate(row["contexts"]):
             if not text or not text.strip():
@@ -135,8 +141,8 @@ def contexts_from_graph(store: GraphStore, unmarked: Counter | None = None) -> I
                 continue
             section = sections[k] if len(sections) == len(row["contexts"]) else None
             yield Context(
-                f"{row['citing']}|{row['cited']}|{k}",
-                row["citing"],
+                f"{row['id']}|{row['cited']}|{k}",
+                row["id"],
                 (row["cited"],),
                 text,
                 row["title"] or "",
@@ -156,7 +162,7 @@ def export_contexts(store: GraphStore, out: str | Path) -> dict[str, int]:
     how many lack a citing year (those cannot take part in a time-ordered split), and how
     many were left out because their citation is not marked.
     """
-    textful = {row["id"] for row in store.rows("local/papers") if _has_text(row["title"], row["abstract"])}
+    textful = {row["id"] for row in graph_papers(store) if _has_text(row["title"], row["abstract"])}
     counts: Counter[str] = Counter()
     edges, citing, cited = set(), set(), set()
     out = Path(out)

@@ -39,7 +39,7 @@ from ..retrieval.base import Document, Hit, Ranking, Retriever
 from . import controls
 from . import prefetch as prefetching
 from .config import CandidateFields, LocalConfig, SplitConfig, Textless
-from .data import Context, export_contexts, held_out_papers, time_split
+from .data import Context, export_contexts, graph_papers, held_out_papers, time_split
 from .encoding import Candidate
 from .enrich import HeldOutView, enrich_all
 
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 class Corpus:
     """The graph's papers as the stages read them."""
 
-    papers: list[dict[str, Any]]  # local/papers rows
+    papers: list[dict[str, Any]]  # local/papers_by_id rows
     candidates: dict[str, Candidate]  # what the rerankers read of each paper (as ``fields`` says)
     years: dict[str, int | None]  # papers with a title or abstract: what the prefetcher may return
     documents: list[Document]  # those papers as the prefetcher indexes them (as ``fields`` says)
@@ -64,7 +64,7 @@ def load_corpus(store: GraphStore, fields: CandidateFields = "all") -> Corpus:
     """The graph's papers, each represented by its title and abstract (``"all"``) or by its
     title only (``"uniform"``), the candidates being the papers with a title or abstract; or
     (``"abstracts"``) the papers with an abstract, by both, the others shown nothing."""
-    papers = store.run("local/papers")
+    papers = list(graph_papers(store))
     full = {p["id"]: ((p["title"] or "").strip(), (p["abstract"] or "").strip()) for p in papers}
     shown = {
         "all": full,

@@ -11,7 +11,6 @@ and the dense scorers import :func:`fingerprint` and work on documents from anyw
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -28,10 +27,8 @@ def _document(row: dict) -> Document:
 def documents(store: GraphStore, eligible_only: bool = False, batch: int = 5_000) -> Iterator[Document]:
     """Every corpus paper with a title, by id, streamed: the ids in order from the server,
     the texts ``batch`` papers at a time (the server never sorts texts)."""
-    ids = (row["id"] for row in store.rows("corpus/document_ids", eligible_only=eligible_only))
-    while chunk := list(itertools.islice(ids, batch)):
-        found = documents_by_id(store, chunk)
-        yield from (found[i] for i in chunk)
+    rows = store.in_id_order("corpus/document_ids", "corpus/documents_by_id", batch, eligible_only=eligible_only)
+    return map(_document, rows)
 
 
 def documents_by_id(store: GraphStore, ids: Iterable[str]) -> dict[str, Document]:

@@ -1,9 +1,0 @@
-// Every corpus paper (not :External) as local citation recommendation sees a candidate or a
-// citing paper: its text, its date for time-ordered splits and its arXiv categories.
-// Mode: read
-// Returns: id, title, abstract, year, arxiv_id, categories — one row per paper, by id (title, abstract, year may be null).
-MATCH (p:Paper)
-WHERE NOT p:External
-RETURN p.id AS id, p.title AS title, p.abstract AS abstract, p.year AS year, p.arxiv_id AS arxiv_id,
-       [(p)-[:IN_CATEGORY]->(x:ArxivCategory) | x.code] AS categories
-ORDER BY id
