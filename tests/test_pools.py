@@ -92,9 +92,13 @@ def test_field_cited_sets_and_most_cited_match_networkx(graph):
         )
         assert [r["id"] for r in store.rows("pools/field_cited", field=name, year=2010)] == expected
         ranked = sorted(((g.in_degree(p), p) for p in of_field if g.nodes[p]["eligible"]), key=lambda t: (-t[0], t[1]))
-        assert [(r["id"], r["citation_count"]) for r in store.run("mdcr/most_cited", field=name, limit=5)] == [
+        assert [(r["id"], r["citation_count"]) for r in store.run("mdcr/most_cited_in_field", field=name, limit=5)] == [
             (p, d) for d, p in ranked[:5]
         ]
+    ranked = sorted(((g.in_degree(p), p) for p, d in g.nodes(data=True) if d["eligible"]), key=lambda t: (-t[0], t[1]))
+    assert [(r["id"], r["citation_count"]) for r in store.run("mdcr/most_cited", limit=5)] == [
+        (p, d) for d, p in ranked[:5]
+    ]
 
 
 def test_dataset_level_pools(graph, tmp_path):
@@ -133,7 +137,7 @@ def test_mdcr_follows_the_paper_and_the_exclusion_policy(graph, tmp_path):
     texts = {json.loads(line)["id"] for line in (tmp_path / "m" / "mdcr_test_data.jsonl").open()}
     qrels = {(q, d): int(r) for q, _, d, r in (line.split() for line in (tmp_path / "m" / "qrels_test.txt").open())}
     for name, queries in data.items():
-        top = [r["id"] for r in store.run("mdcr/most_cited", field=name, limit=5)]
+        top = [r["id"] for r in store.run("mdcr/most_cited_in_field", field=name, limit=5)]
         for q, types in queries.items():
             assert list(types) == ["true", "graph", "most_cited", "random"]
             year, oc_q = g.nodes[q]["year"], set(g.successors(q))

@@ -33,7 +33,7 @@ def documents(store: GraphStore, eligible_only: bool = False, batch: int = 5_000
 
 def documents_by_id(store: GraphStore, ids: Iterable[str]) -> dict[str, Document]:
     """The given papers' documents (absent ids are missing from the result)."""
-    return {row["id"]: _document(row) for row in store.rows("corpus/documents_by_id", ids=list(ids))}
+    return {row["id"]: _document(row) for row in store.rows("corpus/documents_by_id", ids=list(dict.fromkeys(ids)))}
 
 
 def fingerprint(docs: Iterable[Document]) -> str:

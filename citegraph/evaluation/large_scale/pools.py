@@ -36,7 +36,6 @@ from pathlib import Path
 from ... import __version__
 from ...errors import CitegraphError
 from ...graph import GraphStore
-from ...graph.schema import graph_stats
 from ...retrieval.corpus import documents_by_id
 from ...vocabulary import MAG_FIELDS
 from ..qrels import write_qrels
@@ -267,8 +266,7 @@ def _write(
                 "capped": pool.capped,
             }
         )
-    stats = graph_stats(store)
-    manifest.graph = {"labels": stats["labels"], "relationships": stats["relationships"]}
+    manifest.graph = {"labels": store.run("stats/labels"), "relationships": store.run("stats/relationships")}
     (out / "manifest.json").write_text(json.dumps(asdict(manifest), indent=2) + "\n", encoding="utf-8")
 
 

@@ -38,7 +38,6 @@ from pathlib import Path
 
 from ...batches import batched
 from ...graph import GraphStore
-from ...graph.schema import graph_stats
 from ...retrieval.base import Retriever
 from ...retrieval.corpus import documents_by_id
 from ..large_scale.pools import Manifest, Queries, choose_queries, field_filter, field_pools, query_year
@@ -142,7 +141,12 @@ def build(
     for name, queries in per_field.items():
         if not queries.ids:  # counted in the manifest, left out of the benchmark
             continue
-        top = store.run("mdcr/most_cited", field=field_filter(name), limit=config.most_cited)
+        field = field_filter(name)
+        top = (
+            store.run("mdcr/most_cited_in_field", field=field, limit=config.most_cited)
+            if field
+            else store.run("mdcr/most_cited", limit=config.most_cited)
+        )
         top_ids = [row["id"] for row in top]
         benchmark[name] = {}
         for q in queries.ids:
@@ -180,7 +184,7 @@ def build(
         len(query_ids),
     )
     manifest.graph = {
-        "labels": graph_stats(store)["labels"],
+        "labels": store.run("stats/labels"),
         "model_selection": model_report,
         "shortfall": dict(shortfall),
         "queries_per_field": {name: len(q.ids) for name, q in per_field.items()},
