@@ -171,9 +171,11 @@ def test_each_query_runs_in_a_transaction_of_its_declared_mode(store, monkeypatc
     ]
 
 
-def test_missing_parameter_fails_before_the_server(store):
+def test_a_missing_or_unknown_parameter_fails_before_the_server(store):
     with pytest.raises(CitegraphError, match=r"'most_cited' needs parameter\(s\) \$limit"):
         store.run("most_cited")
+    with pytest.raises(CitegraphError, match=r"'mdcr/most_cited' has no parameter\(s\) \$field"):
+        store.run("mdcr/most_cited", field="Computer science", limit=5)  # the field's is another statement
     with pytest.raises(CitegraphError, match="no query named 'nope'"):
         store.run("nope")
 

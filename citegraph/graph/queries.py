@@ -105,6 +105,9 @@ class CypherQuery:
         missing = sorted(self.parameters.keys() - params.keys())
         if missing:
             raise CitegraphError(f"query '{self.name}' needs parameter(s) {', '.join('$' + m for m in missing)}")
+        unknown = sorted(params.keys() - self.parameters.keys())
+        if unknown:  # a parameter the statement no longer reads would be ignored in silence
+            raise CitegraphError(f"query '{self.name}' has no parameter(s) {', '.join('$' + u for u in unknown)}")
         for name in self.counting:
             value = params[name]
             if isinstance(value, int) and value not in ROW_COUNT:
