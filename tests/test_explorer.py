@@ -11,11 +11,13 @@ which is missing, otherwise.
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 from pathlib import Path
 
 import httpx
+import networkx as nx
 import pytest
 from http_service import acl_service
 
@@ -346,6 +348,16 @@ def test_the_map_gives_roles_coordinates_and_citations_among_the_drawn(service, 
     assert papers["P12-1066"]["citations"] == graph.run("paper", id="P12-1066")[0]["citation_count"]
     assert all(0 < papers[p]["similarity"] <= 1 for p in references & set(papers))  # linked to the seed
     assert papers["X1"]["author"] == "Ada Lovelace"
+    # The similarity is the cosine of a paper's neighbourhood with the seed's and its neighbours (networkx the oracle).
+    ids = [row["id"] for row in graph.rows("local/paper_ids")]
+    cites = nx.DiGraph((e["citing"], e["cited"]) for e in graph.rows("local/view_edges", ids=ids, held_out=[]))
+    around = {"P12-1066", *nx.all_neighbors(cites, "P12-1066")}
+    for paper, drawn_paper in papers.items():
+        linked = set(nx.all_neighbors(cites, paper)) if paper in cites else set()
+        expected = len(linked & around) / math.sqrt(len(linked) * len(around)) if linked else 0.0
+        assert drawn_paper["similarity"] == pytest.approx(expected, abs=1e-4), paper
+        assert drawn_paper["citations"] == (cites.in_degree(paper) if paper in cites else 0), paper
+    assert len({p["similarity"] for p in papers.values()}) > 5  # not one value for all
     # As of 2012, the citing papers of 2013 on are not drawn and their citations are not counted.
     early = {
         p["id"]: p

@@ -16,6 +16,7 @@ recommender, not above it), so the service's routes stay where they are.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -114,6 +115,13 @@ class ExportRequest(BaseModel):
     format: Literal["bibtex", "ris"]
 
 
+def cosine(a: set[str], b: set[str]) -> float:
+    """The cosine of two sets as binary vectors: shared members over the geometric mean of
+    the sizes (0 for an empty set) — direct links, shared references and shared citing
+    papers count alike when ``a`` is a paper's neighbourhood and ``b`` the seeds' with them."""
+    return len(a & b) / math.sqrt(len(a) * len(b)) if a and b else 0.0
+
+
 def explorer_routes(
     store: GraphStore, match: Callable[[Sequence[LibraryEntry]], list[Match]], errors: dict[int | str, dict[str, Any]]
 ) -> APIRouter:
@@ -135,11 +143,18 @@ def explorer_routes(
                 roles.setdefault(paper, []).append(role)
         for row in store.run("explore/around", seeds=request.seeds, limit=AROUND, as_of=as_of):
             roles.setdefault(row["id"], []).append(row["role"])
-        rows = store.run("explore/map", ids=list(roles), seeds=request.seeds, as_of=as_of)
+        rows = store.plain("explore/map", ids=list(roles), as_of=as_of)
+        neighbours = {row["id"]: {*row["references"], *row["citing"]} for row in rows}
+        around = set(request.seeds).union(*(neighbours.get(seed, ()) for seed in request.seeds))
         return [
             {
-                **row,
-                "similarity": round(row["similarity"], 4),
+                "id": row["id"],
+                "title": row["title"],
+                "year": row["year"],
+                "author": row["author"],
+                "citations": len(row["citing"]),
+                "cites": [cited for cited in row["references"] if cited in roles],
+                "similarity": round(cosine(neighbours[row["id"]], around), 4),
                 "roles": sorted(dict.fromkeys(roles[row["id"]]), key=ROLES.index),
             }
             for row in rows
