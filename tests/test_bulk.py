@@ -60,6 +60,22 @@ def dump(store) -> tuple[list, list]:
     return nodes, rels
 
 
+def cited_ids_unlike_the_edges(graph: tuple[list, list]) -> dict:
+    """The papers of a :func:`dump` whose ``cited_ids`` is not the sorted ids of their CITES
+    edges (unset when none), with what they hold and what their edges say."""
+    nodes, rels = graph
+    edges: dict[str, list[str]] = {}
+    for kind, source, target, _ in rels:
+        if kind == "CITES":
+            edges.setdefault(source, []).append(target)
+    papers = (json.loads(props) for labels, props in nodes if "Paper" in labels)
+    return {
+        p["id"]: (p.get("cited_ids"), sorted(edges.get(p["id"], [])) or None)
+        for p in papers
+        if p.get("cited_ids") != (sorted(edges.get(p["id"], [])) or None)
+    }
+
+
 def snapshot(store, papers: tuple[str, ...]) -> dict:
     return {
         "labels": [r for r in store.run("stats/labels") if r["label"] != "IngestCheckpoint"],
@@ -102,6 +118,7 @@ def stream_then_bulk(
 
 
 def assert_same(streamed, bulk, expected, got) -> None:
+    assert not cited_ids_unlike_the_edges(expected["graph"])
     assert got["labels"] == expected["labels"]
     assert got["relationships"] == expected["relationships"]
     assert got["degrees"] == expected["degrees"]
@@ -499,15 +516,17 @@ def test_neo4j_admin_files_parse_back(tmp_path):
             "full_text",
             "keywords:string[]",
             "citation_count:long",
+            "cited_ids:string[]",
             "ingested",
         ]
     ]
-    assert headers["Paper:External"] == [[":ID(Paper)", "id", "citation_count:long"]]
+    assert headers["Paper:External"] == [[":ID(Paper)", "id", "citation_count:long", "cited_ids:string[]"]]
     files, relationships = imported(export)
     papers = {row[0]: row for row in files["Paper"]}
     assert papers["P,1"][1:4] == ['He said "quoted", then\nleft; twice', "multi\r\nline, with \\ backslash", "1999"]
     assert papers["P2"][1] == "日本語のタイトル" and papers["P2"][3] == "" and papers["P2"][10] == "1"
-    assert files["Paper:External"] == [["ghost", "1"]]
+    assert papers["P,1"][11].split(ARRAY_DELIMITER) == ["P2", "ghost"] and papers["P2"][11] == ""
+    assert files["Paper:External"] == [["ghost", "1", ""]]
     assert sorted(files["Author"]) == [['A"1', 'Quote "Q" Person'], ["name:zoë ölmez", "Zoë Ölmez"]]
     [cites] = relationships[("CITES", "influential:boolean")]
     assert cites[:2] == ["P,1", "P2"]
@@ -646,7 +665,8 @@ def test_a_property_added_to_the_model_arrives_through_every_write_path(arcade_s
     [(stub_header, stubs)] = [
         (read_csv(h)[0], read_parts(d)) for labels, h, d in export.nodes if labels == "Paper:External"
     ]
-    assert stub_header == [":ID(Paper)", "id", "citation_count:long"] and [row[1:] for row in stubs] == [["ghost", "1"]]
+    assert stub_header == [":ID(Paper)", "id", "citation_count:long", "cited_ids:string[]"]
+    assert [row[1:] for row in stubs] == [["ghost", "1", ""]]
 
 
 RECORDS_THEN_INDEX = """

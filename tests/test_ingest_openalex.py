@@ -395,7 +395,7 @@ def merges(root: Path) -> None:
 
 @pytest.mark.slow
 def test_an_update_partition_leaves_the_graph_a_fresh_ingest_builds(arcade_server, store, tmp_path):
-    from test_bulk import dump
+    from test_bulk import cited_ids_unlike_the_edges, dump
 
     initial, changed, final = update_partition()
     fmt = get("openalex")
@@ -406,6 +406,7 @@ def test_an_update_partition_leaves_the_graph_a_fresh_ingest_builds(arcade_serve
     merges(tmp_path / "new")
     ingest(store, fmt, [tmp_path / "new" / "data"], IngestOptions())
     updated = dump(store)
+    assert not cited_ids_unlike_the_edges(updated)  # restated, merged away, cited by a merged work
     assert store.run("stats/partitions") == [
         {"partition": "2024-01-15", "files": 1},
         {"partition": "2024-02-01", "files": 1},

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import time
+from collections import Counter
 
 import pytest
 
@@ -121,6 +122,36 @@ def test_negative_seeds_skip_cocitation_and_as_of_stops_enrichment_at_later_pape
     assert not enrich(acl.store, [later], size=20, as_of=2012).frequency
     mixed = enrich(acl.store, [later, seed.id], size=40, as_of=2012)
     assert mixed.frequency == enrich(acl.store, [later, seed.id], size=40, hidden={later}).frequency
+
+
+@pytest.mark.parametrize("max_year, with_text", [(None, False), (2004, False), (2008, True)])
+def test_enrichment_counts_what_the_candidates_cite_as_their_edges_say(acl, monkeypatch, max_year, with_text):
+    """The ranking and filters recomputed from the edges and the papers' records: without a
+    filter the candidates' cited_ids are read, with one their edges are followed."""
+    from test_bulk import dump
+
+    nodes, rels = dump(acl.store)
+    papers = {p["id"]: p for p in (json.loads(props) for labels, props in nodes if "Paper" in labels)}
+    cited: dict[str, set[str]] = {}
+    for kind, source, target, _ in rels:
+        if kind == "CITES":
+            cited.setdefault(source, set()).add(target)
+    candidates = sorted(cited, key=lambda p: (-len(cited[p]), p))[:40]
+
+    def admitted(n: str) -> bool:
+        paper = papers[n]
+        text = (paper.get("title") or "").strip() + (paper.get("abstract") or "").strip()
+        return (max_year is None or paper.get("year") is None or paper["year"] <= max_year) and (not with_text or text)
+
+    counts = Counter(n for c in candidates for n in cited[c] if n not in candidates and admitted(n))
+    expected = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:25]
+    asked = []
+    plain = acl.store.plain
+    monkeypatch.setattr(acl.store, "plain", lambda name, **params: asked.append(name) or plain(name, **params))
+    enriched = enrich(acl.store, candidates, size=40 + 25, max_year=max_year, with_text=with_text)
+    assert enriched.ids == candidates + [n for n, _ in expected] and enriched.frequency == dict(expected)
+    assert len(expected) == 25
+    assert asked == ["signals/enrich" if max_year is None else "signals/enrich_filtered"]
 
 
 def test_facts_asked_while_the_text_side_runs_give_the_candidates_one_statement_gives(acl, monkeypatch):

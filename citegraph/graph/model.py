@@ -119,7 +119,7 @@ class GraphModel:
     nodes: tuple[Node, ...]
     relationships: tuple[Relationship, ...]
     #: The second label of a paper that is cited but absent from the corpus: it carries only
-    #: the key and the properties the ingest sets (``citation_count``).
+    #: the key and the properties the ingest sets (``citation_count``, ``cited_ids``).
     stub_label: str = "External"
     stub_of: str = "Paper"
 
@@ -166,6 +166,8 @@ GRAPH = GraphModel(
                 Property("full_text"),  # sentences one a line, where a source has them (ScisummNet)
                 Property("keywords", "string[]", empty_is_unset=True),  # a source's own keywords (BibTeX), indexed text
                 Property("citation_count", "long", set_by="ingest", indexed=True),  # inbound CITES
+                # the ids its CITES edges reach, sorted (unset when none): what the enrichment reads
+                Property("cited_ids", "string[]", set_by="ingest"),
                 # YYYY-MM-DD (UTC) of the ingest run that made it a full paper (created it, or upgraded its
                 # :External stub); kept by later runs and restatements (what `citegraph watch --since` reads)
                 Property("ingested", set_by="run"),

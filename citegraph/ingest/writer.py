@@ -232,6 +232,8 @@ class GraphWriter:
                 for part in batched(refs, MANY_REFERENCES):
                     add("cites_many", "refs", part, citing=citing)
         add("merge_ids", "rows", [{"id": m.old_id, "into": m.into_id} for m in by_type.get(MergedId, [])])
+        # the papers whose citations this batch wrote or restated list them anew, in its transaction
+        add("cited_ids", "ids", list(dict.fromkeys([*by_citing, *(p.id for p in restated)])))
         steps.extend(extra)
         roles.extend("extra" for _ in extra)
 

@@ -47,9 +47,13 @@ def enrich(
     room = max(0, size - len(kept))
     if not room:
         return Enriched(kept, {})
-    [row] = store.plain(
-        "signals/enrich", ids=[c for c in kept if c not in hidden], max_year=max_year, as_of=as_of, with_text=with_text
-    )
+    expanded = [c for c in kept if c not in hidden]
+    if max_year is None and not with_text:  # each candidate's cited_ids, read with its record
+        [row] = store.plain("signals/enrich", ids=expanded, as_of=as_of)
+    else:  # the filters read every cited paper's record: through the edges
+        [row] = store.plain(
+            "signals/enrich_filtered", ids=expanded, max_year=max_year, as_of=as_of, with_text=with_text
+        )
     left_out = {*kept, exclude}
     frequency = Counter(n for cited in row["cited"] for n in cited if n not in left_out)
     top = sorted(frequency.items(), key=lambda item: (-item[1], item[0]))[:room]  # most cited first, then by id

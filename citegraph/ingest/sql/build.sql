@@ -70,10 +70,11 @@ CREATE TABLE stub AS
 SELECT id, min(first) AS first FROM (
     SELECT citing AS id, 2 * first AS first FROM cites UNION ALL SELECT cited, 2 * first + 1 FROM cites) AS ends
 ANTI JOIN paper USING (id) GROUP BY id;
-CREATE TABLE citation_count AS
-SELECT cited AS id, count(*) AS n FROM cites
-WHERE $keep_stubs OR (citing IN (SELECT id FROM paper) AND cited IN (SELECT id FROM paper))
-GROUP BY cited;
+CREATE TABLE kept_cites AS
+SELECT citing, cited FROM cites
+WHERE $keep_stubs OR (citing IN (SELECT id FROM paper) AND cited IN (SELECT id FROM paper));
+CREATE TABLE citation_count AS SELECT cited AS id, count(*) AS n FROM kept_cites GROUP BY cited;
+CREATE TABLE cited_ids AS SELECT citing AS id, list(cited ORDER BY cited) AS ids FROM kept_cites GROUP BY citing;
 
 -- name: vertices
 -- A node's index: twice the place of the first row that names it (a stub's: the reference's,
@@ -83,12 +84,16 @@ CREATE TABLE vertex AS
 SELECT p.first * 2 AS idx, 'paper' AS grp, 'Paper' AS space, p.id AS key,
        json_merge_patch(coalesce(m.p, p.p), json_object(
            'citation_count', coalesce(c.n, 0),
+           'cited_ids', l.ids,  -- null (no citations) patches the key away: unset, as ingest/cited_ids leaves it
            'eligible', p.has_year AND p.has_title AND p.abstract_length >= $min_abstract
                        AND coalesce(c.n, 0) >= $min_citations)) AS row
-FROM paper p LEFT JOIN citation_count c USING (id) LEFT JOIN merged m ON m.kind = 'Paper' AND m.k1 = p.id
+FROM paper p LEFT JOIN citation_count c USING (id) LEFT JOIN cited_ids l USING (id)
+LEFT JOIN merged m ON m.kind = 'Paper' AND m.k1 = p.id
 UNION ALL
-SELECT s.first, 'stub', 'Paper', s.id, json_object('id', s.id, 'citation_count', coalesce(c.n, 0), 'eligible', false)
-FROM stub s LEFT JOIN citation_count c USING (id) WHERE $keep_stubs
+SELECT s.first, 'stub', 'Paper', s.id,
+       json_merge_patch(json_object('id', s.id, 'citation_count', coalesce(c.n, 0), 'eligible', false),
+                        json_object('cited_ids', l.ids))
+FROM stub s LEFT JOIN citation_count c USING (id) LEFT JOIN cited_ids l USING (id) WHERE $keep_stubs
 UNION ALL
 SELECT min(s) * 2, 'author', 'Author', id, arg_min(p, s) FROM author_rec GROUP BY id
 UNION ALL
