@@ -10,6 +10,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+from citegraph.errors import CitegraphError
 from citegraph.evaluation.large_scale import pools
 from citegraph.evaluation.large_scale.config import PoolsConfig
 from citegraph.evaluation.mdcr import build as mdcr
@@ -81,6 +82,22 @@ def test_overlap_and_graph_signals_match_networkx(graph):
         q, c = pc.query, pc.candidate
         assert pc.cocitation == len(set(g.predecessors(q)) & set(g.predecessors(c)))
         assert pc.coupling == len(set(g.successors(q)) & set(g.successors(c)))
+
+
+def test_a_graph_ingested_before_cited_ids_is_refused_by_the_enrichment_not_answered_empty(
+    store, tmp_path, monkeypatch
+):
+    """A graph an older citegraph ingested has CITES edges but no cited_ids: the enrichment
+    would find nothing and say nothing. It says how to fill them in instead."""
+    path, _ = hand_built(tmp_path)
+    write = store.write
+    monkeypatch.setattr(store, "write", lambda *steps: write(*(s for s in steps if s.query != "ingest/cited_ids")))
+    ingest(store, formats.get("jsonl"), [path], IngestOptions())
+    monkeypatch.undo()
+    with pytest.raises(CitegraphError, match="no cited_ids.*--restart"):
+        enrich(store, ["P30", "P31", "P32", "P33"], size=10)
+    ingest(store, formats.get("jsonl"), [path], IngestOptions(restart=True))
+    assert enrich(store, ["P30", "P31", "P32", "P33"], size=10).frequency
 
 
 def test_field_cited_sets_and_most_cited_match_networkx(graph):

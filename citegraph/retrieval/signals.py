@@ -50,6 +50,11 @@ def enrich(
     expanded = [c for c in kept if c not in hidden]
     if max_year is None and not with_text:  # each candidate's cited_ids, read with its record
         [row] = store.plain("signals/enrich", ids=expanded, as_of=as_of)
+        if not row["cited"] and expanded and store.value("signals/cites_any", ids=expanded, as_of=as_of):
+            raise CitegraphError(
+                "the graph's papers have citations but no cited_ids: it was ingested before citegraph "
+                "kept them; run the same `citegraph ingest` again with --restart (or load it in bulk again)"
+            )
     else:  # the filters read every cited paper's record: through the edges
         [row] = store.plain(
             "signals/enrich_filtered", ids=expanded, max_year=max_year, as_of=as_of, with_text=with_text
