@@ -16,6 +16,7 @@ from citegraph.evaluation.large_scale.config import PoolsConfig
 from citegraph.evaluation.mdcr import build as mdcr
 from citegraph.evaluation.mdcr.config import MDCRConfig
 from citegraph.ingest import IngestOptions, Prefilter, formats, ingest
+from citegraph.recommend import Recommender
 from citegraph.retrieval.signals import enrich, pair_counts
 
 from conftest import ACL200, write_jsonl
@@ -84,20 +85,23 @@ def test_overlap_and_graph_signals_match_networkx(graph):
         assert pc.coupling == len(set(g.successors(q)) & set(g.successors(c)))
 
 
-def test_a_graph_ingested_before_cited_ids_is_refused_by_the_enrichment_not_answered_empty(
-    store, tmp_path, monkeypatch
-):
+def test_a_graph_ingested_before_cited_ids_is_refused_not_answered_empty(store, tmp_path, monkeypatch):
     """A graph an older citegraph ingested has CITES edges but no cited_ids: the enrichment
-    would find nothing and say nothing. It says how to fill them in instead."""
+    and the recommender's co-citation would find nothing and say nothing. They say how to
+    fill them in instead."""
     path, _ = hand_built(tmp_path)
     write = store.write
     monkeypatch.setattr(store, "write", lambda *steps: write(*(s for s in steps if s.query != "ingest/cited_ids")))
     ingest(store, formats.get("jsonl"), [path], IngestOptions())
     monkeypatch.undo()
+    recommender = Recommender(store, [], contexts=False)
     with pytest.raises(CitegraphError, match="no cited_ids.*--restart"):
         enrich(store, ["P30", "P31", "P32", "P33"], size=10)
+    with pytest.raises(CitegraphError, match="no cited_ids.*--restart"):
+        recommender.recommend("P39")
     ingest(store, formats.get("jsonl"), [path], IngestOptions(restart=True))
     assert enrich(store, ["P30", "P31", "P32", "P33"], size=10).frequency
+    assert [s for r in recommender.recommend("P39") for s in r.signals if s.name == "cocitation"]
 
 
 def test_field_cited_sets_and_most_cited_match_networkx(graph):

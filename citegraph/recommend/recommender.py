@@ -60,7 +60,7 @@ from .candidates import Candidate, Candidates, Recommendation
 from .contexts import CitingSentences
 from .seed import Asked, Seed, View, earliest
 from .signals.contexts import ContextMatches
-from .signals.facts import allowed, describe, fetch_facts
+from .signals.facts import FactRows, allowed, describe, fetch_facts
 from .signals.graph import Links, Unwanted
 from .signals.text import Enrichment, TextMatches
 from .weights import Weights
@@ -272,9 +272,7 @@ class Recommender:
         try:
             links = Links.gather(self.store, seed, seed.references, self.fanout)
             unwanted = Unwanted(Links.gather(self.store, seed, seed.view.negatives, self.fanout, cocitation=False))
-            graph_candidates = links.candidates(self.graph_depth)
-            asked = set(graph_candidates) if texts and not texts.done() else set()
-            rows = fetch_facts(self.store, asked, seed) if asked else {}
+            graph_candidates, rows, asked = self._graph_candidates(links, seed)
         finally:
             text, enrichment = texts.result() if texts else (TextMatches([]), Enrichment({}))
         found = Candidates()
@@ -289,6 +287,23 @@ class Recommender:
             rows.update(fetch_facts(self.store, rest, seed))
         describe(found, seed, links, rows)
         return Candidates((cid, c) for cid, c in found.items() if c.facts and allowed(seed, c.facts))
+
+    def _graph_candidates(self, links: Links, seed: Seed) -> tuple[list[str], FactRows, set[str]]:
+        """Each kind's top ``graph_depth`` papers that are not stubs, with the facts of every
+        paper asked (and which were asked: a paper outside the view's field has no row).
+        Co-citation counts stubs too (``recommend/neighbourhood``); their facts tell them
+        apart, and the next papers of the kind take their places."""
+        rows: FactRows = {}
+        asked: set[str] = set()
+        stubs: set[str] = set()
+        while True:
+            chosen = links.candidates(self.graph_depth, stubs)
+            if new := [cid for cid in chosen if cid not in asked]:
+                rows.update(fetch_facts(self.store, new, seed))
+                asked.update(new)
+            if not (found := {cid for cid in chosen if cid in rows and rows[cid][3]}):
+                return chosen, rows, asked
+            stubs |= found
 
     def citing_sentences(self) -> CitingSentences | None:
         """The graph's citing sentences (None: it has none, or the recommender was made without them)."""

@@ -50,11 +50,8 @@ def enrich(
     expanded = [c for c in kept if c not in hidden]
     if max_year is None and not with_text:  # each candidate's cited_ids, read with its record
         [row] = store.plain("signals/enrich", ids=expanded, as_of=as_of)
-        if not row["cited"] and expanded and store.value("signals/cites_any", ids=expanded, as_of=as_of):
-            raise CitegraphError(
-                "the graph's papers have citations but no cited_ids: it was ingested before citegraph "
-                "kept them; run the same `citegraph ingest` again with --restart (or load it in bulk again)"
-            )
+        if not row["cited"]:
+            refuse_unlisted(store, expanded, as_of)
     else:  # the filters read every cited paper's record: through the edges
         [row] = store.plain(
             "signals/enrich_filtered", ids=expanded, max_year=max_year, as_of=as_of, with_text=with_text
@@ -63,6 +60,17 @@ def enrich(
     frequency = Counter(n for cited in row["cited"] for n in cited if n not in left_out)
     top = sorted(frequency.items(), key=lambda item: (-item[1], item[0]))[:room]  # most cited first, then by id
     return Enriched(kept + [n for n, _ in top], dict(top))
+
+
+def refuse_unlisted(store: GraphStore, ids: Sequence[str], as_of: int | None = None) -> None:
+    """Refuses a graph whose papers cite by their edges but have no ``cited_ids`` (ingested
+    before citegraph kept them): the statements that read the lists would find nothing and
+    say nothing. Called where lists were due and none came back."""
+    if ids and store.value("signals/unlisted", ids=list(ids), as_of=as_of):
+        raise CitegraphError(
+            "the graph's papers have citations but no cited_ids: it was ingested before citegraph "
+            "kept them; run the same `citegraph ingest` again with --restart (or load it in bulk again)"
+        )
 
 
 @dataclass(frozen=True, slots=True)

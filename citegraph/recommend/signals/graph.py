@@ -8,10 +8,11 @@ from __future__ import annotations
 import heapq
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ...graph import GraphStore
+from ...retrieval.signals import refuse_unlisted
 from ..candidates import Candidates, Signal
 from ..seed import Seed
 
@@ -49,15 +50,18 @@ class Links:
             counts[row["kind"]] = dict(zip(row["ids"], row["counts"]))
             if row["via"]:
                 via[row["kind"]] = dict(zip(row["ids"], row["via"]))
+        if cocitation and counts["coupling"] and not counts["cocitation"]:  # co-citation reads cited_ids
+            refuse_unlisted(store, list(counts["coupling"]))
         return cls(counts, via, rows)
 
-    def candidates(self, depth: int) -> list[str]:
-        """Each kind's top ``depth`` by citing papers (or references), then id."""
-        return [
-            cid
-            for row in self.rows
-            for _, cid in heapq.nsmallest(depth, zip(map(operator.neg, row["citers"]), row["ids"]))
-        ]
+    def candidates(self, depth: int, stubs: Collection[str] = frozenset()) -> list[str]:
+        """Each kind's top ``depth`` by citing papers (or references), then id, leaving out
+        ``stubs`` (co-citation counts :External stubs too: ``recommend/neighbourhood``)."""
+        chosen = []
+        for row in self.rows:
+            top = heapq.nsmallest(depth + len(stubs), zip(map(operator.neg, row["citers"]), row["ids"]))
+            chosen += [cid for _, cid in top if cid not in stubs][:depth]
+        return chosen
 
     def add_to(self, found: Candidates, seed: Seed) -> None:
         """The paths behind "cited by 3 of your references: A, B, C" and "cites 2 of …"; their
