@@ -59,7 +59,7 @@ CALL (r) {
   LIMIT $fanout
 }
 UNWIND x.cited_ids AS cited
-WITH x, cited WHERE cited <> rid
+WITH rid, x, cited WHERE cited <> rid
 WITH cited, count(*) AS paths, count(DISTINCT x) AS citers
 WHERE NOT cited IN $exclude
 RETURN 'cocitation' AS kind, collect(cited) AS ids, collect(paths) AS counts, collect(citers) AS citers, [] AS via
