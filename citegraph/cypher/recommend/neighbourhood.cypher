@@ -19,8 +19,8 @@
 // each citing paper's cited_ids rather than the co-cited papers' records — a seed co-cites
 // thousands of papers, whose records were random reads in a store ten times larger at 2M
 // papers than at 200k (the statement 8.4 ms at both sizes, from 12.9 and 15.1 ms through the
-// edges; the same rows). So its ids include :External stubs: the caller tells them by their
-// facts. Its papers are filtered after they are counted (once per paper instead of once
+// edges; the same recommendations). So its ids include :External stubs: the caller tells
+// them by their facts. Its papers are filtered after they are counted (once per paper instead of once
 // per path), and $cocitation false leaves it out (the recommender's negative seeds need
 // only citations both ways).
 // $refs: list — the seed's reference ids
