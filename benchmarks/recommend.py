@@ -29,9 +29,9 @@ child process (BM25 + graph signals, the default weights):
 
 With several sizes a last table divides each larger graph's p50 and p95 by the first's:
 the local queries (lookup, enrichment, the graph side, /recommend) should stay flat, p50 ≤
-1.3× from 200k to 2M. For the paper-id cases the CPU time the service process and the graph server spent
-per request is printed too (from ``/proc``): what bounds the throughput on this machine's
-two cores, whatever the load average.
+1.3× from 200k to 2M. For the paper-id cases the CPU time the service process and the
+graph server spent per request is printed too (from ``/proc``): what bounds the throughput
+on this machine's two cores, whatever the load average.
 
 Every request asks for a different paper, so the service's per-seed cache never answers.
 Before timing, the database's and the BM25 index's files are read once (into the OS page

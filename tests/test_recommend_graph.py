@@ -47,10 +47,10 @@ def test_each_kinds_candidates_are_its_top_papers_that_are_not_stubs(store, tmp_
     nodes, rels = dump(store)
     papers = {p["id"]: p for p in (json.loads(props) for labels, props in nodes if labels == ("Paper",))}
     cites, cited_by = defaultdict(set), defaultdict(set)
-    for kind, source, target, _ in rels:
+    for kind, citing, cited, _ in rels:
         if kind == "CITES":
-            cites[source].add(target)
-            cited_by[target].add(source)
+            cites[citing].add(cited)
+            cited_by[cited].add(citing)
 
     def top(citers: Counter) -> list[str]:
         return [c for c, _ in sorted(citers.items(), key=lambda kv: (-kv[1], kv[0]))[:depth]]
