@@ -25,7 +25,11 @@ child process (BM25 + graph signals, the default weights):
 * **/recommend for a new paper** (title + abstract of other papers, no references: text,
   enrichment and features, no reference neighbourhood);
 * **4 concurrent clients** asking for paper ids: requests/s, p50 and p95; the target is
-  ≥ 1.5 × the requests/s of one client.
+  ≥ 1.5 × the requests/s of one client;
+* **/recommend for a paper id, rankings precomputed**: ``citegraph index rankings --ids``
+  for the warm-up and timed seeds (timed), the service restarted, the same requests again:
+  what a paper-id request costs when it reads its BM25 ranking instead of searching (a
+  full build would rank every paper; the rows are removed afterwards).
 
 With several sizes a last table divides each larger graph's p50 and p95 by the first's:
 the local queries (lookup, enrichment, the graph side, /recommend) should stay flat, p50 ≤
@@ -45,16 +49,19 @@ the first minutes of a 2M graph are measured filling ArcadeDB's page cache. A wa
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,6 +77,7 @@ from citegraph.recommend import Recommender
 from citegraph.recommend.held_out import held_out_citations
 from citegraph.retrieval.bm25 import read_manifest
 from citegraph.retrieval.corpus import documents
+from citegraph.retrieval.precomputed import FOLDER
 from citegraph.retrieval.signals import enrich
 from citegraph.retrieval.spec import BM25
 from citegraph.service.serving import wait_serving
@@ -88,10 +96,14 @@ def timed_each(call, items) -> list[float]:
     return out
 
 
-def cpu_ms(pid: int) -> float:
-    """User + system CPU time of a process so far, in ms (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+def cpu_ms(pids: tuple[int, int]) -> tuple[float, float]:
+    """User + system CPU time of each process so far, in ms (Linux /proc)."""
+
+    def one(pid: int) -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+    return one(pids[0]), one(pids[1])
 
 
 def post(client: httpx.Client, body: dict) -> None:
@@ -156,6 +168,8 @@ class Graph:
     times: dict[str, list[float]] = field(default_factory=dict)
     cpu: tuple[float, float] = (0.0, 0.0)
     cpu_many: tuple[float, float] = (0.0, 0.0)
+    cpu_rows: tuple[float, float] = (0.0, 0.0)
+    rankings: float = 0.0  # seconds of `index rankings` for the timed and warm-up seeds
     wall_many: float = 0.0
     warmup: float = 0.0
     load_average: tuple[float, float] = (0.0, 0.0)
@@ -206,6 +220,8 @@ def measure(graph: Graph, args) -> None:
             seeds[args.warmup + args.requests : args.warmup + 2 * args.requests],
             seeds[args.warmup + 2 * args.requests :],
         )
+        rankings = indexes / BM25().folder / FOLDER  # made for the last case, removed after it
+        shutil.rmtree(rankings, ignore_errors=True)
         started = time.perf_counter()
         for folder in (Path(config.data_dir) / "arcadedb" / "databases", indexes):
             read_files(folder)
@@ -213,7 +229,7 @@ def measure(graph: Graph, args) -> None:
             store.run(statement)
         graph.warmup = time.perf_counter() - started
         load_before = os.getloadavg()[0]
-        bm25 = BM25().open(indexes)
+        bm25 = BM25().searcher(indexes)
         for seed in warm[:10]:
             bm25.search([seed.document], 100)
         prefetched: list[list[str]] = []
@@ -231,38 +247,72 @@ def measure(graph: Graph, args) -> None:
             for seed in one:  # searches once (untimed)
                 recommender.recommend(seed.id, k=20)
             times["graph_side"] = timed_each(lambda s: recommender.recommend(s.id, k=20), one)
-        # the service attaches to the graph server this process started (as to a running one)
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        env = {**os.environ, "CITEGRAPH_DATA_DIR": str(config.data_dir), "CITEGRAPH_HEAP": args.heap}
-        env.pop("CITEGRAPH_URI", None)  # the embedded server this process runs
-        server = subprocess.Popen(
-            [sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)],
-            env=env,
+        with serving(config, args) as (client, pids):
+            for seed in warm:
+                post(client, {"paper": seed.id, "k": 20})
+            times["http_lookup"] = timed_each(lambda s: client.get(f"/paper/{s.id}").raise_for_status(), one)
+            cpu = cpu_ms(pids)
+            times["by_id"] = timed_each(lambda s: post(client, {"paper": s.id, "k": 20}), one)
+            graph.cpu = per_request(cpu, cpu_ms(pids), len(one))
+            times["by_text"] = timed_each(
+                lambda s: post(client, {"title": s.title, "abstract": s.abstract, "year": s.year, "k": 20}),
+                texts,
+            )
+            cpu = cpu_ms(pids)
+            times["many"], graph.wall_many = concurrent(
+                str(client.base_url), [{"paper": s.id, "k": 20} for s in many], args.clients
+            )
+            graph.cpu_many = per_request(cpu, cpu_ms(pids), len(many))
+        (wanted := Path(config.data_dir) / "rankings-seeds.txt").write_text("".join(f"{s.id}\n" for s in [*warm, *one]))
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "citegraph.cli", "index", "rankings", "--ids", str(wanted), "--no-progress"],
+            env=service_env(config, args),
+            check=True,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
         )
-        try:
-            wait_serving(url, server, timeout=300)
-            pid = json.loads((Path(config.data_dir) / "arcadedb" / "server.json").read_text())["pid"]
-            with httpx.Client(base_url=url, timeout=120) as client:
-                for seed in warm:
-                    post(client, {"paper": seed.id, "k": 20})
-                times["http_lookup"] = timed_each(lambda s: client.get(f"/paper/{s.id}").raise_for_status(), one)
-                cpu = (cpu_ms(server.pid), cpu_ms(pid))
-                times["by_id"] = timed_each(lambda s: post(client, {"paper": s.id, "k": 20}), one)
-                graph.cpu = ((cpu_ms(server.pid) - cpu[0]) / len(one), (cpu_ms(pid) - cpu[1]) / len(one))
-                times["by_text"] = timed_each(
-                    lambda s: post(client, {"title": s.title, "abstract": s.abstract, "year": s.year, "k": 20}),
-                    texts,
-                )
-            cpu = (cpu_ms(server.pid), cpu_ms(pid))
-            times["many"], graph.wall_many = concurrent(url, [{"paper": s.id, "k": 20} for s in many], args.clients)
-            graph.cpu_many = ((cpu_ms(server.pid) - cpu[0]) / len(many), (cpu_ms(pid) - cpu[1]) / len(many))
-        finally:
-            server.terminate()
-            server.wait(timeout=60)
+        graph.rankings = time.perf_counter() - started
+        with serving(config, args) as (client, pids):
+            for seed in warm:
+                post(client, {"paper": seed.id, "k": 20})
+            cpu = cpu_ms(pids)
+            times["by_id_rows"] = timed_each(lambda s: post(client, {"paper": s.id, "k": 20}), one)
+            graph.cpu_rows = per_request(cpu, cpu_ms(pids), len(one))
+        shutil.rmtree(rankings)
     graph.load_average = (load_before, os.getloadavg()[0])
+
+
+def service_env(config: Config, args) -> dict[str, str]:
+    """A citegraph command's environment: it attaches to the graph server this process started."""
+    env = {**os.environ, "CITEGRAPH_DATA_DIR": str(config.data_dir), "CITEGRAPH_HEAP": args.heap}
+    env.pop("CITEGRAPH_URI", None)  # the embedded server this process runs
+    return env
+
+
+@contextlib.contextmanager
+def serving(config: Config, args) -> Iterator[tuple[httpx.Client, tuple[int, int]]]:
+    """``citegraph serve`` on the graph, started afresh (it opens the indexes as they are now):
+    a client, and the pids of the service and of the graph server."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)],
+        env=service_env(config, args),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_serving(url, server, timeout=300)
+        pid = json.loads((Path(config.data_dir) / "arcadedb" / "server.json").read_text())["pid"]
+        with httpx.Client(base_url=url, timeout=120) as client:
+            yield client, (server.pid, pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+def per_request(before: tuple[float, float], after: tuple[float, float], requests: int) -> tuple[float, float]:
+    return (after[0] - before[0]) / requests, (after[1] - before[1]) / requests
 
 
 CASES = (  # (key, row, target)
@@ -273,6 +323,7 @@ CASES = (  # (key, row, target)
     ("http_lookup", "GET /paper/{id} over HTTP", "—"),
     ("by_id", "POST /recommend, paper id (BM25 + graph signals, k = 20)", "p50 < 40 ms, p95 < 150 ms"),
     ("by_text", "POST /recommend, new paper's title + abstract", "—"),
+    ("by_id_rows", "POST /recommend, paper id, BM25 rankings precomputed (`index rankings`)", "—"),
 )
 
 
@@ -316,7 +367,12 @@ def report(graph: Graph, args) -> None:
     )
     print(
         f"CPU per paper-id request, one client: service {graph.cpu[0]:.1f} ms, graph server {graph.cpu[1]:.1f} ms; "
-        f"{args.clients} clients: service {graph.cpu_many[0]:.1f} ms, graph server {graph.cpu_many[1]:.1f} ms"
+        f"{args.clients} clients: service {graph.cpu_many[0]:.1f} ms, graph server {graph.cpu_many[1]:.1f} ms; "
+        f"rankings precomputed: service {graph.cpu_rows[0]:.1f} ms, graph server {graph.cpu_rows[1]:.1f} ms"
+    )
+    print(
+        f"`index rankings --ids` for the {args.warmup + args.requests} warm-up and timed seeds: {graph.rankings:.1f} s "
+        "(the graph's texts streamed once to check the index's fingerprint, then one BM25 search a seed)"
     )
 
 
@@ -331,7 +387,7 @@ def ratios(graphs: list[Graph]) -> None:
             f"{ms(g.times[key], 50) / ms(first.times[key], 50):.2f}, {ms(g.times[key], 95) / ms(first.times[key], 95):.2f}"
             for g in graphs[1:]
         ]
-        target = "≤ 1.3" if key in ("lookup", "enrich", "graph_side", "by_id", "http_lookup") else "—"
+        target = "≤ 1.3" if key in ("lookup", "enrich", "graph_side", "by_id", "by_id_rows", "http_lookup") else "—"
         print(f"| {row} | " + " | ".join(cells) + f" | {target} |")
 
 

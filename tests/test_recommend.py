@@ -5,10 +5,13 @@ held-out citations (the ``acl`` fixture: conftest.py)."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -245,6 +248,42 @@ def test_recommend_from_the_cli(acl, server_env):
     ranks = [i for i, line in enumerate(lines) if line.lstrip().startswith(("1. ", "2. ", "3. ", "4. ", "5. "))]
     assert [lines[i].split()[1] for i in ranks] == [r["id"] for r in rows]
     assert lines[ranks[0] + 1].strip() == "· " + rows[0]["explanation"][0]
+
+
+def test_precomputed_rankings_give_the_same_recommendations_without_searching(acl, server_config, server_env):
+    from citegraph.recommend import Recommender
+    from citegraph.retrieval.corpus import documents
+    from citegraph.retrieval.precomputed import FOLDER, Precomputed
+    from citegraph.retrieval.spec import BM25
+
+    indexes = Path(server_config.data_dir) / "indexes"
+    seeds = [d.id for d in documents(acl.store)][::40]
+    (ids := indexes / "seeds.txt").write_text("\n".join([*seeds, "no-such-paper"]) + "\n")
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "citegraph.cli", "index", "rankings", "--depth", "150", "--ids", str(ids)],
+            capture_output=True,
+            text=True,
+            env=server_env,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "1 of the " in result.stderr and "no-such-paper" in result.stderr
+        assert f": {len(seeds):,} of " in result.stdout
+        served = BM25().open(indexes)
+        assert isinstance(served, Precomputed)
+        searched = []
+        plain = served.retriever
+        counting = Precomputed(
+            SimpleNamespace(name=plain.name, search=lambda q, k, p=None: searched.append(q) or plain.search(q, k, p)),
+            served.rankings,
+        )
+        recommender = Recommender(acl.store, [counting])
+        for seed in seeds:
+            assert recommender.recommend(seed, k=20) == acl.recommend(seed, k=20), seed
+        assert len(searched) <= len(seeds) // 5  # only seeds with over 49 references ask deeper than 150
+    finally:
+        shutil.rmtree(indexes / BM25().folder / FOLDER)
 
 
 def test_evaluate_recommend_is_the_registered_benchmark(acl, server_env, tmp_path):

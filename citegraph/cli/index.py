@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -58,6 +59,65 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
         docs = DocStore(indexes_dir(config)).recording(documents(store, eligible_only))
         retriever = build_bm25(docs, folder, backend=backend, multifield=multifield, k1=k1, b=b, threads=threads)
     click.echo(f"{spec}: {retriever.documents:,} documents indexed in {folder}")
+
+
+@index.command("rankings")
+@click.option("--multifield", is_flag=True, help="The rankings of the multifield index.")
+@click.option(
+    "--depth",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="Hits kept a paper. A recommendation reads a row when it asks for at most this many "
+    "(its text depth, 100, plus the seed's references); deeper asks are searched.",
+)
+@click.option(
+    "--ids",
+    "ids_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Only these papers (a file of ids, one a line), e.g. those requested most.",
+)
+@click.option("--eligible-only", is_flag=True, help="The index was built with --eligible-only.")
+@click.option("--threads", type=int, help="Search threads (default: all cores).")
+@click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
+@click.pass_obj
+def index_rankings(config: Config, multifield, depth, ids_path, eligible_only, threads, progress):
+    """Precompute each corpus paper's BM25 ranking, which recommendations for the paper then
+    read instead of searching (resumable: rows done for the same text are kept)."""
+    from ..retrieval.bm25 import read_manifest
+    from ..retrieval.corpus import documents, documents_by_id
+    from ..retrieval.precomputed import compute_rankings
+    from ..retrieval.spec import BM25
+
+    if ids_path and eligible_only:
+        raise click.UsageError("--ids names the papers; --eligible-only would filter them again: give one")
+    spec = BM25(multifield)
+    retriever = spec.searcher(indexes_dir(config), threads or os.cpu_count() or 1)
+    folder = indexes_dir(config) / spec.folder
+    index = read_manifest(folder)
+    bar = RichProgress(sys.stderr.isatty() if progress is None else progress)
+    with open_graph(config) as store:
+        papers = None
+        if ids_path:
+            wanted = ids_file(ids_path)
+            found = documents_by_id(store, wanted)
+            if missing := [i for i in wanted if i not in found]:
+                click.echo(
+                    f"{len(missing):,} of the {len(wanted):,} ids are not corpus papers (e.g. {missing[0]}); left out",
+                    err=True,
+                )
+            papers = [found[i] for i in dict.fromkeys(wanted) if i in found]
+        bar.start("ranking", len(papers) if papers is not None else index["documents"])
+        try:
+            rankings = compute_rankings(
+                retriever, folder, index, lambda: documents(store, eligible_only), papers, depth, done=bar.advance
+            )
+        finally:
+            bar.finish()
+    click.echo(
+        f"{spec}: {rankings.computed():,} of {len(rankings.ids):,} papers have their top {depth} "
+        f"precomputed in {rankings.folder}"
+    )
 
 
 @index.command("dense")

@@ -73,6 +73,15 @@ class BM25:
         return str(self).replace(":", "-")
 
     def open(self, indexes: Path, threads: int = 1) -> Retriever:
+        """The index, with the rankings precomputed on it (``citegraph index rankings``) if any."""
+        from .bm25 import read_manifest
+        from .precomputed import Precomputed
+
+        folder = Path(indexes) / BM25(self.multifield).folder
+        return Precomputed.around(self.searcher(indexes, threads), folder, read_manifest(folder))
+
+    def searcher(self, indexes: Path, threads: int = 1) -> LuceneBM25 | Bm25sBM25:
+        """The index alone, every query searched."""
         from .bm25 import bm25, read_manifest
 
         folder = Path(indexes) / BM25(self.multifield).folder
@@ -163,7 +172,7 @@ class Fusion:
 Spec = BM25 | Dense | Fusion
 
 
-def _named(retriever: LuceneBM25 | Bm25sBM25, spec: Spec) -> Retriever:
+def _named(retriever: LuceneBM25 | Bm25sBM25, spec: Spec) -> LuceneBM25 | Bm25sBM25:
     retriever.name = str(spec)  # BM25's name says the layout; the spec also says a chosen backend
     return retriever
 
