@@ -72,6 +72,14 @@ def write_jsonl(path: Path, rows: list) -> Path:
     return path
 
 
+@pytest.fixture(params=[pytest.param("bm25s"), pytest.param("lucene", marks=pytest.mark.lucene)])
+def backend(request) -> str:
+    """A BM25 backend: each test that takes it runs on both (Lucene only with the [lucene] extra)."""
+    if request.param == "lucene":
+        pytest.importorskip("pyserini", reason="needs the [lucene] extra")
+    return request.param
+
+
 @pytest.fixture(scope="session")
 def arcade_server(tmp_path_factory) -> ArcadeServer:
     server = ArcadeServer(tmp_path_factory.mktemp("arcadedb"), heap="1g")

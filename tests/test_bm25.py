@@ -19,15 +19,7 @@ from citegraph.retrieval.bm25.kernel import Statistics, TermCounts
 from citegraph.retrieval.corpus import fingerprint
 from citegraph.synth import SynthSpec, records
 
-BACKENDS = [pytest.param("bm25s"), pytest.param("lucene", marks=pytest.mark.lucene)]
-QUERIES = 50
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request) -> str:
-    if request.param == "lucene":
-        pytest.importorskip("pyserini", reason="needs the [lucene] extra")
-    return request.param
+QUERIES = 50  # the backend fixture (conftest.py) runs each test on bm25s and Lucene
 
 
 @pytest.fixture(scope="module")

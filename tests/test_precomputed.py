@@ -21,15 +21,7 @@ from citegraph.retrieval.precomputed import (
 )
 from citegraph.synth import SynthSpec, records
 
-BACKENDS = [pytest.param("bm25s"), pytest.param("lucene", marks=pytest.mark.lucene)]
 DEPTH = 40
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request) -> str:
-    if request.param == "lucene":
-        pytest.importorskip("pyserini", reason="needs the [lucene] extra")
-    return request.param
 
 
 @pytest.fixture(scope="module")

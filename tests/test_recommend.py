@@ -20,6 +20,8 @@ from citegraph.recommend import DEFAULT_WEIGHTS
 from citegraph.recommend.held_out import evaluate_held_out, held_out_citations, train
 from citegraph.retrieval.signals import enrich
 
+from conftest import citegraph_ok
+
 
 def test_recommendations_exclude_the_known_and_the_future(acl):
     seed = acl.seed("P12-1066")
@@ -260,14 +262,7 @@ def test_precomputed_rankings_give_the_same_recommendations_without_searching(ac
     seeds = [d.id for d in documents(acl.store)][::40]
     (ids := indexes / "seeds.txt").write_text("\n".join([*seeds, "no-such-paper"]) + "\n")
     try:
-        result = subprocess.run(
-            [sys.executable, "-m", "citegraph.cli", "index", "rankings", "--depth", "150", "--ids", str(ids)],
-            capture_output=True,
-            text=True,
-            env=server_env,
-            timeout=300,
-        )
-        assert result.returncode == 0, result.stderr
+        result = citegraph_ok("index", "rankings", "--depth", "150", "--ids", str(ids), env=server_env)
         assert "1 of the " in result.stderr and "no-such-paper" in result.stderr
         assert f": {len(seeds):,} of " in result.stdout
         served = BM25().open(indexes)

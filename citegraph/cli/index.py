@@ -17,10 +17,11 @@ from ..errors import CitegraphError
 from ..evaluation.trec import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP
 from ..options import from_options, options_of
 from ..retrieval.ann_build import AnnConfig
+from ..retrieval.base import Document
 from ..retrieval.encoder_specs import encoder_choices
 from ..retrieval.spec import BACKENDS
 from .app import corpus_documents, indexes_dir, main, open_graph
-from .options import click_option, ids_file, on_duplicate_option, retrievers_option
+from .options import click_option, ids_file, ids_option, on_duplicate_option, retrievers_option
 from .output import RichProgress, print_table
 
 
@@ -71,12 +72,7 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
     help="Hits kept a paper. A recommendation reads a row when it asks for at most this many "
     "(its text depth, 100, plus the seed's references); deeper asks are searched.",
 )
-@click.option(
-    "--ids",
-    "ids_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Only these papers (a file of ids, one a line), e.g. those requested most.",
-)
+@ids_option("those requested most")
 @click.option("--eligible-only", is_flag=True, help="The index was built with --eligible-only.")
 @click.option("--threads", type=int, help="Search threads (default: all cores).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
@@ -85,7 +81,7 @@ def index_rankings(config: Config, multifield, depth, ids_path, eligible_only, t
     """Precompute each corpus paper's BM25 ranking, which recommendations for the paper then
     read instead of searching (resumable: rows done for the same text are kept)."""
     from ..retrieval.bm25 import read_manifest
-    from ..retrieval.corpus import documents, documents_by_id
+    from ..retrieval.corpus import documents
     from ..retrieval.precomputed import compute_rankings
     from ..retrieval.spec import BM25
 
@@ -97,16 +93,7 @@ def index_rankings(config: Config, multifield, depth, ids_path, eligible_only, t
     index = read_manifest(folder)
     bar = RichProgress(sys.stderr.isatty() if progress is None else progress)
     with open_graph(config) as store:
-        papers = None
-        if ids_path:
-            wanted = ids_file(ids_path)
-            found = documents_by_id(store, wanted)
-            if missing := [i for i in wanted if i not in found]:
-                click.echo(
-                    f"{len(missing):,} of the {len(wanted):,} ids are not corpus papers (e.g. {missing[0]}); left out",
-                    err=True,
-                )
-            papers = [found[i] for i in dict.fromkeys(wanted) if i in found]
+        papers = papers_of(store, ids_path) if ids_path else None
         bar.start("ranking", len(papers) if papers is not None else index["documents"])
         try:
             rankings = compute_rankings(
@@ -137,12 +124,7 @@ def index_rankings(config: Config, multifield, depth, ids_path, eligible_only, t
 )
 @click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
 @click.option("--eligible-only", is_flag=True, help="Only papers the prefilter marked eligible.")
-@click.option(
-    "--ids",
-    "ids_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Only these papers (a file of ids, one a line), e.g. the candidates a run will re-rank.",
-)
+@ids_option("the candidates a run will re-rank")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.option(
     "--from-s2ag",
@@ -156,7 +138,7 @@ def index_dense(
     config: Config, encoder_name, dtype, batch_size, eligible_only, ids_path, progress, s2ag_dir, **options
 ):
     """Encode every corpus paper, or those of --ids (resumable, cached), and build its Faiss index."""
-    from ..retrieval.corpus import documents, documents_by_id
+    from ..retrieval.corpus import documents
     from ..retrieval.dense import build_dense
     from ..retrieval.docstore import DocStore
     from ..retrieval.encoders import get_encoder
@@ -176,19 +158,7 @@ def index_dense(
     folder = indexes_dir(config) / Dense(encoder_name).folder
     encoder = get_encoder(encoder_name, dtype=dtype, batch_size=batch_size, threads=ann.threads)
     with open_graph(config) as store:
-        if ids_path:
-            wanted = ids_file(ids_path)
-            found = documents_by_id(store, wanted)
-            missing = [i for i in wanted if i not in found]
-            if missing:
-                click.echo(
-                    f"{len(missing):,} of the {len(wanted):,} ids are not corpus papers with a title "
-                    f"(e.g. {missing[0]}); left out",
-                    err=True,
-                )
-            docs = [found[i] for i in dict.fromkeys(wanted) if i in found]
-        else:
-            docs = list(documents(store, eligible_only))
+        docs = papers_of(store, ids_path) if ids_path else list(documents(store, eligible_only))
     docs = list(DocStore(indexes_dir(config)).recording(docs))
     bar = RichProgress(sys.stderr.isatty() if progress is None else progress)
     bar.start("encoding", len(docs))
@@ -215,6 +185,22 @@ def index_dense(
 
 
 index_dense.params[1:1] = [click_option(o) for o in options_of(AnnConfig)]  # declared on AnnConfig's fields
+
+
+def papers_of(store, ids_path: Path) -> list[Document]:
+    """The corpus papers named in an --ids file, in its order; ids that are not are reported and left out."""
+    from ..retrieval.corpus import documents_by_id
+
+    wanted = ids_file(ids_path)
+    found = documents_by_id(store, wanted)
+    if missing := [i for i in wanted if i not in found]:
+        click.echo(
+            f"{len(missing):,} of the {len(wanted):,} ids are not corpus papers with a title "
+            f"(e.g. {missing[0]}); left out",
+            err=True,
+        )
+    return [found[i] for i in dict.fromkeys(wanted) if i in found]
+
 
 S2AG_ENCODER = "specter2"
 S2AG_BLOCK = 4_096  # vectors written to the embedding store at a time

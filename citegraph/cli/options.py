@@ -174,6 +174,16 @@ def ids_file(path: Path | None) -> list[str]:
     return path.read_text(encoding="utf-8").split() if path else []
 
 
+def ids_option(example: str):
+    """--ids FILE: only the papers a file names (one id a line)."""
+    return click.option(
+        "--ids",
+        "ids_path",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help=f"Only these papers (a file of ids, one a line), e.g. {example}.",
+    )
+
+
 with_retrievers = retrievers_option("Text retrievers with built indexes (citegraph index …); '' for graph only.")
 learned_weights = click.option(
     "--model",

@@ -94,9 +94,7 @@ class PrecomputedRankings:
                 return cls(folder, earlier.manifest, writable=True)
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
-        encoded = np.sort(np.array([i.encode("utf-8") for i in ids], dtype=np.bytes_))
-        if len(encoded) != len(np.unique(encoded)):
-            raise CitegraphError(f"the corpus of {retriever} repeats a paper id; rankings need one row a paper")
+        encoded = np.sort(np.array([i.encode("utf-8") for i in ids], dtype=np.bytes_))  # ids are unique in the graph
         rows = len(encoded)
         np.save(folder / "ids.npy", encoded)
         for name, dtype, shape in (
