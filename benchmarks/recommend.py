@@ -201,6 +201,7 @@ def prepare(papers: int, work: Path, args) -> Graph:
         graph.load, graph.indexing, graph.backend = loaded(graph.config, store, "s2orc", path, args.heap)
         graph.counts = {row["label"]: row["count"] for row in store.run("stats/labels")}
     folder = Path(graph.config.data_dir) / "indexes" / BM25().folder
+    shutil.rmtree(folder / FOLDER, ignore_errors=True)  # rankings are made for the last case, removed after it
     graph.index_bytes = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
     return graph
 
@@ -220,8 +221,6 @@ def measure(graph: Graph, args) -> None:
             seeds[args.warmup + args.requests : args.warmup + 2 * args.requests],
             seeds[args.warmup + 2 * args.requests :],
         )
-        rankings = indexes / BM25().folder / FOLDER  # made for the last case, removed after it
-        shutil.rmtree(rankings, ignore_errors=True)
         started = time.perf_counter()
         for folder in (Path(config.data_dir) / "arcadedb" / "databases", indexes):
             read_files(folder)
@@ -278,7 +277,7 @@ def measure(graph: Graph, args) -> None:
             cpu = cpu_ms(pids)
             times["by_id_rows"] = timed_each(lambda s: post(client, {"paper": s.id, "k": 20}), one)
             graph.cpu_rows = per_request(cpu, cpu_ms(pids), len(one))
-        shutil.rmtree(rankings)
+        shutil.rmtree(indexes / BM25().folder / FOLDER)
     graph.load_average = (load_before, os.getloadavg()[0])
 
 
