@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,8 @@ from citegraph.retrieval.precomputed import (
     paper_query,
 )
 from citegraph.synth import SynthSpec, records
+
+from conftest import citegraph
 
 DEPTH = 40
 
@@ -129,3 +132,12 @@ def test_rows_of_another_index_or_corpus_are_not_used(corpus, tmp_path, caplog):
         compute_rankings(retuned, tmp_path / "bm25", manifest, lambda: corpus[1:], None, DEPTH)
     with pytest.raises(CitegraphError, match="is not a paper of the index's corpus"):
         compute_rankings(retuned, tmp_path / "bm25", manifest, lambda: corpus, [Document("absent", "x")], DEPTH)
+
+
+def test_without_an_index_the_command_says_which_to_build(tmp_path):
+    env = {**os.environ, "CITEGRAPH_DATA_DIR": str(tmp_path)}
+    env.pop("CITEGRAPH_URI", None)
+    done = citegraph("index", "rankings", "--multifield", env=env)
+    assert done.returncode != 0
+    assert "citegraph index bm25 --multifield" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1

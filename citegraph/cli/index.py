@@ -73,7 +73,9 @@ def index_bm25(config: Config, multifield, backend, k1, b, threads, eligible_onl
     "(its text depth, 100, plus the seed's references); deeper asks are searched.",
 )
 @ids_option("those requested most")
-@click.option("--eligible-only", is_flag=True, help="The index was built with --eligible-only.")
+@click.option(
+    "--eligible-only", is_flag=True, help="The index was built with --eligible-only (its corpus, whatever --ids ranks)."
+)
 @click.option("--threads", type=int, help="Search threads (default: all cores).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.pass_obj
@@ -85,8 +87,6 @@ def index_rankings(config: Config, multifield, depth, ids_path, eligible_only, t
     from ..retrieval.precomputed import compute_rankings
     from ..retrieval.spec import BM25
 
-    if ids_path and eligible_only:
-        raise click.UsageError("--ids names the papers; --eligible-only would filter them again: give one")
     spec = BM25(multifield)
     retriever = spec.searcher(indexes_dir(config), threads or os.cpu_count() or 1)
     folder = indexes_dir(config) / spec.folder
