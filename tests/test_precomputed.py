@@ -70,11 +70,14 @@ def test_a_row_answers_what_the_search_answers_at_every_depth_up_to_its_own(corp
         assert served.search(queries, k) == index.search(queries, k)
     assert counting.searched == 0
     # a ranking shorter than the depth (few papers share a rare word) ends where the search's ends
-    rare = dataclasses.replace(queries[0], title=queries[0].title.split()[0], abstract="")
+    words = [dataclasses.replace(queries[0], title=word, abstract="") for word in queries[0].title.split()]
+    rare = min(words, key=lambda q: len(index.search([q], DEPTH)[0]) or DEPTH + 1)  # fewest hits, not none
     short = PrecomputedRankings.open(tmp_path / "bm25" / FOLDER, writable=True)
     short.fill(index, [rare], batch=1)
-    if len(index.search([rare], DEPTH)[0]) < DEPTH:
-        assert served.search([rare], DEPTH) == index.search([rare], DEPTH)
+    [searched] = index.search([rare], DEPTH)
+    assert 0 < len(searched) < DEPTH
+    assert served.search([rare], DEPTH) == [searched]
+    assert counting.searched == 0
 
 
 def test_what_no_row_may_answer_is_searched(corpus, tmp_path):

@@ -128,11 +128,11 @@ class PrecomputedRankings:
         papers: Iterable[Document],
         batch: int = 1_000,
         done: Callable[[int], None] = lambda n: None,
-    ) -> int:
+    ) -> None:
         """Search each paper's query (:func:`paper_query`) at the rows' depth and store its
         ranking; rows already computed for the same text are skipped. Each batch is written
         before its query hashes, so an interrupted fill resumes where it stopped."""
-        filled, stream = 0, iter(papers)
+        stream = iter(papers)
         while chunk := list(islice(stream, batch)):
             queries = [paper_query(d) for d in chunk]
             rows = [self.row(q.id) for q in queries]
@@ -151,9 +151,7 @@ class PrecomputedRankings:
             for i in todo:
                 self.queries[rows[i]] = hashes[i]
             self.queries.flush()
-            filled += len(todo)
             done(len(chunk))
-        return filled
 
     def computed(self) -> int:
         return int(np.count_nonzero(self.queries))
