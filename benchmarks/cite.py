@@ -13,7 +13,7 @@ its papers' titles.
 ACL-200 (``citegraph/data/acl200``) is bulk-loaded into an embedded ArcadeDB and indexed with
 BM25 (Lucene when the [lucene] extra is installed, else bm25s). The model is a
 sentence-transformers folder: by default the packaged all-MiniLM-L6-v2 (the architecture
-``train local`` fine-tunes, so the same cost). The slots are sentences built from titles of
+``citegraph evaluate local --save`` fine-tunes, so the same cost). The slots are sentences built from titles of
 ACL-200 papers (``Related work on <title> [CIT].``), a different paper per slot, in one
 LaTeX draft per case with a .bib of five graph papers. In the same run:
 
@@ -24,7 +24,11 @@ LaTeX draft per case with a .bib of five graph papers. In the same run:
   more, as while the author types (the slot's candidates are encoded: their vectors cached);
 * **cold, end to end** — ``citegraph cite --draft`` on a 40-slot draft in a new process
   (Python start, the model's load, the recommender's first statements), the embedding cache
-  emptied first, so every candidate is encoded (target < 20 s); the graph server runs already.
+  emptied first, so every candidate is encoded (target < 20 s); the graph server runs already;
+* **slots per draft** — whole drafts of ``--sizes`` slots (by default 10, the service's limit
+  and the file's limit: ``MAX_SENT_SLOTS``, ``MAX_SLOTS``), each read and recommended for as
+  ``citegraph cite`` does: the time per slot stays flat (linear growth), without the model and,
+  up to the service's limit, with it.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from recommend import loaded
 
 from citegraph.config import Config
 from citegraph.graph import open_store
-from citegraph.library.draft import read_draft
+from citegraph.library.draft import MAX_SENT_SLOTS, MAX_SLOTS, read_draft
 from citegraph.recommend import Recommender
 from citegraph.recommend.cite import CiteModel, cite
 from citegraph.retrieval.corpus import documents
@@ -91,12 +95,35 @@ def per_slot(rec: Recommender, draft, model: CiteModel | None) -> list[float]:
     return out
 
 
+def per_slot_of_drafts(
+    rec: Recommender, model: CiteModel, titles: list[str], bib: Path, folder: Path, sizes: list[int]
+) -> list[tuple[int, float, float | None]]:
+    """Milliseconds per slot of one draft of each size, read and recommended for whole, without
+    the model and (up to the service's limit of slots) with it; the titles cycle if too few."""
+    rows = []
+    for n in sizes:
+        path = folder / f"slots{n}.tex"
+        path.write_text(latex([titles[i % len(titles)] for i in range(n)]))
+        timed = []
+        for reranker in (None, model) if n <= MAX_SENT_SLOTS else (None,):
+            started = time.perf_counter()
+            cite(rec, read_draft(path, bib=bib), k=10, model=reranker)
+            timed.append((time.perf_counter() - started) * 1000 / n)
+        rows.append((n, timed[0], timed[1] if len(timed) > 1 else None))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--slots", type=int, default=100, help="slots timed warm (each case)")
     parser.add_argument("--cold-slots", type=int, default=40, help="slots of the cold end-to-end draft")
     parser.add_argument("--model", type=Path, help="sentence-transformers folder (default: packaged MiniLM)")
     parser.add_argument("--heap", default="2g")
+    parser.add_argument(
+        "--sizes",
+        default=f"10,{MAX_SENT_SLOTS},{MAX_SLOTS}",
+        help="slots of the whole drafts timed (comma-separated)",
+    )
     parser.add_argument(
         "--work", type=Path, help="keep the graph, index and embeddings here (default: a temporary folder)"
     )
@@ -137,6 +164,10 @@ def main() -> None:
                 plain = per_slot(rec, timed_draft, None)
                 reranked = per_slot(rec, timed_draft, model)
                 again = per_slot(rec, timed_draft, model)  # as while typing: the candidates' vectors cached
+                sizes = [int(n) for n in args.sizes.split(",")]
+                by_size = per_slot_of_drafts(
+                    rec, model, [p["title"] for p in papers[need:]], drafts / "refs.bib", drafts, sizes
+                )
 
             shutil.rmtree(config.data_folder("embeddings"))
             env = {**os.environ, "CITEGRAPH_DATA_DIR": str(config.data_dir), "CITEGRAPH_HEAP": args.heap}
@@ -190,6 +221,10 @@ def main() -> None:
         f"\n{args.cold_slots}-slot LaTeX draft, `citegraph cite --draft … --model …` in a new process, embedding "
         f"cache empty: {cold_seconds:.1f} s (target < 20 s)"
     )
+    print("\n| slots in one draft | ms per slot, first stage | ms per slot, with the model |")
+    print("|---:|---:|---:|")
+    for n, plain_ms, model_ms in by_size:
+        print(f"| {n:,} | {plain_ms:.1f} | {'—' if model_ms is None else f'{model_ms:.1f}'} |")
 
 
 if __name__ == "__main__":

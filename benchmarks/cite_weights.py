@@ -41,7 +41,6 @@ from citegraph.local.stages import load_corpus, split
 from citegraph.recommend import Recommender
 from citegraph.recommend.cite import (
     DRAFT_WEIGHT,
-    FUSION_KEY,
     MODEL_WEIGHT,
     CiteModel,
     Fusion,
@@ -50,6 +49,7 @@ from citegraph.recommend.cite import (
     slot_candidates,
     suggest,
 )
+from citegraph.recommend.model_folder import FUSION_KEY
 
 DEPTH = 50  # suggestions per context: MRR@50
 

@@ -12,7 +12,12 @@ from pathlib import Path
 
 
 class CitegraphError(Exception):
-    """An error with a message meant for the user."""
+    """An error with a message meant for the user.
+
+    The CLI's exit code is one rule (docs/reliability.md): 2 when what the user gave is wrong
+    (an option, an argument, an id, a file's content: :class:`UsageError`, :class:`InputError`,
+    :class:`NotFoundError`), 1 when the command could not do it (the graph server, the disk, a
+    missing index), 130 when interrupted."""
 
     exit_code = 1  # the CLI's
 
@@ -39,6 +44,14 @@ class ServerError(CitegraphError):
 
 class NotFoundError(CitegraphError):
     """Something asked for by id (a paper, a saved query) does not exist."""
+
+    exit_code = 2
+
+
+class Interrupted(CitegraphError):
+    """Stopped by ^C (SIGINT); the message says what is left done and what to run."""
+
+    exit_code = 130  # 128 + SIGINT, as shells report a command ^C ended
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +80,8 @@ class Problem:
 
 class InputError(CitegraphError):
     """Bad input; the message names the file, line and field."""
+
+    exit_code = 2
 
     def __init__(self, problem: Problem):
         super().__init__(str(problem))

@@ -15,6 +15,7 @@ classes must subclass ``nn.Module`` when defined) are reached through :func:`laz
 
 from __future__ import annotations
 
+import os
 from importlib import import_module
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 from .errors import CitegraphError
 
 #: The pip extra of citegraph that installs each heavy library.
-EXTRAS = {"torch": "dense", "transformers": "dense", "faiss": "dense", "pyserini": "lucene", "sklearn": "train"}
+EXTRAS = {
+    "torch": "dense",
+    "transformers": "dense",
+    "safetensors": "dense",
+    "faiss": "dense",
+    "pyserini": "lucene",
+    "sklearn": "train",
+}
 
 
 class Lazy:
@@ -36,6 +44,7 @@ class Lazy:
 
     def load(self) -> ModuleType:
         if self._module is None:
+            _passive_openmp()
             try:
                 self._module = import_module(self._name)
             except ModuleNotFoundError as exc:
@@ -54,15 +63,29 @@ class Lazy:
         return f"<lazy module {self._name!r}{' (loaded)' if self._module else ''}>"
 
 
+def _passive_openmp() -> None:
+    """OpenMP threads that sleep at a barrier instead of spinning, unless the user chose.
+
+    libgomp (torch's OpenMP) spins 300,000 times at every barrier by default: on cores shared with
+    other processes the spinning thread holds the core its partner waits for, and a small model's
+    forward (hundreds of short parallel regions a batch) ran several times slower on two threads
+    than on one (benchmarks/rerank.py). A runtime reads this once, as it loads: before the library.
+    """
+    if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+
+
 def lazy(name: str) -> Lazy:
     return Lazy(name)
 
 
 if TYPE_CHECKING:  # the type checker sees the modules that the stand-ins become
     import faiss
+    import safetensors
     import torch
     import transformers
 else:
     torch = lazy("torch")
     transformers = lazy("transformers")
     faiss = lazy("faiss")
+    safetensors = lazy("safetensors")

@@ -87,6 +87,50 @@ def author_name_id(name: str) -> str:
     return "name:" + name.casefold()
 
 
+#: How a source types a paper's venue (``Paper.venue_type``): a journal's article or a
+#: conference's paper; unset when the source does not say.
+VENUE_TYPES = ("journal", "conference")
+
+#: ACL Anthology ids (the Anthology's ``utils/ids.py``): before 2020 a collection letter and
+#: the year's two digits, then volume and paper (``P14-2043``); since, the year, the venue
+#: and the volume, then the paper (``2020.acl-main.1``).
+ACL_OLD_ID = re.compile(r"[A-Z]\d{2}-\d{4}")
+ACL_NEW_ID = re.compile(r"(\d{4})\.([a-z0-9]+)[a-z0-9-]*\.\d+")
+#: An Anthology DOI names the paper's id: ``10.18653/v1/<id>`` (``10.3115/v1/<id>`` for 2014–15).
+ACL_DOI = re.compile(r"10\.(?:18653|3115)/v1/(.+)", re.IGNORECASE)
+#: The Anthology's journals (its ``is_journal``): old-style collections J (Computational
+#: Linguistics) and Q (TACL), new-style venues ``cl`` and ``tacl``; everything else is proceedings.
+ACL_JOURNALS = {
+    "J": "Computational Linguistics",
+    "Q": "Transactions of the Association for Computational Linguistics",
+    "cl": "Computational Linguistics",
+    "tacl": "Transactions of the Association for Computational Linguistics",
+}
+
+
+def acl_anthology_id(paper_id: str, doi: str = "") -> str | None:
+    """The ACL Anthology id a paper id is, or that its DOI names (DOIs ignore case: the
+    id's own case is restored); None when neither."""
+    if ACL_OLD_ID.fullmatch(paper_id) or ACL_NEW_ID.fullmatch(paper_id):
+        return paper_id
+    named = ACL_DOI.fullmatch(doi.strip())
+    if named is None:
+        return None
+    old, new = named.group(1).upper(), named.group(1).lower()
+    return old if ACL_OLD_ID.fullmatch(old) else new if ACL_NEW_ID.fullmatch(new) else None
+
+
+def acl_journal(anthology_id: str) -> str | None:
+    """The journal an Anthology id is in (:data:`ACL_JOURNALS`), None for proceedings."""
+    new = ACL_NEW_ID.fullmatch(anthology_id)
+    return ACL_JOURNALS.get(new.group(2) if new else anthology_id[:1])
+
+
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """``n`` and the noun agreeing with it: '1 paper', '3 papers', '1,204 papers'."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 #: A date as users give one (--as-of, as_of): YYYY-MM-DD, YYYY-MM or YYYY (the graph dates papers
 #: by year). The HTTP schemas carry this pattern, which admits exactly the days of the calendar
 #: (leap years too), so that a client knows what is refused; :func:`calendar_date` says why.

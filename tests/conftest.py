@@ -16,6 +16,7 @@ import os
 import string
 import subprocess
 import sys
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
@@ -56,6 +57,27 @@ def citegraph_ok(*args: str, env: dict | None = None, timeout: float = 600) -> s
     done = citegraph(*args, env=env, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     return done
+
+
+@contextmanager
+def small_disk(folder: Path, size: str):
+    """A tmpfs of ``size`` mounted at ``folder/disk`` (root only: the test skips otherwise) and
+    the environment of an embedded graph whose data folder is on it: yields (disk, env)."""
+    disk = folder / "disk"
+    disk.mkdir()
+    if subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(disk)], capture_output=True
+    ).returncode:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("CITEGRAPH_URI", "CITEGRAPH_PASSWORD", "CITEGRAPH_DATABASE", "CITEGRAPH_USER")
+        }
+        yield disk, {**env, "CITEGRAPH_DATA_DIR": str(disk / "data"), "CITEGRAPH_HEAP": "512m"}
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def begins(caplog) -> list[dict]:

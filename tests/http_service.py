@@ -80,18 +80,25 @@ def acl_service(arcade_server, server_config, folder: Path):
         "CITEGRAPH_DATABASE": server_config.database,
         "CITEGRAPH_DATA_DIR": str(data_dir),
     }
+    with serving(env, folder / "serve.log") as (url, process):
+        yield Service(url, process, data_dir)
+
+
+@contextmanager
+def serving(env: dict, log: Path, *args: str):
+    """`citegraph serve ARGS` on a free port with ``env``, its output in ``log``: yields (url, process)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    with open(folder / "serve.log", "wb") as log:
+    with open(log, "wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "citegraph.cli", "serve", "--port", str(port), *args],
             env=env,
-            stdout=log,
+            stdout=out,
             stderr=subprocess.STDOUT,
         )
         try:
-            wait_serving(url, process, log=folder / "serve.log")
-            yield Service(url, process, data_dir)
+            wait_serving(url, process, log=log)
+            yield url, process
         finally:
             process.terminate()
             process.wait(timeout=30)

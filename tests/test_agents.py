@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import time
 
@@ -175,6 +176,9 @@ def test_every_bad_message_gets_its_json_rpc_error(acl, server_env):
             )
         )
         assert "result" in hello
+        # the server's fd 1 is its stderr (the protocol is on a copy): what a library or a crashing
+        # JVM writes to fd 1 never reaches the client
+        assert os.readlink(f"/proc/{server.pid}/fd/1") == os.readlink(f"/proc/{server.pid}/fd/2")
         server.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
         for line, code, request_id, words in BAD_LINES:
             got = answer(line, timeout=30)

@@ -518,6 +518,7 @@ def test_neo4j_admin_files_parse_back(tmp_path):
             "citation_count:long",
             "cited_ids:string[]",
             "ingested",
+            "venue_type",
         ]
     ]
     assert headers["Paper:External"] == [[":ID(Paper)", "id", "citation_count:long", "cited_ids:string[]"]]

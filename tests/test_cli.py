@@ -6,6 +6,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -58,17 +62,39 @@ def test_errors_are_one_clear_line(store, server_env, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "P1"}\n{"id": "P2", "year": "soon"}\n')
     result = citegraph("ingest", "jsonl", str(bad), "--no-progress", env=server_env)
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert f"Error: {bad}:2: field 'year' expected an integer" in result.stderr
     assert "Traceback" not in result.stderr
     result = citegraph("query", "most_cited", "-p", "limit=many", env=server_env)
     assert result.returncode == 2 and "$limit must be int" in result.stderr
     result = citegraph("query", "most_cited", "-p", "top=3", env=server_env)
     assert "has no parameter $top (it has: limit)" in result.stderr
+    result = citegraph("paper", "NOPE-0000", env=server_env)  # an id that does not exist: what was given is wrong
+    assert result.returncode == 2 and "no paper with id 'NOPE-0000'" in result.stderr
     env = {k: v for k, v in server_env.items() if k != "CITEGRAPH_PASSWORD"}
     env["CITEGRAPH_CONFIG"] = str(tmp_path / "absent.toml")
     result = citegraph("stats", env=env)
     assert result.returncode == 1 and "CITEGRAPH_PASSWORD is not set" in result.stderr
+
+
+def test_skipped_lines_are_listed_in_the_data_folder_not_where_the_command_runs(store, server_env, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "P1"}\n{"id": "P2", "year": "soon"}\n')
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "citegraph.cli", "ingest", "jsonl", str(bad), "--skip-bad", "--no-progress"],
+        cwd=work,
+        env=server_env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rejects = Path(server_env["CITEGRAPH_DATA_DIR"]) / "rejects" / "jsonl.jsonl"
+    assert f"1 bad line(s) listed in {rejects}" in done.stdout
+    assert json.loads(rejects.read_text())["field"] == "year"
+    assert list(work.iterdir()) == []
 
 
 def test_config_file_supplies_the_connection(store, server_env, tmp_path):
@@ -102,27 +128,6 @@ def test_server_start_status_stop(tmp_path):
     assert stopped.stdout.strip() == "stopped"
     status = citegraph(*base, "server", "status", env=env)
     assert status.returncode == 1 and "no server runs" in status.stdout
-
-
-@pytest.mark.slow
-def test_demo_runs_on_the_embedded_default(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEGRAPH_")}
-    env["CITEGRAPH_HEAP"] = "1g"
-    result = citegraph("--data-dir", str(tmp_path), "demo", "--no-progress", env=env)
-    assert result.returncode == 0, result.stderr
-    assert "Using the embedded ArcadeDB graph" in result.stderr
-    out = result.stdout
-    assert "P07-2045" in out and "Moses: Open Source Toolkit for" in out
-    assert "32,865" in out  # ACL-200 citations (32,873 edges less 8 self-citations)
-    assert "co-cited with P07-2045" in out
-    assert "MAP: MDCR test per field (Table 3)" in out and "cocitation" in out and "bm25" in out
-    assert (tmp_path / "demo" / "evaluation" / "results.json").is_file()
-    assert 'recommended citations for P12-1066 "Selective Sharing' in out
-    assert re.search(r"\n +1\. P\d\d-\d{4} \(\d{4}\) .+ · score \d", out)
-    assert re.search(r"\n +· cited by \d+ of your references: [A-Z]\d\d-\d{4}", out)  # a graph path
-    assert re.search(r"\n +· (bm25 rank \d+|cited by \d+ of the top text matches)", out)  # the text side
-    assert "citegraph serve" in out and "citegraph recommend --paper P12-1066 --explain" in out
-    assert ArcadeServer(tmp_path / "arcadedb").status() is None  # stopped on exit
 
 
 def test_index_and_search_from_the_graph(store, server_env, tiny_bert, tmp_path):
@@ -186,3 +191,70 @@ def test_bulk_and_neo4j_admin_export_from_the_cli(server_env, tmp_path):
     assert "--nodes=Paper=/import/paper.header.csv,/import/paper/data_0.csv" in exported.stdout
     assert "--nodes=Paper:External=" in exported.stdout
     assert (tmp_path / "csv" / "paper" / "data_0.csv").is_file()
+
+
+def test_every_command_a_help_text_names_exists():
+    """`cite --help` once sent users to `citegraph train local`, which never existed."""
+    import click
+
+    from citegraph.cli import main
+
+    def commands(group: click.Group, path: tuple[str, ...] = ()):
+        for name, command in group.commands.items():
+            yield (*path, name), command
+            if isinstance(command, click.Group):
+                yield from commands(command, (*path, name))
+
+    known = {path for path, _ in commands(main)}
+    named = []
+    for path, command in commands(main):
+        texts = [command.help or "", *(getattr(p, "help", None) or "" for p in command.params)]
+        for text in texts:
+            for words in re.findall(r"citegraph((?: [a-z][a-z-]+)+)", text):
+                words = tuple(words.split())
+                longest = max(
+                    (words[:n] for n in range(1, len(words) + 1) if words[:n] in known), default=None, key=len
+                )
+                named.append((path, words, longest))
+    assert named, "no help text names a command: the test reads nothing"
+    assert [(path, words) for path, words, found in named if found is None] == []
+
+
+@pytest.mark.slow
+def test_the_drivers_retries_go_to_the_log_not_the_terminal(tmp_path):
+    """A user's server that stops mid-ingest: the neo4j driver retries, logging each retry at
+    WARNING. Those lines went to stderr (Python's last-resort handler); now the terminal gets one
+    error line and the data folder's log the driver's."""
+    from citegraph.graph.arcadedb import DATABASE, USER
+
+    server = ArcadeServer(tmp_path / "arcadedb", heap="512m")
+    info = server.start()
+    data = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEGRAPH_")}
+    env |= {
+        "CITEGRAPH_URI": info.uri,
+        "CITEGRAPH_USER": USER,
+        "CITEGRAPH_PASSWORD": server.password(),
+        "CITEGRAPH_DATABASE": DATABASE,
+        "CITEGRAPH_DATA_DIR": str(data),
+    }
+    corpus = tmp_path / "corpus.jsonl"
+    assert citegraph("synth", "--papers", "20000", "--out", str(corpus), env=env).returncode == 0
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "citegraph.cli", "ingest", "s2orc", str(corpus), "--batch-size", "200"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        time.sleep(8)  # the schema, then batches
+        assert child.poll() is None, child.communicate()
+        os.kill(info.pid, signal.SIGKILL)
+        _, stderr = child.communicate(timeout=120)
+    finally:
+        server.stop()
+    assert child.returncode == 1, stderr
+    assert "retried" not in stderr and "Traceback" not in stderr, stderr
+    assert [line for line in stderr.splitlines() if line.startswith("Error: ")], stderr
+    assert "neo4j" in (data / "logs" / "citegraph.log").read_text()

@@ -517,7 +517,7 @@ def test_the_command_names_systems_by_spec(tiny_bert, tmp_path):
     saved = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert saved["config"]["models"] == ["bm25:bm25s", f"{model}:maxsim", f"{model}:facet"]
     bad = CliRunner().invoke(main, [*args, "--with", "bm25:bm25s", "--facet-text", "bm25"])
-    assert bad.exit_code == 1 and "'bm25:facet': :facet puts the facet sentences as one text" in bad.output
+    assert bad.exit_code == 2 and "'bm25:facet': :facet puts the facet sentences as one text" in bad.output
 
 
 def test_a_year_the_release_writes_as_none_is_read_as_none(tmp_path):

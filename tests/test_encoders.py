@@ -68,6 +68,34 @@ def test_importing_encoders_does_not_import_torch():
     assert out.strip() == "[]"
 
 
+def _openmp_display(model: Path, **settings: str) -> str:
+    """What torch's OpenMP runtime (libgomp) says it runs with, in a fresh process that encodes
+    through citegraph with the user's ``settings`` (none: neither wait variable set)."""
+    code = (
+        "import sys; from citegraph.retrieval.base import Document; "
+        "from citegraph.retrieval.encoders import get_encoder; "
+        "get_encoder('hf:' + sys.argv[1]).encode([Document('a', 'Citation graphs')])"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env |= {"OMP_DISPLAY_ENV": "VERBOSE", **settings}
+    done = subprocess.run([sys.executable, "-c", code, str(model)], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    if "GOMP_SPINCOUNT" not in done.stderr:
+        pytest.skip("torch's OpenMP runtime is not libgomp: it does not report its spin count")
+    return done.stderr
+
+
+@pytest.mark.slow  # three processes that load torch
+def test_torch_threads_wait_passively_unless_the_user_says_otherwise(tiny_bert):
+    """libgomp's threads spin 300,000 times at every barrier unless told otherwise: on two cores
+    shared with other processes, a small model's forward (hundreds of short parallel regions)
+    ran 4–8× slower on two threads than on one (benchmarks/rerank.py). A process that encodes
+    through citegraph waits passively; the user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT stands."""
+    assert "GOMP_SPINCOUNT = '0'" in _openmp_display(tiny_bert)
+    assert "GOMP_SPINCOUNT = '5000'" in _openmp_display(tiny_bert, GOMP_SPINCOUNT="5000")
+    assert "OMP_WAIT_POLICY = 'ACTIVE'" in _openmp_display(tiny_bert, OMP_WAIT_POLICY="ACTIVE")
+
+
 def test_registry_lists_the_papers_encoders():
     assert {"minilm", "scibert", "specter", "scincl", "aspire-biomed", "aspire-cs"} <= set(ENCODERS)
     assert ENCODERS["specter"].pooling == "cls" and ENCODERS["aspire-biomed"].pooling == "sentences"

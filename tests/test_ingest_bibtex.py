@@ -274,6 +274,39 @@ def test_concatenation_macros_and_crossref_resolved_the_rest_warned(tmp_path):
     ] == "Proceedings of the Conference on Retrieval"
 
 
+@pytest.mark.parametrize(
+    "authors, names",
+    [
+        ("{ and  and }", ()),
+        ("{and}", ()),
+        ("{Smith, J. and  and Doe, A.}", ("J. Smith", "A. Doe")),
+        ("{ and Smith, J.}", ("J. Smith",)),
+        ("{Smith, J. and }", ("J. Smith",)),
+        ("{Smith, J. and and and Doe, A. and {Simon and Schuster}}", ("J. Smith", "A. Doe", "Simon and Schuster")),
+        ("{Anderson, Andy and Sandy Andrews}", ("Andy Anderson", "Sandy Andrews")),
+    ],
+)
+def test_empty_names_between_ands_are_dropped(store, tmp_path, authors, names):
+    """`author = { and  and }` is no author (it was stored as one named 'and and'), and an
+    empty name between two ``and``s does not swallow the next name's first word."""
+    path = tmp_path / "ands.bib"
+    path.write_text(f"@article{{k,\n  title = {{T}},\n  author = {authors}\n}}\n", encoding="utf-8")
+    [item] = formats.get("bibtex").read(path)
+    assert tuple(a.name for a in item.record.authors) == names
+    ingest(store, formats.get("bibtex"), [path])
+    assert store.run("paper", id="k")[0]["authors"] == list(names)
+
+
+def test_the_entry_type_is_the_venue_type():
+    papers = _papers(_surveyed()[0])
+    assert {i: (p.venue_type, p.venue) for i, p in papers.items()} == {
+        SIGIR: ("conference", "Proceedings of the 43rd International ACM SIGIR Conference"),
+        COHEN: ("journal", "Machine Learning"),
+        "manning2008": (None, "Cambridge University Press"),  # @book: its publisher, no venue type
+        "lovelace1843": (None, None),
+    }
+
+
 def test_a_field_past_the_limit_is_refused_at_its_line_at_once(tmp_path):
     import time
 
@@ -295,6 +328,37 @@ def test_a_field_past_the_limit_is_refused_at_its_line_at_once(tmp_path):
         bibtex_entries.parse_text("@misc{b, abstract = {" + lots + "}}", path)[0].fields["abstract"] == "über " * 11_000
     )
     assert time.perf_counter() - started < 5
+
+
+def string_bomb(levels: int) -> str:
+    """@string macros each twice the last: 2^levels characters from a few hundred bytes."""
+    lines = ['@string{m0 = "ab"}', *(f"@string{{m{n} = m{n - 1} # m{n - 1}}}" for n in range(1, levels + 1))]
+    return "\n".join([*lines, f"@article{{a, title = m{levels}, year = 2001}}", "@misc{b, title = {Fine}}", ""])
+
+
+def test_a_string_macro_bomb_stops_at_the_field_limit(tmp_path):
+    """Doubling @string macros (a sent bibliography reaches POST /cite): 625 bytes once grew to
+    546 MB before the field limit refused the entry; a few more lines would exhaust memory."""
+    import resource
+    import time
+
+    from citegraph.ingest import bibtex_entries
+
+    text = string_bomb(40)  # 2^41 characters expanded
+    assert len(text) < 1200
+    path = tmp_path / "bomb.bib"
+    path.write_text(text, encoding="utf-8")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    bomb, fine = bibtex_entries.parse(path)
+    assert time.perf_counter() - started < 2
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50_000  # KiB
+    assert str(bomb.problem) == (
+        f"{path}:42: field 'title' its @string macros expand past 100,000 characters, the most citegraph reads of a field"
+    )
+    assert fine.problem is None and fine.fields["title"] == "Fine"
+    small = bibtex_entries.parse_text(string_bomb(3), path)[0]  # under the limit: expanded as BibTeX does
+    assert small.problem is None and small.fields["title"] == "ab" * 8
 
 
 def test_each_file_is_parsed_once_the_survey_read_is_kept(tmp_path):

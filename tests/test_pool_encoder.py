@@ -3,9 +3,15 @@ kept beside the indexes so that searching needs no graph."""
 
 from __future__ import annotations
 
+import gzip
+import json
+from itertools import islice
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+import citegraph
 from citegraph.errors import CitegraphError
 from citegraph.retrieval.base import Document, query_document, rank
 from citegraph.retrieval.docstore import DocStore
@@ -21,6 +27,8 @@ DOCS = [
 ]
 QUERIES = ["recommending citations with graphs", "cancer genes of patients"]
 POOLS = [{"d1", "d2", "d5"}, {"d3", "d4", "d5", "d9"}]  # d9: not in the corpus, left out
+with gzip.open(Path(citegraph.__file__).parent / "data" / "acl200" / "papers.jsonl.gz", "rt") as _papers:
+    ACL_TITLES = [Document(p["paper_id"], p["title"]) for p in map(json.loads, islice(_papers, 16)) if p["title"]]
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +74,22 @@ def test_pool_encoder_ranks_pools_as_brute_force_and_encodes_each_text_once(tiny
     list(store.recording([Document("d2", "Dense retrieval, revised", "A new abstract.")]))
     PoolEncoder(tiny, again, store.get).search(QUERIES, 2, POOLS)
     assert again.encoded == 1  # only the changed text
+
+
+@pytest.mark.slow  # loads and runs the real MiniLM
+def test_scores_do_not_depend_on_the_order_a_pool_lists_its_candidates(tmp_path):
+    """A candidate's vector moves in its last bits with the texts it is batched with (the batch's
+    padded width), and pools are sets, whose order changes with each process's string hashing: the
+    candidates are encoded in one order whatever the pools' (ACL-200 titles, the packaged MiniLM)."""
+    minilm = get_encoder("minilm", batch_size=4)
+    store = DocStore(tmp_path / "indexes")
+    docs = list(store.recording(ACL_TITLES))
+    pool = [d.id for d in docs]
+    found = [
+        PoolEncoder(minilm, VectorCache(tmp_path / f"cache{n}", minilm), store.get).search(QUERIES, 20, [order] * 2)
+        for n, order in enumerate((pool, pool[::-1], pool[1::2] + pool[::2]))
+    ]
+    assert found[0] == found[1] == found[2]  # ids and scores, to the last bit
 
 
 def test_pool_encoder_needs_pools(tiny, tmp_path):

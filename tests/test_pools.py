@@ -91,7 +91,7 @@ def test_a_graph_ingested_before_cited_ids_is_refused_not_answered_empty(store, 
     fill them in instead."""
     path, _ = hand_built(tmp_path)
     write = store.write
-    monkeypatch.setattr(store, "write", lambda *steps: write(*(s for s in steps if s.query != "ingest/cited_ids")))
+    monkeypatch.setattr(store, "write", lambda *steps: write(*(s for s in steps if s.query != "ingest/cited_lists")))
     ingest(store, formats.get("jsonl"), [path], IngestOptions())
     monkeypatch.undo()
     recommender = Recommender(store, [], contexts=False)

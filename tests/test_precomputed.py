@@ -4,10 +4,15 @@ answers exactly what the search answers, only when it may, and a fill resumes.""
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import os
+import shutil
+import threading
 from pathlib import Path
 
+import httpx
+import numpy as np
 import pytest
 
 from citegraph.errors import CitegraphError
@@ -20,9 +25,10 @@ from citegraph.retrieval.precomputed import (
     compute_rankings,
     paper_query,
 )
+from citegraph.retrieval.spec import BM25
 from citegraph.synth import SynthSpec, records
 
-from conftest import citegraph
+from conftest import citegraph, citegraph_ok
 
 DEPTH = 40
 
@@ -120,7 +126,13 @@ def test_a_fill_resumes_and_an_edited_paper_is_ranked_again(corpus, tmp_path):
     assert Precomputed(index, rankings).search([paper_query(edited[0])], 10) == index.search(
         [paper_query(edited[0])], 10
     )
-    # another depth is another set of rows
+    # rows of another depth are not replaced by a fill at this one
+    with pytest.raises(
+        CitegraphError, match=f"holds 600 rankings of depth {DEPTH} on this index: give --depth {DEPTH}"
+    ):
+        compute_rankings(index, tmp_path / "bm25", manifest, lambda: corpus, [], DEPTH // 2)
+    assert PrecomputedRankings.open(tmp_path / "bm25" / FOLDER).computed() == len(corpus)
+    shutil.rmtree(tmp_path / "bm25" / FOLDER)  # as the message says
     assert compute_rankings(index, tmp_path / "bm25", manifest, lambda: corpus, [], DEPTH // 2).computed() == 0
 
 
@@ -144,3 +156,171 @@ def test_without_an_index_the_command_says_which_to_build(tmp_path):
     assert done.returncode != 0
     assert "citegraph index bm25 --multifield" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+# -- a damaged folder: every damage is searched instead, with one warning -------------------
+def _array(name: str, change):
+    """A damage that rewrites one array of the folder through ``change``."""
+
+    def damage(folder: Path) -> None:
+        path = folder / f"{name}.npy"
+        np.save(path, change(np.load(path)))
+
+    return damage
+
+
+def _manifest(change):
+    def damage(folder: Path) -> None:
+        path = folder / "manifest.json"
+        path.write_text(change(json.loads(path.read_text())))
+
+    return damage
+
+
+def _truncate(name: str, keep: float):
+    def damage(folder: Path) -> None:
+        path = folder / f"{name}.npy"
+        path.write_bytes(path.read_bytes()[: int(path.stat().st_size * keep)])
+
+    return damage
+
+
+def _replaced(folder: Path) -> None:
+    shutil.rmtree(folder)
+    folder.write_text("not a folder\n")
+
+
+def _garbage_queries(folder: Path) -> None:
+    (folder / "queries.npy").write_bytes(b"\x93NUMPY garbage")
+
+
+def _pickled_ids(folder: Path) -> None:
+    ids = np.load(folder / "ids.npy")
+    np.save(folder / "ids.npy", np.array([i.decode() for i in ids], dtype=object), allow_pickle=True)
+
+
+def _set(values, rows=slice(None), columns=slice(None)):
+    def change(array):
+        array = array.copy()
+        array[rows, columns] = values
+        return array
+
+    return change
+
+
+def _hits_and_scores(change):
+    def damage(folder: Path) -> None:
+        _array("hits", change)(folder)
+        _array("scores", change)(folder)
+
+    return damage
+
+
+#: The damages the third hostile probe made to an `index rankings` folder (issue 39 §4.4), and
+#: more: the first 15 gave tracebacks, the in-range ones wrong answers.
+DAMAGES = {
+    "manifest deleted": lambda folder: (folder / "manifest.json").unlink(),
+    "manifest not JSON": lambda folder: (folder / "manifest.json").write_text('{"depth": 4'),
+    "manifest a list": _manifest(lambda m: json.dumps([m])),
+    "manifest without its depth": _manifest(lambda m: json.dumps({k: v for k, v in m.items() if k != "depth"})),
+    "depth a string": _manifest(lambda m: json.dumps({**m, "depth": str(m["depth"])})),
+    "depth negative": _manifest(lambda m: json.dumps({**m, "depth": -m["depth"]})),
+    "rows miscounted": _manifest(lambda m: json.dumps({**m, "rows": m["rows"] + 1})),
+    "ids deleted": lambda folder: (folder / "ids.npy").unlink(),
+    "hits deleted": lambda folder: (folder / "hits.npy").unlink(),
+    "scores truncated": _truncate("scores", 0.5),
+    "hits truncated": _truncate("hits", 0.9),
+    "scores empty": _truncate("scores", 0),
+    "queries not an array": _garbage_queries,
+    "ids pickled": _pickled_ids,
+    "scores of another type": _array("scores", lambda a: a.astype(np.float64)),
+    "hits 1-D": _array("hits", np.ravel),
+    "short ids": _array("ids", lambda a: a[:-1]),
+    "ids shuffled": _array("ids", lambda a: a[::-1]),
+    "the folder a file": _replaced,
+    "hits out of range": _array("hits", _set(10**6, columns=0)),
+    "hits negative out of range": _array("hits", _set(-7, columns=1)),
+    "rows reversed": _hits_and_scores(lambda a: a[::-1]),
+    "rows set to -5": _array("hits", _set(-5)),
+    "NaN scores": _array("scores", _set(np.nan)),
+    "a row's scores swapped with another's": _array("scores", lambda a: a[[1, 0, *range(2, len(a))]]),
+}
+
+
+@pytest.fixture(scope="module")
+def ranked(corpus, tmp_path_factory) -> Path:
+    """An indexes folder with a BM25 index and the rankings of its first 100 papers."""
+    indexes = tmp_path_factory.mktemp("ranked") / "indexes"
+    index, manifest = built(corpus, indexes / BM25().folder, "bm25s")
+    compute_rankings(index, indexes / BM25().folder, manifest, lambda: corpus, corpus[:100], DEPTH)
+    return indexes
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_rankings_folder_is_searched_with_one_warning(corpus, ranked, damage, tmp_path, caplog):
+    indexes = tmp_path / "indexes"
+    shutil.copytree(ranked, indexes)
+    searcher = BM25().searcher(indexes)
+    queries = [paper_query(d) for d in corpus[:100:7]]
+    DAMAGES[damage](indexes / BM25().folder / FOLDER)
+    with caplog.at_level(logging.WARNING, logger="citegraph.retrieval.precomputed"):
+        served = BM25().open(indexes)
+        for k in (1, 10, DEPTH):
+            assert served.search(queries, k) == searcher.search(queries, k), k
+    warned = [r for r in caplog.records if r.name == "citegraph.retrieval.precomputed"]
+    assert len(warned) == 1, [r.getMessage() for r in warned]
+    assert str(indexes / BM25().folder / FOLDER) in warned[0].getMessage()
+    assert "searching instead" in warned[0].getMessage()
+
+
+def test_one_fill_at_a_time_and_rows_of_another_depth_are_kept(corpus, tmp_path):
+    """Two fills at depths 40 and 20 both reported success, and only 20's rows survived."""
+    index, manifest = built(corpus, tmp_path / "bm25", "bm25s")
+    started, release = threading.Event(), threading.Event()
+
+    class Held(Counting):  # a fill that holds its lock until released
+        def search(self, queries, k, pools=None):
+            started.set()
+            release.wait(60)
+            return super().search(queries, k, pools)
+
+    first = threading.Thread(
+        target=compute_rankings, args=(Held(index), tmp_path / "bm25", manifest, lambda: corpus, corpus[:50], DEPTH)
+    )
+    first.start()
+    assert started.wait(60)
+    try:
+        with pytest.raises(CitegraphError, match="another `citegraph index rankings` is filling .*bm25/rankings"):
+            compute_rankings(index, tmp_path / "bm25", manifest, lambda: corpus, corpus[:50], DEPTH // 2)
+    finally:
+        release.set()
+        first.join(60)
+    with pytest.raises(CitegraphError, match=f"holds 50 rankings of depth {DEPTH}"):
+        compute_rankings(index, tmp_path / "bm25", manifest, lambda: corpus, corpus[:50], DEPTH // 2)
+    kept = PrecomputedRankings.open(tmp_path / "bm25" / FOLDER)
+    assert (kept.depth, kept.computed()) == (DEPTH, 50)
+
+
+def test_recommend_and_serve_on_a_damaged_folder_answer_as_searching(acl, server_env, tmp_path):
+    """An empty scores.npy ended `recommend` with "Aborted!" and stopped `serve` from starting."""
+    from http_service import serving
+
+    env = {**server_env, "CITEGRAPH_DATA_DIR": str(tmp_path / "data")}
+    citegraph_ok("index", "bm25", "--backend", "bm25s", env=env)
+    (tmp_path / "ids.txt").write_text("P05-1012\nN03-1017\n")
+    citegraph_ok("index", "rankings", "--depth", "150", "--ids", str(tmp_path / "ids.txt"), env=env)
+    asked = ("recommend", "--paper", "P05-1012", "--format", "json")
+    read = citegraph_ok(*asked, env=env)
+    rankings = tmp_path / "data" / "indexes" / BM25().folder / FOLDER
+    (rankings / "scores.npy").write_bytes(b"")
+    searched = citegraph_ok(*asked, env=env)
+    assert json.loads(searched.stdout) == json.loads(read.stdout)
+    assert "Traceback" not in searched.stderr
+    assert [line for line in searched.stderr.splitlines() if "searching instead" in line] == [
+        next(line for line in searched.stderr.splitlines() if str(rankings) in line)
+    ]
+    with serving(env, tmp_path / "serve.log") as (url, _):
+        answer = httpx.post(f"{url}/recommend", json={"paper": "P05-1012", "k": 20}, timeout=60)
+        assert answer.status_code == 200, answer.text
+        assert [r["id"] for r in answer.json()["recommendations"]] == [r["id"] for r in json.loads(read.stdout)]
+    assert "searching instead" in (tmp_path / "serve.log").read_text()

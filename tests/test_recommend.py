@@ -228,7 +228,7 @@ def test_graph_signals_beat_bm25_alone_on_held_out_citations(acl):
 
 def test_recommend_from_the_cli(acl, server_env):
     result = subprocess.run(
-        [sys.executable, "-m", "citegraph.cli", "recommend", "--paper", "P12-1066", "-k", "5", "--json"],
+        [sys.executable, "-m", "citegraph.cli", "recommend", "--paper", "P12-1066", "-k", "5", "--format", "json"],
         capture_output=True,
         text=True,
         env=server_env,

@@ -9,6 +9,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from citegraph.evaluation.qrels import read_qrels
 from citegraph.evaluation.scorers import RunFile
 from citegraph.evaluation.trec import read_topics, score_runs
@@ -24,23 +26,15 @@ def _loaded(env: dict) -> None:
     citegraph_ok("index", "bm25", "--backend", "bm25s", env=env)
 
 
+def evaluate_trec(systems: str, out: Path, *options: str, env: dict):
+    """`citegraph evaluate trec` of the fixture collection's topics and qrels, which must succeed."""
+    args = ["--topics", str(TOPICS), "--qrels", str(QRELS), "--with", systems, *options, "--out", str(out)]
+    return citegraph_ok("evaluate", "trec", *args, env=env)
+
+
 def test_three_commands_from_files_to_a_scored_table(store, server_env, tmp_path):
     _loaded(server_env)
-    done = citegraph_ok(
-        "evaluate",
-        "trec",
-        "--topics",
-        str(TOPICS),
-        "--qrels",
-        str(QRELS),
-        "--with",
-        "bm25",
-        "-k",
-        "5",
-        "--out",
-        str(tmp_path / "out"),
-        env=server_env,
-    )
+    done = evaluate_trec("bm25", tmp_path / "out", "-k", "5", env=server_env)
     assert "R@5" in done.stdout and "nDCG@5" in done.stdout and "MAP" in done.stdout and "MRR" in done.stdout
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     per_topic_map = results["per_query"]["bm25"]["MAP"]
@@ -93,6 +87,39 @@ def test_topic_search_in_one_process_without_the_graph(store, server_env, tmp_pa
     assert json.loads(shown.stdout)["title"] == "Graph databases for scholarly knowledge"
 
 
+@pytest.mark.slow  # two commands that run the real MiniLM
+def test_a_dense_rerank_waits_passively_and_ranks_as_the_spinning_default_did(store, server_env, tmp_path):
+    """`evaluate trec` re-ranks with torch's OpenMP threads waiting passively (citegraph.heavy: two
+    spinning threads on shared cores ran several times slower); libgomp's own default, 300,000 spins
+    at every barrier (what ran before), ranks every topic the same, each run from an empty vector
+    cache (the packaged MiniLM, alone and fused; a cosine may move in its last bits from process to
+    process, as MKL's sums do)."""
+    _loaded(server_env)
+    embeddings = Path(server_env["CITEGRAPH_DATA_DIR"]) / "embeddings"
+    unset = {k: v for k, v in server_env.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    runs = {}
+    for name, policy in (("passive", {}), ("spin", {"GOMP_SPINCOUNT": "300000"})):
+        for earlier in embeddings.glob("vectors-*.sqlite"):
+            earlier.unlink()
+        done = evaluate_trec(
+            "bm25,minilm,rrf(bm25,minilm)",
+            tmp_path / name,
+            "--rerank-depth",
+            "5",
+            env=unset | policy | {"OMP_DISPLAY_ENV": "VERBOSE"},
+        )
+        assert f"GOMP_SPINCOUNT = '{policy.get('GOMP_SPINCOUNT', '0')}'" in done.stderr
+        runs[name] = {f.name: RunFile(f).rankings for f in (tmp_path / name / "runs").glob("*.trec")}
+    assert set(runs["passive"]) == set(runs["spin"]) == {"bm25.trec", "minilm.trec", "rrf_bm25_minilm.trec"}
+    for run, rankings in runs["passive"].items():
+        spun = runs["spin"][run]
+        assert {t: [h.id for h in hits] for t, hits in rankings.items()} == {
+            t: [h.id for h in hits] for t, hits in spun.items()
+        }
+        for topic, hits in rankings.items():
+            assert [h.score for h in hits] == pytest.approx([h.score for h in spun[topic]], rel=1e-6)
+
+
 def test_dense_index_over_given_ids_and_a_reranker_encoding_only_candidates(store, server_env, tiny_bert, tmp_path):
     _loaded(server_env)
     for earlier in (Path(server_env["CITEGRAPH_DATA_DIR"]) / "embeddings").glob("vectors-*.sqlite"):
@@ -107,27 +134,15 @@ def test_dense_index_over_given_ids_and_a_reranker_encoding_only_candidates(stor
         "10.1007/S11192-021-0001",
         "10.3233/DS-190001",
     }
-    args = [
-        "evaluate",
-        "trec",
-        "--topics",
-        str(TOPICS),
-        "--qrels",
-        str(QRELS),
-        "--with",
-        f"bm25,{encoder}",
-        "--rerank-depth",
-        "3",
-        "--out",
-        str(tmp_path / "out"),
-    ]
-    citegraph_ok(*args, env=server_env)
+    evaluate_trec(f"bm25,{encoder}", tmp_path / "out", "--rerank-depth", "3", env=server_env)
     [cache] = (Path(server_env["CITEGRAPH_DATA_DIR"]) / "embeddings").glob("vectors-*.sqlite")
     bm25 = RunFile(tmp_path / "out" / "runs" / "bm25.trec")
     candidates = {h.id for hits in bm25.rankings.values() for h in hits}
     with sqlite3.connect(cache) as db:
         assert db.execute("SELECT count(*) FROM vec").fetchone()[0] == len(candidates)  # only the candidates
-    citegraph_ok(*args, env=server_env)  # a second run: the candidates come from the cache
+    evaluate_trec(
+        f"bm25,{encoder}", tmp_path / "out", "--rerank-depth", "3", env=server_env
+    )  # a second run: the candidates come from the cache
     with sqlite3.connect(cache) as db:
         assert db.execute("SELECT count(*) FROM vec").fetchone()[0] == len(candidates)
     reranked = RunFile(next((tmp_path / "out" / "runs").glob("hf_*.trec")))

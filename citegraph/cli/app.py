@@ -9,18 +9,20 @@ import click
 
 from .. import __version__
 from ..config import Config
-from ..errors import CitegraphError
+from ..errors import CitegraphError, Interrupted
 
 
 class _Group(click.Group):
-    """Prints a :class:`CitegraphError` as one line instead of a traceback."""
+    """Prints a :class:`CitegraphError` as one line instead of a traceback, and a ^C that no
+    command turned into one (:class:`~citegraph.errors.Interrupted`) as "interrupted", exit 130."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except CitegraphError as exc:
-            error = click.ClickException(str(exc))
-            error.exit_code = exc.exit_code
+        except (CitegraphError, KeyboardInterrupt) as exc:
+            said = exc if isinstance(exc, CitegraphError) else Interrupted("interrupted")
+            error = click.ClickException(str(said))
+            error.exit_code = said.exit_code
             raise error from exc
 
 
@@ -50,7 +52,10 @@ class _Group(click.Group):
 @click.pass_context
 def main(ctx, uri, user, database, data_dir, config_file):
     """citegraph: citation recommendation and its benchmarks on a graph database."""
+    from .logs import route_logs
+
     ctx.obj = Config.load(config_file, uri=uri, user=user, database=database, data_dir=data_dir)
+    route_logs(ctx.obj.data_dir)
 
 
 @contextmanager

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
 from ..config import Config
 from ..errors import CitegraphError, UsageError
+from ..service.limits import WINDOW, K
 from .app import main
-from .options import AS_OF, with_retrievers
-from .output import print_matches, print_recommendations, write_papers
+from .options import AS_OF, record_format, with_retrievers
+from .output import print_matches, print_recommendations, print_records, recommendations_file
 
 
 @main.command()
@@ -32,29 +32,23 @@ from .output import print_matches, print_recommendations, write_papers
 )
 @click.option(
     "--window",
-    type=click.IntRange(0, 20),
+    type=click.IntRange(WINDOW.low, WINDOW.high),
     default=1,
     show_default=True,
     help="Sentences before and after the slot's (in its paragraph) that join the query.",
 )
 @AS_OF
-@click.option("-k", "--k", type=click.IntRange(1, 200), default=10, show_default=True, help="Suggestions per slot.")
-@click.option("--explain", is_flag=True, help="Show each suggestion's first-stage rank, model score and reasons.")
 @click.option(
-    "--format",
-    "format_",
-    type=click.Choice(["text", "json", "bibtex"]),
-    default="text",
-    show_default=True,
-    help="text; json (one object per slot, with its line:column); bibtex (every "
-    "suggestion once, its reasons in the note).",
+    "-k", "--k", type=click.IntRange(K.low, K.high), default=10, show_default=True, help="Suggestions per slot."
 )
+@click.option("--explain", is_flag=True, help="Show each suggestion's first-stage rank, model score and reasons.")
+@record_format
 @with_retrievers
 @click.option(
     "--model",
     type=click.Path(path_type=Path),
     help="A sentence-transformers model folder (e.g. "
-    "citegraph train local's) that re-ranks each slot's candidates; without it, the first stage and "
+    "one saved by citegraph evaluate local --save) that re-ranks each slot's candidates; without it, the first stage and "
     "graph features only.",
 )
 @click.pass_obj
@@ -73,12 +67,16 @@ def cite(config: Config, context, draft, bib, window, as_of, k, explain, format_
         print_matches(f"{read.source}: references", found.references)
         for line in read.warnings:
             click.echo(f"warning: {line}", err=True)
-        if format_ == "bibtex":
-            _write_bibtex(rec.store, found)
-            return
-    if format_ == "json":
-        click.echo(json.dumps(found.as_dict(), ensure_ascii=False, indent=1))
-        return
+        # json: one object per slot, with its line:column; a file: every suggestion once
+        print_records(
+            format_,
+            lambda: _print_slots(found, as_of, explain),
+            found.as_dict,
+            recommendations_file(rec.store, _suggested_once(found)),
+        )
+
+
+def _print_slots(found, as_of, explain: bool) -> None:
     click.echo(f"ranking: {found.ranking}" + (f"; as of {as_of}" if as_of else ""))
     for slot in found.slots:
         where = slot.slot.where + (f" {slot.slot.command}" if slot.slot.command else "")
@@ -108,10 +106,10 @@ def _input(read):
         raise UsageError(str(exc)) from exc
 
 
-def _write_bibtex(store, found) -> None:
-    """Every suggestion once (at its first slot), as BibTeX, its reasons in the note."""
+def _suggested_once(found) -> list:
+    """Every suggestion once, as at its first slot (its reasons there)."""
     first: dict[str, object] = {}
     for slot in found.slots:
         for s in slot.suggestions:
             first.setdefault(s.id, s)
-    write_papers(store, list(first.values()), "bibtex")
+    return list(first.values())

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import shlex
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
-from ..config import Config
-from ..errors import CitegraphError
+from ..config import Config, private_folder
+from ..errors import CitegraphError, Interrupted
 from ..ingest.formats import FORMATS
 from ..ingest.records import DUPLICATE_POLICIES
 from ..options import from_options, options_of
@@ -45,9 +49,7 @@ Without PATHS, 'taxonomy' reads the copy bundled with citegraph.
 @click.option(
     "--rejects",
     type=click.Path(path_type=Path, dir_okay=False),
-    default="citegraph-rejects.jsonl",
-    show_default=True,
-    help="Where --skip-bad lists the bad lines and why.",
+    help="Where --skip-bad lists the bad lines and why [default: <data dir>/rejects/FORMAT.jsonl].",
 )
 @click.option(
     "--external",
@@ -119,7 +121,8 @@ def ingest(
     options = ingest_.IngestOptions(
         batch_size=batch_size,
         skip_bad=skip_bad,
-        rejects=rejects,
+        rejects=rejects
+        or (private_folder(config.data_folder("rejects")) / f"{format_name}.jsonl" if skip_bad else None),
         external=external,
         restart=restart,
         prefilter=prefilter,
@@ -142,7 +145,12 @@ def ingest(
             "--bulk merges repeated papers (or stops with --on-duplicate error); to keep the "
             "first or the last record, ingest without --bulk"
         )
-    with ingest_lock(config), open_graph(config) as store, _disk_full_said(config):
+    with (
+        _interrupt_said(config, bulk) as stop,
+        ingest_lock(config),
+        open_graph(config) as store,
+        _disk_full_said(config),
+    ):
         if bulk:
             from ..graph import ArcadeDBBackend, embedded_server
             from ..ingest.bulk import bulk_ingest
@@ -158,13 +166,51 @@ def ingest(
                 memory=build_memory,
             )
         else:
-            summary = ingest_.ingest(store, fmt, paths, options, RichProgress(show))
+            summary = ingest_.ingest(store, fmt, paths, options, RichProgress(show), stop=stop)
             if config.embedded:
                 from ..graph import embedded_server
                 from ..ingest.bulk import repaired_bulk
 
                 repaired_bulk(embedded_server(config).home, fmt, paths)
     print_summary(summary)
+
+
+@contextmanager
+def _interrupt_said(config: Config, bulk: bool) -> Iterator[threading.Event]:
+    """^C during an ingest, said in one line with what is true of the graph (exit 130).
+
+    A streaming ingest is given the event a first ^C sets, and stops at its next line read
+    or between two batches (:func:`citegraph.ingest.pipeline.ingest`): a KeyboardInterrupt
+    raised wherever the main thread was could be swallowed in the graph driver's destructors,
+    and the ingest went on to the end. A second ^C, or one during a bulk ingest, stops at once.
+    """
+    stop = threading.Event()
+
+    def asked(signum, frame) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = None if bulk else signal.signal(signal.SIGINT, asked)
+    try:
+        yield stop
+    except KeyboardInterrupt:
+        raise Interrupted(_interrupted(config, bulk)) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted(config: Config, bulk: bool) -> str:
+    if not bulk:
+        return "interrupted: run the same command again and it resumes after the last batch it committed"
+    from ..graph import embedded_server
+    from ..ingest.bulk import BULK_MARKER, half_loaded
+
+    marker = embedded_server(config).home / BULK_MARKER
+    if marker.is_file():
+        return f"interrupted while loading: {half_loaded(json.loads(marker.read_text()))}"
+    return "interrupted before the graph was written: run the same command again"
 
 
 #: Free space under which a refused write of the embedded graph is said to be a full disk.

@@ -9,9 +9,10 @@ import click
 
 from ..config import Config
 from ..errors import NotFoundError
+from ..vocabulary import canonical_id, counted
 from .app import main, open_graph
-from .options import AS_OF, export_format
-from .output import print_matches, print_table
+from .options import AS_OF, record_format
+from .output import print_matches, print_records, print_table
 
 
 @main.group()
@@ -66,35 +67,42 @@ def measure_matcher_(config: Config, papers, seed):
 
 @main.command()
 @click.argument("paper_id")
-@export_format
+@record_format
 @click.pass_obj
 def paper(config: Config, paper_id, format_):
-    """One paper of the graph: its metadata, or a record for a reference manager (--format bibtex …)."""
+    """One paper of the graph as HTTP's /paper answers it (title, authors in their order, year,
+    venue, DOI, abstract, citation counts) with the URL its ids imply; or as a record for a
+    reference manager (--format bibtex …)."""
     from ..library.export import WRITERS, exported
 
     with open_graph(config) as store:
-        found = exported(store, [paper_id])
-        if not found:
+        rows = store.run("paper", id=canonical_id(paper_id))
+        if not rows:
             raise NotFoundError(f"no paper with id {paper_id!r} in the graph")
-    [p] = found
-    if format_ == "text":
-        print_table(
-            p.id,
-            [
-                {"field": k, "value": v}
-                for k, v in (
-                    ("title", p.title),
-                    ("year", str(p.year or "")),
-                    ("venue", p.venue),
-                    ("authors", "; ".join(p.authors)),
-                    ("doi", p.doi),
-                    ("arxiv", p.arxiv),
-                )
-                if v
-            ],
-        )
-        return
-    click.echo(WRITERS[format_](found), nl=False)
+        found = exported(store, [paper_id])
+    record = {**rows[0], "url": found[0].urls[0] if found[0].urls else None}
+    print_records(format_, lambda: _print_paper(record), lambda: record, lambda f: WRITERS[f](found))
+
+
+def _print_paper(p: dict) -> None:
+    """The record as a table of its fields, those the graph lacks left out."""
+    external = "yes: cited, but not itself in the corpus" if p["external"] else None
+    shown = {
+        "title": p["title"],
+        "authors": "; ".join(p["authors"]),
+        "year": str(p["year"] or ""),
+        "venue": (p["venue"] or "") + (f" ({p['venue_type']})" if p["venue_type"] else ""),
+        "DOI": p["doi"],
+        "arXiv": p["arxiv_id"],
+        "URL": p["url"],
+        "cited by": counted(p["citation_count"], "paper") if p["citation_count"] is not None else None,
+        "references": counted(p["references"], "paper"),
+        "fields": ", ".join(p["fields"]),
+        "categories": ", ".join(p["categories"]),
+        "external": external,
+        "abstract": p["abstract"],
+    }
+    print_table(p["id"], [{"field": k, "value": v} for k, v in shown.items() if v])
 
 
 @main.command()

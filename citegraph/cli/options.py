@@ -156,18 +156,25 @@ AS_OF = click.option(
 )
 
 
-def export_format(command):
-    """--format: text or one of the export writers (imported late: --help stays instant)."""
-    from ..library.export import WRITERS
-
+def record_format(command):
+    """--format: how a command that prints records (recommend, watch, cite, paper) prints
+    them; every such command takes the same values (:func:`record_formats`)."""
     return click.option(
         "--format",
         "format_",
-        type=click.Choice(["text", *WRITERS]),
+        type=click.Choice(record_formats()),
         default="text",
         show_default=True,
-        help="Output: text, or a file for a reference manager (reasons in the note field) on stdout.",
+        help="text: tables; json: the records as one JSON value; bibtex, ris, csl-json, jsonl: a file for "
+        "a reference manager on stdout (reasons in the note field).",
     )(command)
+
+
+def record_formats() -> list[str]:
+    """The one vocabulary of ``--format`` for records: text, json, then the export writers."""
+    from ..library.export import WRITERS
+
+    return ["text", "json", *WRITERS]
 
 
 def ids_file(path: Path | None) -> list[str]:

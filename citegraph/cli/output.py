@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import click
+
+from ..vocabulary import counted
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -136,7 +139,7 @@ def print_matches(what: str, matches) -> None:
     if not matches:
         return
     found = [m for m in matches if m.paper]
-    click.echo(f"{what}: {len(found)} of {len(matches)} entries matched", err=True)
+    click.echo(f"{what}: {len(found)} of {counted(len(matches), 'entry', 'entries')} matched", err=True)
     for m in matches:
         click.echo(
             f"  {m.entry.where} → {m.paper} by {m.how}: {m.title}"
@@ -148,14 +151,32 @@ def print_matches(what: str, matches) -> None:
             click.echo(f"    warning: {warning}", err=True)
 
 
-def write_papers(store, found, format_: str) -> None:
-    """Recommendations as a reference-manager file on stdout, their reasons in the note."""
+def print_records(
+    format_: str, text: Callable[[], None], as_json: Callable[[], object], as_file: Callable[[str], str]
+) -> None:
+    """What a command that prints records prints, by ``--format`` (:func:`options.record_format`):
+    ``text()`` (tables), ``as_json()`` as JSON, or ``as_file(format_)``, a file for a reference manager."""
+    if format_ == "text":
+        text()
+    elif format_ == "json":
+        click.echo(json.dumps(as_json(), ensure_ascii=False, indent=1))
+    else:
+        click.echo(as_file(format_), nl=False)
+
+
+def recommendations_file(store, found) -> Callable[[str], str]:
+    """The recommendations ``found`` as a reference-manager file of a given format, their reasons in the note."""
     from ..library.export import export
     from ..recommend import recommendation_dict
 
-    notes = {r.id: "citegraph: " + "; ".join(r.explanation()) for r in found}
-    extra = {r.id: {k: v for k, v in recommendation_dict(r).items() if k in ("score", "explanation")} for r in found}
-    click.echo(export(store, format_, [r.id for r in found], notes, extra), nl=False)
+    def as_file(format_: str) -> str:
+        notes = {r.id: "citegraph: " + "; ".join(r.explanation()) for r in found}
+        extra = {
+            r.id: {k: v for k, v in recommendation_dict(r).items() if k in ("score", "explanation")} for r in found
+        }
+        return export(store, format_, [r.id for r in found], notes, extra)
+
+    return as_file
 
 
 def print_tables(tables) -> None:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
 from ..config import Config
 from ..errors import CitegraphError
+from ..service.limits import YEAR, K
 from .app import main
-from .options import AS_OF, CommaList, cite_model_option, export_format, learned_weights, with_retrievers
-from .output import print_matches, print_recommendations, print_table, write_papers
+from .options import AS_OF, CommaList, cite_model_option, learned_weights, record_format, with_retrievers
+from .output import print_matches, print_recommendations, print_records, print_table, recommendations_file
 
 
 @main.command()
@@ -19,7 +19,9 @@ from .output import print_matches, print_recommendations, print_table, write_pap
 @click.option("--title", default="", help="A new paper's title (instead of --paper).")
 @click.option("--abstract", default="", help="A new paper's abstract.")
 @click.option("--reference", "references", multiple=True, help="A reference already chosen (repeatable).")
-@click.option("--year", type=int, help="Recommend nothing newer (default for --paper: its year).")
+@click.option(
+    "--year", type=click.IntRange(YEAR.low, YEAR.high), help="Recommend nothing newer (default for --paper: its year)."
+)
 @click.option("--field", help="Only papers of this MAG field.")
 @click.option("--category", help="Only papers of this arXiv category.")
 @click.option(
@@ -35,12 +37,11 @@ from .output import print_matches, print_recommendations, print_table, write_pap
     help="A paper not wanted (a library file or an id, DOI, arXiv id; repeatable): its neighbours are pushed down.",
 )
 @AS_OF
-@click.option("-k", "--k", default=20, show_default=True)
+@click.option("-k", "--k", type=click.IntRange(K.low, K.high), default=20, show_default=True)
 @with_retrievers
 @learned_weights
 @click.option("--explain", is_flag=True, help="Show why each paper is recommended.")
-@click.option("--json", "as_json", is_flag=True, help="The recommendations with their signals as one JSON array.")
-@export_format
+@record_format
 @click.pass_obj
 def recommend(
     config: Config,
@@ -58,7 +59,6 @@ def recommend(
     retrievers,
     model,
     explain,
-    as_json,
     format_,
 ):
     """Which papers should this paper (or this library) cite? From the graph and text scorers, with reasons."""
@@ -66,7 +66,7 @@ def recommend(
     from ..recommend import Recommender, View, recommendation_dict
 
     if library and (paper or title or abstract):
-        raise CitegraphError("give --library or a paper (--paper, --title, --abstract), not both")
+        raise click.UsageError("give --library or a paper (--paper, --title, --abstract), not both")
     with Recommender.open(config, retrievers, model) as rec:
         asked = rec.ask(
             paper,
@@ -81,14 +81,15 @@ def recommend(
         print_matches("not wanted", asked.negatives)
         print_matches(str(library), asked.library)
         found = rec.recommend_for(asked.seed, k)
-        if as_json:
-            click.echo(json.dumps([recommendation_dict(r) for r in found], ensure_ascii=False, indent=1))
-        elif format_ != "text":
-            write_papers(rec.store, found, format_)
-            return
-    if not as_json:
         what = library or paper or title or "the abstract"
-        print_recommendations(f"recommended for {what}" + (f" as of {as_of}" if as_of else ""), found, explain)
+        print_records(
+            format_,
+            lambda: print_recommendations(
+                f"recommended for {what}" + (f" as of {as_of}" if as_of else ""), found, explain
+            ),
+            lambda: [recommendation_dict(r) for r in found],
+            recommendations_file(rec.store, found),
+        )
 
 
 @main.command("recommend-train")
@@ -124,9 +125,13 @@ def recommend_train(config: Config, out, papers, seed, seeds, contexts, retrieve
 
     chosen = parse_seeds([str(s) for s in seeds], seed)
     if seeds and out.is_file():
-        raise CitegraphError(f"{out}: with --seeds, --out is a folder (one weights file per seed)")
+        raise click.BadParameter(
+            f"{out}: with --seeds, --out is a folder (one weights file per seed)", param_hint="--out"
+        )
     if not seeds and out.is_dir():
-        raise CitegraphError(f"{out}: a folder; --out is the weights file (a folder with --seeds)")
+        raise click.BadParameter(
+            f"{out}: a folder; --out is the weights file (a folder with --seeds)", param_hint="--out"
+        )
     with Recommender.open(config, retrievers, contexts=contexts) as rec:
         for each in chosen:
             examples = held_out_citations(rec.store, papers, each)
@@ -208,16 +213,16 @@ def mcp(config: Config, retrievers, model, cite_model):
     "or ingested on it or later (YYYY-MM-DD; YYYY-MM or YYYY: the first day).",
 )
 @click.option("--negative", "negatives", multiple=True, help="A paper not wanted (a file or an id; repeatable).")
-@click.option("-k", "--k", default=20, show_default=True)
+@click.option("-k", "--k", type=click.IntRange(K.low, K.high), default=20, show_default=True)
 @with_retrievers
 @learned_weights
-@export_format
+@record_format
 @click.pass_obj
 def watch(config: Config, library, since, negatives, k, retrievers, model, format_):
     """Alerts: the papers published or ingested since a date that the recommender ranks highest for a library,
     with reasons (which of the two applied among them)."""
     from ..library.entries import entries_of
-    from ..recommend import Recommender, View
+    from ..recommend import Recommender, View, recommendation_dict
 
     with Recommender.open(config, retrievers, model) as rec:
         asked = rec.ask(
@@ -227,7 +232,9 @@ def watch(config: Config, library, since, negatives, k, retrievers, model, forma
         )
         print_matches(str(library), asked.library)
         found = rec.recommend_for(asked.seed, k)
-        if format_ != "text":
-            write_papers(rec.store, found, format_)
-            return
-    print_recommendations(f"new since {since.date()} for {library}", found, explain=True)
+        print_records(
+            format_,
+            lambda: print_recommendations(f"new since {since.date()} for {library}", found, explain=True),
+            lambda: [recommendation_dict(r) for r in found],
+            recommendations_file(rec.store, found),
+        )

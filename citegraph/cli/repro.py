@@ -75,7 +75,7 @@ def repro_list(shared, conditions_dir):
 def repro_run(config: Config, names, fast, work, shared, conditions_dir):
     """Run the conditions (all, or those NAMED), print each score with OK/FAIL; exit 1 on any FAIL.
 
-    Each condition runs its citegraph commands on a fresh embedded graph of its own; a condition
+    Each condition runs its commands on a fresh embedded graph of its own; a condition
     whose data is absent is skipped, naming the files it needs.
     """
     chosen = repro_.select(repro_.load(conditions_dir), names, fast)

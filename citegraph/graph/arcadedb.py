@@ -178,6 +178,7 @@ class ArcadeServer:
             str(java),
             *heap,
             "-Djava.awt.headless=true",
+            f"-XX:ErrorFile={self.home / 'log' / 'hs_err_pid%p.log'}",  # beside its log, not in a user's folder
             *(f"-D{k}={v}" for k, v in props.items()),
             "-cp",
             str(wheel / "jars" / "*"),
@@ -208,6 +209,7 @@ class ArcadeServer:
             if port_open(bolt_port):
                 raise ServerError(f"port {bolt_port} on {HOST} is already in use")
             http_port = free_port()
+            (self.home / "log").mkdir(exist_ok=True)  # its crash report's folder (the JVM makes none)
             with open(self.log_file, "ab") as log:
                 self._process = subprocess.Popen(
                     self.command(bolt_port, http_port),

@@ -171,6 +171,7 @@ GRAPH = GraphModel(
                 # YYYY-MM-DD (UTC) of the ingest run that made it a full paper (created it, or upgraded its
                 # :External stub); kept by later runs and restatements (what `citegraph watch --since` reads)
                 Property("ingested", set_by="run"),
+                Property("venue_type"),  # 'journal' or 'conference' where the source says (vocabulary.VENUE_TYPES)
                 Property("eligible", "boolean", set_by="prefilter", indexed=True),
             ),
         ),

@@ -34,7 +34,7 @@ import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple, TypeVar
 
@@ -64,7 +64,8 @@ def message_limit(agent: str) -> int | None:
 
 
 class MessageTooLarge(CitegraphError):
-    """A statement's parameters exceed :data:`MAX_MESSAGE`; nothing was sent."""
+    """A statement's parameters exceed :data:`MAX_MESSAGE`: it was not sent (nor was anything
+    of its transaction committed)."""
 
 
 # ASCII-only JSON, in C: at least the UTF-8 bytes of every string (a non-ASCII character
@@ -80,10 +81,14 @@ def encoded_size(value: Any) -> int:
 
 
 class Write(NamedTuple):
-    """One statement of a write batch: a query name and its parameters."""
+    """One statement of a write batch: a query name and its parameters. ``then`` makes, from
+    the rows of a statement that reads, the statements that follow it in the same
+    transaction: for what Python computes better than the server (ArcadeDB holds each row
+    of an ORDER BY in its query heap with every record the row came from)."""
 
     query: str
     params: Mapping[str, Any]
+    then: Callable[[list[dict[str, Any]]], Sequence[Write]] | None = None
 
 
 def _counters(summary) -> Counter[str]:
@@ -198,23 +203,37 @@ class GraphStore:
     def write(self, *steps: Write) -> list[Counter[str]]:
         """Run the statements in one write transaction (all or nothing), retried if transient.
 
-        Returns each statement's update counters (nodes_created, relationships_created, ...).
+        Returns each statement's update counters (nodes_created, relationships_created, ...),
+        those of the statements its ``then`` made added to its own.
         """
         limit = self._message_limit()
-        loaded = []
-        for step in steps:
-            query = _single(step.query, step.params)
-            if limit is not None and (size := encoded_size(step.params)) > limit:
-                raise MessageTooLarge(
-                    f"the parameters of '{step.query}' take about {size / 2**20:.1f} MiB, over "
-                    f"the graph server's message limit ({limit / 2**20:.0f} MiB per statement)"
-                )
-            loaded.append((query.statements[0], step.params))
+        loaded = [(self._statement(step, limit), step) for step in steps]
+
+        def run(tx: ManagedTransaction, text: str, step: Write) -> Counter[str]:
+            result = tx.run(text, dict(step.params))
+            if step.then is None:
+                return _counters(result.consume())
+            rows = [dict(zip(record.keys(), record)) for record in result]
+            counters = _counters(result.consume())
+            for follow in step.then(rows):
+                counters.update(run(tx, self._statement(follow, limit), follow))
+            return counters
 
         def work(tx: ManagedTransaction) -> list[Counter[str]]:
-            return [_counters(tx.run(text, dict(params)).consume()) for text, params in loaded]
+            return [run(tx, text, step) for text, step in loaded]
 
         return self._managed("write", ", ".join(dict.fromkeys(step.query for step in steps)), work)
+
+    @staticmethod
+    def _statement(step: Write, limit: int | None) -> str:
+        """The statement of ``step``, its parameters checked and measured against ``limit``."""
+        query = _single(step.query, step.params)
+        if limit is not None and (size := encoded_size(step.params)) > limit:
+            raise MessageTooLarge(
+                f"the parameters of '{step.query}' take about {size / 2**20:.1f} MiB, over citegraph's own limit "
+                f"of {limit / 2**20:.0f} MiB a statement (half of ArcadeDB's 16 MiB Bolt message limit)"
+            )
+        return query.statements[0]
 
     def _message_limit(self) -> int | None:
         if not self._limit_known:

@@ -4,8 +4,9 @@ read by :mod:`.bibtex_entries` (``bibtexparser`` 2, LaTeX decoded).
 One paper per entry: the **id** is the DOI (``doi`` field, or a ``https://doi.org/…`` /
 ``doi:`` value of ``doi`` or ``url``) in its first spelling, else the citation key
 (``id_from="key"`` always uses the key); title, abstract, year, venue (``journal``,
-``booktitle``, ``series``, ``publisher``, ``school`` or ``institution``, the first
-given), authors (``Last, First`` or ``First Last``, joined by ``and``; LaTeX decoded)
+``booktitle``, ``series``, ``publisher``, ``school``, ``institution`` or ``howpublished``,
+the first given; its type from the entry's: ``@article`` a journal, ``@inproceedings`` a
+conference), authors (``Last, First`` or ``First Last``, joined by ``and``; LaTeX decoded)
 and keywords (split on ``,`` and ``;``; kept on the paper and indexed with its text).
 
 DOIs are case-insensitive (DOI Handbook §2.4: ASCII letters match whatever their case),
@@ -47,6 +48,8 @@ PATTERNS = ("*.bib", "*.bibtex")
 _DOI = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
 _DOI_IN_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)$", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+#: The entry types that say what the venue is (``Paper.venue_type``); others (@book, @misc …) do not.
+VENUE_TYPES = {"article": "journal", "inproceedings": "conference", "conference": "conference"}
 
 
 def files(path: Path) -> list[Path]:
@@ -107,6 +110,7 @@ def _paper(entry: Entry, paper_id: str, doi: str | None) -> Paper:
         doi=doi,
         keywords=keywords_of(fields),
         authors=tuple(Author.from_name(n) for n in fields.get("author", ())),
+        venue_type=VENUE_TYPES.get(entry.type),
     )
 
 

@@ -24,8 +24,9 @@ from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_i
 from ..errors import CitegraphError, Location, Problem
 from . import latex
 
-#: The fields that name a paper's venue, the first given winning.
-VENUE_FIELDS = ("journal", "journaltitle", "booktitle", "series", "publisher", "school", "institution")
+#: The fields that name a paper's venue, the first given winning (``howpublished``: a @misc's,
+#: as citegraph's exports write a venue of no known type).
+VENUE_FIELDS = ("journal", "journaltitle", "booktitle", "series", "publisher", "school", "institution", "howpublished")
 #: The fields citegraph reads: decoded, and held to :data:`MAX_FIELD_CHARS`; others are left alone.
 READ_FIELDS = frozenset(
     {
@@ -69,6 +70,8 @@ CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BRACE = re.compile(r"(?<!\\)[{}]")  # as bibtexparser's splitter counts them
 _QUOTED = re.compile(r'(?<!\\)[{}"]')
 _NAME = re.compile(r"[^\s#{}\"]+")
+#: ``and``s at the start or end of a name (outside braces: a braced name starts with one).
+_EDGE_ANDS = re.compile(r"^(?:and(?:\s+|$))+|(?:\s+and)+$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +119,11 @@ def parse_text(text: str, file: Path) -> list[Entry]:
     for e in library.entries:
         found = _Found(file, {})
         for f in e.fields:
-            found.fields[f.key.lower()] = (
-                macros.resolve(f.value, found.warner(f.key.lower(), f.start_line + 1)),
-                f.start_line + 1,
-            )
+            try:
+                value = macros.resolve(f.value, found.warner(f.key.lower(), f.start_line + 1))
+            except _ExpandsPastTheLimit:
+                value, found.too_long[f.key.lower()] = "", True
+            found.fields[f.key.lower()] = (value, f.start_line + 1)
         resolved.append((e, found))
     parents = {e.key.lower(): found.fields for e, found in resolved}
     # the parser sets every block's start_line; the library types it Optional for blocks made by hand
@@ -147,31 +151,47 @@ class _Found:
     file: Path
     fields: dict[str, tuple[str, int]]
     warnings: list[Problem] = field(default_factory=list)
+    too_long: dict[str, bool] = field(default_factory=dict)  # fields whose macros expand past the limit
 
     def warner(self, name: str, line: int):
         return lambda reason: self.warnings.append(Problem(Location(self.file, line), name, reason))
 
 
+class _ExpandsPastTheLimit(Exception):
+    """A value's macros expand past :data:`MAX_FIELD_CHARS` (stopped there: each ``@string``
+    of a few bytes may double the last one's text, 2^n characters from n lines)."""
+
+
 class _Macros:
     """A file's ``@string`` macros (case-insensitive, the last definition winning, as in
-    bibtexparser) over BibTeX's month macros, each expanded once."""
+    bibtexparser) over BibTeX's month macros, each expanded once, none past the field limit."""
 
     def __init__(self, raw: dict[str, str]):
         self._raw = raw
-        self._done: dict[str, str] = {}
+        self._done: dict[str, str | None] = {}  # None: expands past the limit
 
     def resolve(self, raw: str, warn, expanding: tuple[str, ...] = ()) -> str:
         """A field's value: its pieces (``{…}``, ``"…"``, numbers, macros) joined, as BibTeX's ``#``."""
         if "#" not in raw and raw[:1] in ("{", '"') and raw[-1:] == ("}" if raw[0] == "{" else '"'):
             return raw[1:-1]  # the usual case: one delimited piece
-        return "".join(self._piece(kind, text, warn, expanding) for kind, text in _pieces(raw))
+        pieces, length = [], 0
+        for kind, text in _pieces(raw):
+            piece = self._piece(kind, text, warn, expanding)
+            length += len(piece)
+            if length > MAX_FIELD_CHARS:
+                raise _ExpandsPastTheLimit
+            pieces.append(piece)
+        return "".join(pieces)
 
     def _piece(self, kind: str, text: str, warn, expanding: tuple[str, ...]) -> str:
         if kind == "text" or text.isdigit():
             return text
         name = text.lower()
         if name in self._done:
-            return self._done[name]
+            done = self._done[name]
+            if done is None:
+                raise _ExpandsPastTheLimit
+            return done
         if name in expanding:
             warn(
                 f"@string macro '{text}' is defined by itself ({' → '.join((*expanding, name))}); "
@@ -183,7 +203,11 @@ class _Macros:
                 return MONTHS[name]
             warn(f"undefined @string macro '{text}'; BibTeX's empty text used")
             return ""
-        self._done[name] = value = self.resolve(self._raw[name], warn, (*expanding, name))
+        try:
+            self._done[name] = value = self.resolve(self._raw[name], warn, (*expanding, name))
+        except _ExpandsPastTheLimit:
+            self._done[name] = None
+            raise
         return value
 
 
@@ -247,17 +271,15 @@ def _entry(where: Location, key: str, entry_type: str, found: _Found) -> Entry:
         if name not in READ_FIELDS:
             continue
         warn = found.warner(name, line)
-        if len(value) > MAX_FIELD_CHARS:
-            return Entry(
-                where,
-                key,
-                entry_type,
-                problem=Problem(
-                    Location(where.path, line),
-                    name,
-                    f"{len(value):,} characters; citegraph reads at most {MAX_FIELD_CHARS:,} of a field",
-                ),
-            )
+        too_long = (
+            f"its @string macros expand past {MAX_FIELD_CHARS:,} characters, the most citegraph reads of a field"
+            if found.too_long.get(name)
+            else f"{len(value):,} characters; citegraph reads at most {MAX_FIELD_CHARS:,} of a field"
+            if len(value) > MAX_FIELD_CHARS
+            else None
+        )
+        if too_long:
+            return Entry(where, key, entry_type, problem=Problem(Location(where.path, line), name, too_long))
         if CONTROL_CHARACTERS.search(value):
             warn("control characters (a NUL, …) dropped")
             value = CONTROL_CHARACTERS.sub("", value)
@@ -276,6 +298,11 @@ def _text(value: str, warn) -> str:
 
 
 def _names(value: str, warn) -> tuple[str, ...]:
-    """The names of a name list, split as BibTeX splits them (on ``and`` outside braces), then decoded."""
-    names = (parse_single_name_into_parts(name).merge_first_name_first for name in split_multiple_persons_names(value))
+    """The names of a name list, split as BibTeX splits them (on ``and`` outside braces), then
+    decoded; empty names dropped. BibTeX takes an ``and`` for a separator only between two
+    names, so in ``{ and  and }`` it sees one person named "and and", and in ``A and  and B``
+    it reads "and B" as the second name: the ``and``s left at either end of a name are the
+    separators of empty names, and go."""
+    split = (_EDGE_ANDS.sub("", name) for name in split_multiple_persons_names(value))
+    names = (parse_single_name_into_parts(name).merge_first_name_first for name in split if name)
     return tuple(n for n in (" ".join(_text(name, warn).split()) for name in names) if n)

@@ -22,6 +22,7 @@ or the CSV parts of :mod:`citegraph.ingest.neo4j_admin`).
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 from collections import Counter
@@ -124,6 +125,24 @@ def out_of_memory_said(phase: str, work: Path, memory: str) -> Iterator[None]:
             f"DuckDB ran out of its memory limit, {memory}, while {phase} ({why}): run again with a "
             f"larger --build-memory; beyond the limit it spills to disk under {work.parent}, which "
             "needs free space too"
+        ) from None
+
+
+@contextmanager
+def disk_full_said(work: Path) -> Iterator[None]:
+    """The disk filling up while the graph is built, said as one line naming the folder and
+    what to do: the errors themselves were Python's ENOSPC (writing the spill files) or
+    DuckDB's "No space left on device" (its database, its log, its spill), in a traceback.
+    The build comes before anything is loaded: the graph is untouched."""
+    try:
+        yield
+    except (OSError, duckdb.Error) as exc:
+        if getattr(exc, "errno", None) != errno.ENOSPC and "No space left on device" not in str(exc):
+            raise
+        raise CitegraphError(
+            f"the disk holding {work.parent} filled up while the bulk ingest built the graph in a work folder "
+            "there (removed again); nothing was loaded: free space on that disk (or give a --data-dir on "
+            "another) and run the same command again"
         ) from None
 
 
@@ -387,15 +406,16 @@ def build(
     with building():
         connect(work, memory).close()  # a memory limit DuckDB refuses stops the build before the read
     options = pipeline.widened(fmt, files, options, progress)
-    spill = Spill(work, options.clock())
-    try:
-        lines = pipeline.validate(_Tee(fmt, spill), files, options, progress, summary)
-    finally:
-        spill.close()
-    summary.lines = sum(lines.values())
-    progress.start("building", None)
-    try:
-        with building():
-            return spill.finish(options.external, options.prefilter, memory), lines
-    finally:
-        progress.finish()
+    with disk_full_said(work):
+        spill = Spill(work, options.clock())
+        try:
+            lines = pipeline.validate(_Tee(fmt, spill), files, options, progress, summary)
+        finally:
+            spill.close()
+        summary.lines = sum(lines.values())
+        progress.start("building", None)
+        try:
+            with building():
+                return spill.finish(options.external, options.prefilter, memory), lines
+        finally:
+            progress.finish()

@@ -159,11 +159,15 @@ def interrupted_bulk(work_root: Path) -> str | None:
         pass
     except PermissionError:
         return None
+    return f"a bulk ingest (pid {about['pid']}) was interrupted while loading: {half_loaded(about)}"
+
+
+def half_loaded(about: dict) -> str:
+    """What to do with the graph of a bulk load stopped while loading (``about``: its marker)."""
     command = shlex.join(["citegraph", "ingest", about["format"], *about["paths"]])
     return (
-        f"a bulk ingest (pid {about['pid']}) was interrupted while loading: the graph may be half-loaded, "
-        f"without schema, prefilter or checkpoints. Run `{command}` (without --bulk): the streaming ingest "
-        "completes it exactly. Or empty it with `citegraph clear --yes`."
+        f"the graph may be half-loaded, without schema, prefilter or checkpoints. Run `{command}` (without "
+        "--bulk): the streaming ingest completes it exactly. Or empty it with `citegraph clear --yes`."
     )
 
 

@@ -90,6 +90,15 @@ def _pylatexenc(latex: str) -> str:
 
 @lru_cache(maxsize=1)
 def _decoder():
+    """bibtexparser's configuration of pylatexenc, which also knows LaTeX's text-mode braces
+    (``\\textbraceleft``: how citegraph's BibTeX exports write a brace)."""
     from bibtexparser.middlewares import LatexDecodingMiddleware
+    from pylatexenc.latex2text import MacroTextSpec
 
-    return LatexDecodingMiddleware()._decoder  # bibtexparser's configuration of pylatexenc
+    decoder = LatexDecodingMiddleware()._decoder
+    decoder.latex_context.add_context_category(
+        "citegraph-braces",
+        prepend=True,
+        macros=[MacroTextSpec("textbraceleft", "{"), MacroTextSpec("textbraceright", "}")],
+    )
+    return decoder

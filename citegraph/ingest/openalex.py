@@ -16,7 +16,8 @@ Fields used (the Work object, https://docs.openalex.org/api-entities/works/work-
 ``publication_year``, ``abstract_inverted_index`` (the abstract is rebuilt from word
 positions: OpenAlex ships no plain text), ``referenced_works`` (→ CITES),
 ``authorships[].author`` (→ Author with the OpenAlex ``A…`` id, WROTE in list order),
-``primary_location.source.display_name`` (venue), arXiv ids from ``locations`` (arxiv.org
+``primary_location.source.display_name`` (venue; its ``type`` ``journal`` or
+``conference`` as the venue's type), arXiv ids from ``locations`` (arxiv.org
 landing pages or ``10.48550/arXiv.*`` DOIs), and level-0 ``concepts`` (the 19 MAG fields,
 named in OpenAlex's casing: "Computer science" → "Computer Science").
 ``topics`` and ``primary_topic`` (the Topic object,
@@ -53,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CitegraphError, Location, Problem
-from ..vocabulary import MAG_FIELDS
+from ..vocabulary import MAG_FIELDS, VENUE_TYPES
 from .records import Author, Item, MergedId, Reference, SnapshotPaper, Topic, TopicLevel, TopicLink, unique_strings
 from .selection import Selection, WorkIds, topic_key
 from .source import (
@@ -357,10 +358,16 @@ def _topic_keys(links: tuple[TopicLink, ...]) -> set[str]:
     return {topic_key(value) for link in links for node in link.lineage for value in (node.id, node.name) if value}
 
 
-def _venue(work: dict[str, Any]) -> str | None:
+def _source(work: dict[str, Any]) -> dict[str, Any]:
     location = work.get("primary_location")
     source = location.get("source") if isinstance(location, dict) else None
-    return text(source, "display_name") if isinstance(source, dict) else None
+    return source if isinstance(source, dict) else {}
+
+
+def _venue_type(work: dict[str, Any]) -> str | None:
+    """The source's type where it is one of :data:`VENUE_TYPES` (not a repository, a book series …)."""
+    kind = text(_source(work), "type")
+    return kind if kind in VENUE_TYPES else None
 
 
 def parse(work: dict[str, Any], selection: Selection = Selection()) -> list[SnapshotPaper]:
@@ -391,7 +398,8 @@ def parse(work: dict[str, Any], selection: Selection = Selection()) -> list[Snap
             title=text(work, "title") or text(work, "display_name"),
             abstract=abstract(work.get("abstract_inverted_index")),
             year=year,
-            venue=_venue(work),
+            venue=text(_source(work), "display_name"),
+            venue_type=_venue_type(work),
             doi=doi,
             arxiv_id=_arxiv_id(work, doi),
             fields=fields,

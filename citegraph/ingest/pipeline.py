@@ -29,6 +29,7 @@ says which line was committed last and that running the same command again resum
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -38,7 +39,7 @@ from typing import Literal, Protocol
 
 from neo4j.exceptions import Neo4jError
 
-from ..errors import CitegraphError, InputError, Location, Problem, ServerError
+from ..errors import CitegraphError, InputError, Interrupted, Location, Problem, ServerError
 from ..graph import GraphStore, MessageTooLarge, Write
 from ..graph.schema import apply_schema
 from .duplicates import Duplicates
@@ -77,7 +78,7 @@ class Prefilter:
 class IngestOptions:
     batch_size: int = 2000
     skip_bad: bool = False
-    rejects: Path = Path("citegraph-rejects.jsonl")
+    rejects: Path | None = None  # where skip_bad lists the bad lines (required with it)
     external: ExternalPolicy = "keep"
     restart: bool = False
     prefilter: Prefilter = Prefilter()
@@ -166,19 +167,24 @@ def validate(
     summary: IngestSummary,
     duplicates: Duplicates | None = None,
     cited: set[str] | None = None,
+    stop: threading.Event | None = None,
 ) -> dict[Path, int]:
     """Read every file once; returns each file's line count. Raises on the first problem
     unless ``skip_bad``, in which case problems go to the rejects file. Repeated paper ids
     are counted in ``summary`` (and noted in ``duplicates`` for the write); the ids the
-    records cite are added to ``cited`` (whose citation_count the ingest recounts)."""
+    records cite are added to ``cited`` (whose citation_count the ingest recounts). A set
+    ``stop`` (^C) ends it with :class:`Interrupted` before the next line."""
+    rejects = None
     if options.skip_bad:
+        if options.rejects is None:
+            raise CitegraphError("skip_bad lists the bad lines in a rejects file: give IngestOptions.rejects")
         Rejects.refuse_unwritable(Path(options.rejects), files)
+        rejects = Rejects(Path(options.rejects))
     duplicates = duplicates or Duplicates(options.on_duplicate)
     lines: dict[Path, int] = {}
-    rejects = Rejects(Path(options.rejects))
 
     def refuse(problem: Problem) -> None:
-        if not options.skip_bad:
+        if rejects is None:
             raise InputError(problem)
         rejects.write(problem)
         summary.rejects_file = rejects.path
@@ -189,6 +195,8 @@ def validate(
         for file in files:
             last = 0
             for item in fmt.read(file, options.selection):
+                if stop is not None and stop.is_set():
+                    raise Interrupted("interrupted while reading the input, before this run wrote anything")
                 if item.where.line != last:
                     progress.advance(item.where.line - last)
                     last = item.where.line
@@ -209,7 +217,8 @@ def validate(
     finally:
         progress.finish()
         summary.duplicates = duplicates.count
-        rejects.close()
+        if rejects is not None:
+            rejects.close()
     return lines
 
 
@@ -239,6 +248,7 @@ def _write_file(
     progress: Progress,
     stats: WriteStats,
     duplicates: Duplicates,
+    stop: threading.Event | None = None,
 ) -> None:
     batch: list = []
     last_line = committed = start_after
@@ -265,6 +275,11 @@ def _write_file(
         if line <= start_after:
             continue
         if line != last_line:
+            if stop is not None and stop.is_set():  # between two batches: nothing half-written
+                raise Interrupted(
+                    f"interrupted; the ingest of {file} is committed up to line {committed:,}: run the same "
+                    f"command again and it resumes after line {committed:,}"
+                )
             if len(batch) >= options.batch_size:
                 flush(done=False)
             progress.advance(line - last_line)
@@ -282,8 +297,11 @@ def ingest(
     paths: list[Path],
     options: IngestOptions = IngestOptions(),
     progress: Progress | None = None,
+    stop: threading.Event | None = None,
 ) -> IngestSummary:
-    """Ingest ``paths`` read as ``fmt`` into the graph; see the module docstring."""
+    """Ingest ``paths`` read as ``fmt`` into the graph; see the module docstring. A set
+    ``stop`` (the CLI's first ^C) ends it at the next line read or between two batches, with
+    :class:`Interrupted` saying where it stands."""
     progress = progress or NoProgress()
     started = time.perf_counter()
     summary = IngestSummary(format=fmt.name)
@@ -304,7 +322,7 @@ def ingest(
     todo = list(resume_after)
     duplicates = Duplicates(options.on_duplicate, store, resume_after)
     cited: set[str] = set()
-    line_counts = validate(fmt, todo, options, progress, summary, duplicates, cited)
+    line_counts = validate(fmt, todo, options, progress, summary, duplicates, cited, stop)
     summary.lines = sum(line_counts.values())
 
     writer = GraphWriter(store, options.clock(), recounted=cited)
@@ -314,9 +332,16 @@ def ingest(
             if resume_after[file]:
                 summary.resumed[str(file)] = resume_after[file]
                 progress.advance(resume_after[file])
-            _write_file(fmt, file, keys[file], resume_after[file], writer, options, progress, summary.write, duplicates)
+            _write_file(
+                fmt, file, keys[file], resume_after[file], writer, options, progress, summary.write, duplicates, stop
+            )
     finally:
         progress.finish()
+    if stop is not None and stop.is_set():
+        raise Interrupted(
+            "interrupted once every line was written: run the same command again and it finishes the ingest "
+            "(citation counts, prefilter)"
+        )
     try:
         progress.start("recounting citations", None)
         writer.recount(cited)

@@ -123,6 +123,7 @@ class Paper:
     full_text: str | None = None  # the paper's sentences, one a line, where the source has them
     keywords: tuple[str, ...] = ()  # the source's own keywords (BibTeX); indexed with the text
     topics: tuple[TopicLink, ...] = ()  # OpenAlex topics
+    venue_type: str | None = None  # 'journal' or 'conference' where the source says (vocabulary.VENUE_TYPES)
 
 
 @dataclass(frozen=True, slots=True)

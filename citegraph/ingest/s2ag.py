@@ -8,7 +8,8 @@ by ``corpusid``, which is the paper id in the graph (as a string: S2's own ``Cor
 - ``papers``: ``corpusid``, ``title``, ``year``, ``venue`` (else ``journal.name``),
   ``externalids`` (``DOI``, ``ArXiv``), ``authors`` [{``authorId``, ``name``}] (S2 author
   ids, ``s2:``-prefixed), ``s2fieldsofstudy`` [{``category``, ``source``}] (the MAG-style
-  fields: "Computer Science" …), ``publicationtypes``, ``citationcount`` (selection only).
+  fields: "Computer Science" …), ``publicationtypes`` (``Conference``, else ``JournalArticle``:
+  the venue's type), ``citationcount`` (selection only).
 - ``abstracts``: ``corpusid``, ``abstract``; sets the abstract of the paper of that id. An
   abstract whose corpus id the release's ``papers`` dataset lacks is left out and counted
   (it would make a paper with no title): the ids of the papers are read first, 8 bytes a paper.
@@ -199,12 +200,19 @@ def _paper(obj: dict[str, Any], selection: Selection) -> list[Record]:
             arxiv_id=text(external, "ArXiv"),
             fields=fields,
             authors=tuple(dict.fromkeys(authors)),
+            venue_type=_venue_type(kinds),
         )
     ]
 
 
 #: Why an abstract is left out when the release's papers dataset lacks its paper.
 NO_PAPER = "abstracts whose corpus id is not in the papers dataset (left out, not made title-less papers)"
+
+
+def _venue_type(kinds: list[str]) -> str | None:
+    """The venue's type from S2's ``publicationtypes`` (lower case): a paper typed both
+    ``Conference`` and ``JournalArticle`` is a conference's (S2 adds the latter to many)."""
+    return "conference" if "conference" in kinds else "journal" if "journalarticle" in kinds else None
 
 
 def _abstracts(file: Path, release: Path, selection: Selection) -> Iterator[Item]:

@@ -32,12 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CitegraphError, Location, Problem
+from ..vocabulary import ACL_NEW_ID, ACL_OLD_ID
 from .records import CONTEXT_MARKER, Citation, Item, Paper, Reference
 from .source import BadField, integer, json_failure, json_objects, lone_surrogate_problem, nfc, text
 
 XML_DIR, CITANCES = "Reference_XML", "citing_sentences.json"
-_OLD_ID = re.compile(r"^[A-Z]\d{2}-\d{4}$")  # P14-2043
-_NEW_ID = re.compile(r"^(\d{4})\.[a-z0-9-]+\.\d+$")  # 2020.acl-main.1
 
 _PARTICLE = r"(?:(?:[Vv]an|[Vv]on|[Dd]e|[Dd]er|[Dd]en|[Dd]e\s+[Ll]a|[Dd]ella|[Dd]i|[Dd]u|[Ll]e|[Dd]os|[Dd]as)\s+)?"
 _NAME = _PARTICLE + r"[^\W\d_][^\W\d_]*(?:[-'’][^\W\d_]+)*"
@@ -53,10 +52,10 @@ def acl_year(paper_id: str) -> int:
     """The year an ACL Anthology id states: ``P14-2043`` → 2014, ``W99-0613`` → 1999,
     ``2020.acl-main.1`` → 2020. Two-digit years from 65 on are 19xx (the Anthology starts
     in 1965), the others 20xx."""
-    if _OLD_ID.match(paper_id):
+    if ACL_OLD_ID.fullmatch(paper_id):
         yy = int(paper_id[1:3])
         return (1900 if yy >= 65 else 2000) + yy
-    new = _NEW_ID.match(paper_id)
+    new = ACL_NEW_ID.fullmatch(paper_id)
     if new:
         return int(new.group(1))
     raise BadField(None, f"{paper_id!r} is not an ACL Anthology id (like P14-2043 or 2020.acl-main.1)")

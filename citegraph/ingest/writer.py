@@ -11,7 +11,9 @@ written unless all of it is:
 3. ``:External`` stubs for citation ends not in the graph, then the ``CITES`` edges
    (grouped by citing paper; a paper citing more than :data:`MANY_REFERENCES` papers has
    its edges merged from the cited ends, that many a statement);
-4. merged ids (their citations moved to the id they were merged into; their topics go in 2).
+4. merged ids (their citations moved to the id they were merged into; their topics go in 2);
+5. each citing paper's ``cited_ids``: its edges read back in the transaction and the list
+   sorted here (:func:`sorted_lists`), not by the server.
 
 ``citation_count`` of the cited papers is left to :meth:`GraphWriter.recount`, which the
 ingest runs once over every cited paper after the last batch: setting it per new edge
@@ -32,9 +34,10 @@ model needs no change here nor in the Cypher. The one exception is the run's dat
 (``ingested``, set by ``papers`` on a paper it creates or upgrades from a stub), which the
 writer is given once: every batch of a run carries the same date.
 
-A batch is bounded by records (the caller's batch size) and by bytes: one whose
-statements would exceed the server's message limit is split in halves until each fits
-(long abstracts or many contexts), the ``extra`` statements going with the last half.
+A batch is bounded by records (the caller's batch size) and by bytes: one whose statements
+would exceed citegraph's limit per statement (:data:`~citegraph.graph.store.MAX_MESSAGE`) is
+split in halves until each fits (long abstracts or many contexts), the ``extra`` statements
+going with the last half.
 """
 
 from __future__ import annotations
@@ -99,6 +102,18 @@ class WriteStats:
 MANY_REFERENCES = 1000
 
 
+def sorted_lists(rows: list[dict]) -> list[Write]:
+    """``ingest/cited_ids`` for the papers and cited ids ``ingest/cited_lists`` read, each
+    list sorted here rather than by the server (see that statement)."""
+    return [Write("ingest/cited_ids", {"rows": [{"id": r["id"], "cited": sorted(r["cited"])} for r in rows]})]
+
+
+def relisted(rows: list[dict]) -> list[Write]:
+    """The papers of the rows' ``citing`` lists, whose edges a statement changed, listed anew."""
+    ids = list(dict.fromkeys(paper for row in rows for paper in row["citing"]))
+    return [Write("ingest/cited_lists", {"ids": ids}, then=sorted_lists)] if ids else []
+
+
 def utc_today() -> date:
     """The clock of an ingest run (``IngestOptions.clock``): the UTC date, as the graph stores it."""
     return datetime.now(UTC).date()
@@ -120,7 +135,7 @@ class GraphWriter:
 
     def write(self, records: Sequence[Record], extra: Sequence[Write] = ()) -> WriteStats:
         """Write ``records`` (and the ``extra`` statements) in one transaction, or in as
-        many as it takes to stay under the server's message limit."""
+        many as it takes to stay under citegraph's limit per statement."""
         try:
             return self._write(records, extra)
         except MessageTooLarge:
@@ -231,9 +246,14 @@ class GraphWriter:
             if len(refs) > MANY_REFERENCES:
                 for part in batched(refs, MANY_REFERENCES):
                     add("cites_many", "refs", part, citing=citing)
-        add("merge_ids", "rows", [{"id": m.old_id, "into": m.into_id} for m in by_type.get(MergedId, [])])
+        if merged := [{"id": m.old_id, "into": m.into_id} for m in by_type.get(MergedId, [])]:
+            steps.append(Write("ingest/merge_ids", {"rows": merged}, then=relisted))
+            roles.append("")
         # the papers whose citations this batch wrote or restated list them anew, in its transaction
-        add("cited_ids", "ids", list(dict.fromkeys([*by_citing, *(p.id for p in restated)])))
+        listed = list(dict.fromkeys([*by_citing, *(p.id for p in restated)]))
+        if listed:
+            steps.append(Write("ingest/cited_lists", {"ids": listed}, then=sorted_lists))
+            roles.append("")
         steps.extend(extra)
         roles.extend("extra" for _ in extra)
 
@@ -258,8 +278,20 @@ class GraphWriter:
             self.store.write(Write("ingest/citation_counts", {"ids": part}))
 
     def drop_external(self, limit: int = 10_000) -> int:
-        """Delete every :External stub (and its citations), in batches; returns how many."""
+        """Delete every :External stub (and its citations), in batches, the papers that cited
+        them listed anew in each batch's transaction; returns how many."""
         total = 0
-        while deleted := self.store.value("ingest/drop_external", limit=limit):
+        while deleted := self._drop_some(limit):
             total += deleted
         return total
+
+    def _drop_some(self, limit: int) -> int:
+        """One transaction of :meth:`drop_external`: up to ``limit`` stubs deleted; returns how many."""
+        deleted: list[int] = []  # by each try of the transaction (the driver retries transient failures)
+
+        def relist(rows: list[dict]) -> list[Write]:
+            deleted.append(rows[0]["deleted"])
+            return relisted(rows)
+
+        self.store.write(Write("ingest/drop_external", {"limit": limit}, then=relist))
+        return deleted[-1]

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..vocabulary import canonical_id
+from ..vocabulary import ACL_DOI, canonical_id
 from .entries import LibraryEntry
 
 if TYPE_CHECKING:  # the driver loads with the first store, not with --help
@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # the driver loads with the first store, not with --help
 
 # Chosen on `citegraph library measure-matcher` (ACL-200): the highest F1 of the thresholds measured.
 TITLE_THRESHOLD = 88.0
-_ACL_DOI = re.compile(r"10\.(?:18653|3115)/v1/(.+)", re.IGNORECASE)  # ACL Anthology DOIs (2014–)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +87,7 @@ class PaperIndex:
             doi = canonical_id(entry.doi).lower()
             if doi in self.by_doi:
                 return self._found(entry, self.by_doi[doi], "DOI")
-            acl = _ACL_DOI.fullmatch(canonical_id(entry.doi))
+            acl = ACL_DOI.fullmatch(canonical_id(entry.doi))
             if acl and acl.group(1).upper() in self.titles:
                 return self._found(entry, acl.group(1).upper(), "ACL Anthology DOI")
         if entry.arxiv and _bare_arxiv(entry.arxiv) in self.by_arxiv:

@@ -34,18 +34,18 @@ no model, takes the defaults.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import CitegraphError, UsageError
-from ..library.draft import OTHER_MARKER, SLOT_MARKER, Draft, Slot
+from ..library.draft import OTHER_MARKER, SENT_BIB, SLOT_MARKER, Draft, Slot
 from ..library.match import Match
 from ..retrieval.base import Document
 from ..retrieval.model_location import missing_model_files
 from .candidates import Candidate, Candidates, Recommendation, Signal
+from .model_folder import fusion_weights
 from .recommender import Recommender
 from .seed import Seed, View
 from .signals.text import TextMatches
@@ -58,10 +58,7 @@ MODEL_WEIGHT = 1.0
 # The draft's title and abstract say what the whole paper is about, the slot's text what this
 # citation is for: the draft's field weighs half a retriever's score of the slot's text.
 DRAFT_WEIGHT = 0.5
-FUSION_KEY = "cite"  # the model card's entry for cite's fusion weights and how they were tuned
 RERANK_DEPTH = 100  # first-stage candidates the model re-ranks (the rest keep their order below them)
-# the LaTeX commands and the YAML key with which a draft names other files
-_NAMES_FILES = re.compile(r"\\(?:input|include|bibliography|addbibresource)\b|^bibliography\s*:", re.MULTILINE)
 _MARKERS = re.compile(re.escape(SLOT_MARKER) + "|" + re.escape(OTHER_MARKER))
 
 
@@ -74,12 +71,9 @@ class Fusion:
 
     @classmethod
     def of(cls, folder: Path) -> Fusion:
-        """The weights a model's card records (``cite.fusion``), else the defaults."""
-        from ..local.saved import CARD  # the card's name; the module loads torch only when used
-
-        card = Path(folder) / CARD
-        recorded = json.loads(card.read_text(encoding="utf-8")).get(FUSION_KEY, {}) if card.is_file() else {}
-        return cls(**recorded.get("fusion", {}))
+        """The weights a model's card records (``cite.fusion``), else the defaults; the folder
+        checked first (:mod:`.model_folder`: one line naming the file and field)."""
+        return cls(**fusion_weights(Path(folder)))
 
 
 @dataclass
@@ -151,7 +145,7 @@ class Cited:
 
 
 class CiteModel:
-    """A sentence-transformers folder (e.g. ``citegraph train local``'s) as the re-ranker of a
+    """A sentence-transformers folder (e.g. one ``citegraph evaluate local --save`` wrote) as the re-ranker of a
     slot's candidates: only they are encoded, through the embedding cache in ``cache_dir``."""
 
     def __init__(self, folder: Path, recommender: Recommender, cache_dir: Path):
@@ -169,9 +163,9 @@ class CiteModel:
         )
         if missing:
             raise UsageError(f"--model {folder}: not a sentence-transformers model folder (no {', no '.join(missing)})")
+        self.fusion = Fusion.of(folder)  # before loading anything: the files checked
         encoder = get_encoder(f"hf:{folder.resolve()}")
         self.folder = folder
-        self.fusion = Fusion.of(folder)
         self.pool = PoolEncoder(
             encoder, VectorCache(cache_dir, encoder), lambda ids: documents_by_id(recommender.store, ids), "model"
         )
@@ -267,51 +261,22 @@ def sent_draft(
     window: int = 1,
 ) -> Draft:
     """A context or a draft's text sent to the service (HTTP, MCP), with its bibliography's
-    BibTeX text: read as ``citegraph cite`` reads files, in a folder of its own that holds only
-    them. A sent draft may not name files (``\\input``, ``\\bibliography``, front matter's
-    ``bibliography``): they would be the server's."""
-    import tempfile
-
-    from ..library.draft import context_slot, read_draft
+    BibTeX text: read from memory (:func:`~citegraph.library.draft.read_sent_draft`), never
+    from the server's files. A sent draft may not name files (``\\input``, ``\\bibliography``,
+    front matter's ``bibliography``, however spelled): they would be the server's."""
+    from ..library.draft import context_slot, read_sent_draft
     from ..library.entries import parse_library
 
     if (context is None) == (draft is None):
         raise CitegraphError("give a context or a draft, not both")
-    if context is not None:
-        read = context_slot(context, window=window)
-        if bib is None:
-            return read
-        entries = parse_library(bib, "bib.bib")
-        return replace(read, references={e.where: e for e in entries})
-    assert draft is not None  # one of the two, checked above
-    if named := _NAMES_FILES.search(draft):
-        raise CitegraphError(
-            f"field 'draft': names a file ({named.group(0).strip()}): send the bibliography's text as 'bib'"
-        )
-    suffix = {"latex": ".tex", "markdown": ".md", "text": ".txt"}[format]
-    with tempfile.TemporaryDirectory(prefix="citegraph-cite-") as folder:
-        written = Path(folder) / f"draft{suffix}"
-        written.write_text(draft, encoding="utf-8")
-        if bib is not None:
-            (Path(folder) / "bib.bib").write_text(bib, encoding="utf-8")
-        try:
-            read = read_draft(
-                written, bib=Path(folder) / "bib.bib" if bib is not None else None, window=window, format=format
-            )
-        except CitegraphError as exc:
-            raise CitegraphError(str(exc).replace(f"{folder}/", "")) from None
-
-    def sent(text: str) -> str:  # the temporary folder is no name the sender knows
-        return text.replace(f"{folder}/", "")
-
-    return replace(
-        read,
-        source=written.name,
-        warnings=tuple(map(sent, read.warnings)),
-        slots=tuple(replace(s, file=Path(s.file.name) if s.file else None) for s in read.slots),
-        references={k: replace(e, where=sent(e.where)) for k, e in read.references.items()},
-        bibliographies=tuple(Path(p.name) for p in read.bibliographies),
-    )
+    if draft is not None:
+        return read_sent_draft(draft, format=format, bib=bib, window=window)
+    assert context is not None  # one of the two, checked above
+    read = context_slot(context, window=window, sent=True)
+    if bib is None:
+        return read
+    entries = parse_library(bib, SENT_BIB)
+    return replace(read, references={e.where: e for e in entries})
 
 
 def query_text(slot: Slot) -> str:

@@ -19,7 +19,7 @@ year and one citation instead of the MDCR paper's 30-character abstract and 3 ci
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -48,6 +48,7 @@ DEMO_PAPER = "P12-1066"  # Selective Sharing for Multilingual Dependency Parsing
 PARAGRAPH = Path(str(resources.files("citegraph") / "data" / "demo" / "paragraph.tex"))  # see ATTRIBUTION.md
 HELD_OUT = "P05-1012"  # McDonald et al. (2005), the paragraph's \cite{?}
 PARAGRAPH_AS_OF = 2010  # the paragraph's paper (D11-1006) is of 2011
+DEMO_K = 5  # recommendations and suggestions shown
 
 
 @dataclass(frozen=True)
@@ -65,25 +66,42 @@ class HeldOut:
         return next((i for i, s in enumerate(slot.suggestions, start=1) if s.id == self.paper), None)
 
 
-def cite_paragraph(recommender: Recommender, k: int = 5) -> HeldOut:
+def cite_paragraph(recommender: Recommender, k: int = DEMO_K) -> HeldOut:
     """The demo's paragraph asked of ``cite`` (its bibliography beside it)."""
     draft = read_draft(PARAGRAPH, bib=PARAGRAPH.with_suffix(".bib"))
     return HeldOut(cite(recommender, draft, k=k, as_of=PARAGRAPH_AS_OF))
 
 
-@dataclass
-class DemoResult:
-    ingests: list[IngestSummary]
+@dataclass(frozen=True)
+class Ingested:
+    summary: IngestSummary
+
+
+@dataclass(frozen=True)
+class GraphAsked:
+    """What a user asks a graph first: its size, its most cited papers, what is co-cited with the first."""
+
     stats: dict[str, list[dict]]
     most_cited: list[dict]
     top_id: str | None
     co_cited: list[dict]
+
+
+@dataclass(frozen=True)
+class Benchmarked:
     eligibility: dict[str, int]
     tables: list[Table]
     output: Path
+
+
+@dataclass(frozen=True)
+class Recommended:
     seed: Seed
     recommendations: list[Recommendation]
-    held_out: HeldOut
+
+
+#: The demo's steps, each yielded as soon as it is done (the command prints it at once).
+Step = Ingested | GraphAsked | Benchmarked | Recommended | HeldOut
 
 
 def run(
@@ -93,27 +111,22 @@ def run(
     progress: Callable[[], Progress] = NoProgress,
     top: int = 10,
     queries: int = 100,
-) -> DemoResult:
-    ingests = [
-        ingest(store, get(name), [path], IngestOptions(), progress())
-        for name, path in (("taxonomy", TAXONOMY), ("acl200", ACL200))
-    ]
-    stats = graph_stats(store)
+) -> Iterator[Step]:
+    for name, path in (("taxonomy", TAXONOMY), ("acl200", ACL200)):
+        yield Ingested(ingest(store, get(name), [path], IngestOptions(), progress()))
     most_cited = store.run("most_cited", limit=top)
     top_id = most_cited[0]["id"] if most_cited else None
     co_cited = store.run("co_cited", id=top_id, limit=top) if top_id else []
+    yield GraphAsked(graph_stats(store), most_cited, top_id, co_cited)
 
     eligibility = prefilter(store, TITLES_ONLY)
     build_mdcr(store, work / "mdcr", MDCRConfig(n_queries=queries, fields=(ALL_FIELDS,), seed=0))
     benchmark = MDCR(work / "mdcr")
     scorers = [BM25().build(benchmark.documents(), work / "indexes"), CoCitationScorer(store)]
-    tables = run_benchmark(benchmark, scorers, work / "evaluation").tables
+    yield Benchmarked(eligibility, run_benchmark(benchmark, scorers, work / "evaluation").tables, work)
 
     bm25 = BM25().build(documents(store), indexes)
     with Recommender(store, [bm25]) as recommender:
         seed = recommender.seed(DEMO_PAPER)
-        recommendations = recommender.recommend_for(seed, k=5)
-        held_out = cite_paragraph(recommender)
-    return DemoResult(
-        ingests, stats, most_cited, top_id, co_cited, eligibility, tables, work, seed, recommendations, held_out
-    )
+        yield Recommended(seed, recommender.recommend_for(seed, k=DEMO_K))
+        yield cite_paragraph(recommender)

@@ -11,6 +11,11 @@ pyserini's first import starts its JVM (through pyjnius):
 * pyserini builds an OpenAI client at import time and openai refuses an empty key, so
   ``OPENAI_API_KEY`` gets a placeholder when unset (no request is ever made).
 
+A JVM that crashes writes ``hs_err_pid*.log`` to the working folder: here to
+:data:`crash_reports` when a command has set it (its data folder's logs). Its report's first
+lines go to file descriptor 1 whatever its options say (``DisplayVMOutputToStderr`` is read too
+late for them): a process whose stdout is a protocol (``citegraph mcp``) keeps fd 1 off it.
+
 The graph runs in its own process (see ``citegraph.graph.arcadedb``), so this JVM is the
 only one in the Python process.
 """
@@ -18,11 +23,15 @@ only one in the Python process.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+from ..config import private_folder
 from ..errors import CitegraphError
 
 _VECTOR_OPTION = "--add-modules=jdk.incubator.vector"
 _prepared = False
+#: The folder of the in-process JVM's crash report (set by the command line); None: the working folder.
+crash_reports: Path | None = None
 
 
 def prepare() -> None:
@@ -46,6 +55,9 @@ def prepare() -> None:
             add_options(*(o for o in options if o != _VECTOR_OPTION))
 
         jnius_config.add_options = without_vector
+    if crash_reports is not None:
+        private_folder(crash_reports)  # the JVM writes its report into a folder that exists, or nowhere
+        jnius_config.add_options(f"-XX:ErrorFile={crash_reports / 'hs_err_pid%p.log'}")
     _prepared = True
 
 

@@ -93,7 +93,9 @@ class PoolEncoder:
             raise CitegraphError(f"{self.name} re-ranks candidates: it needs a pool per query (e.g. --rerank-depth)")
         if not queries:
             return []
-        ids = list(dict.fromkeys(i for pool in pools for i in pool))
+        # in one order whatever the pools' (sets iterate in each process's hash order): a vector moves
+        # in its last bits with the texts it is batched with, and so would the scores from run to run
+        ids = sorted({i for pool in pools for i in pool})
         docs = self.lookup(ids)
         known = [i for i in ids if i in docs]
         matrix = self.cache.vectors([docs[i] for i in known])

@@ -14,10 +14,15 @@ A row answers a search only when it gives what the search would:
   fingerprint, backend, k1, b, fields) is stored with the rows and compared at open;
 * the row is deep enough for the ``k`` asked: the first ``k`` hits of a deeper ranking are
   the ``k``-ranking, since ties are ranked by id;
+* the row is intact: its hits point at rows of the folder and its checksum (written with
+  the row, over the paper's id, the text's hash, the hits' ids and their scores) matches;
 * the search has no pools (a pooled search is another ranking).
 
-Anything else is searched, so results equal a search's, score for score. Rows are filled
-for every paper or for chosen ones (the papers requested most), resumably.
+Anything else is searched, so results equal a search's, score for score. A folder that is
+not what its manifest says (a file missing, truncated or of another shape or type, a manifest
+that is not one) is not used at all: one warning, and every query is searched. Rows are
+filled for every paper or for chosen ones (the papers requested most), resumably, by one
+fill at a time (a lock beside the folder).
 
 Layout of the folder (numpy arrays, opened memory-mapped: a server reads only the rows
 it serves):
@@ -26,7 +31,8 @@ it serves):
 * ``ids.npy``: every indexed paper's id, sorted (fixed-width bytes), one row each;
 * ``queries.npy``: each row's query-text hash (uint64; 0 while not computed);
 * ``hits.npy``, ``scores.npy``: ``[rows, depth]`` int32 rows of the hits (-1 past a
-  ranking's end) and their float32 scores (what the retrievers return, exactly).
+  ranking's end) and their float32 scores (what the retrievers return, exactly);
+* ``checks.npy``: each row's checksum (uint64).
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ import json
 import logging
 import shutil
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -50,7 +56,12 @@ log = logging.getLogger(__name__)
 
 FOLDER = "rankings"  # beside the index it was computed on
 MANIFEST = "manifest.json"
-ARRAYS = ("ids", "queries", "hits", "scores")
+LOCK = f"{FOLDER}.lock"  # beside the folder, which a fill may remove and make afresh
+RECOMPUTE = "compute them again with `citegraph index rankings`"
+
+
+class Damaged(CitegraphError):
+    """A rankings folder that does not hold what its manifest says: searched instead."""
 
 
 def paper_query(doc: Document) -> Document:
@@ -64,35 +75,124 @@ def text_hash(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little") or 1
 
 
+def row_check(paper: bytes, query: int, hits: Sequence[bytes], scores: np.ndarray) -> int:
+    """A row's checksum: the paper, its text's hash, the ids of its hits and all its scores."""
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(paper + b"\n" + query.to_bytes(8, "little") + len(hits).to_bytes(4, "little"))
+    digest.update(b"\n".join(hits) + b"\n")
+    digest.update(np.asarray(scores, dtype="<f4").tobytes())
+    return int.from_bytes(digest.digest(), "little")
+
+
+def _count(value: Any, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+@dataclass(frozen=True)
+class RankingsManifest:
+    """``manifest.json``: what the rows were computed with, and their shape."""
+
+    retriever: str
+    index: dict[str, Any]
+    depth: int
+    rows: int
+
+    @classmethod
+    def read(cls, path: Path) -> RankingsManifest:
+        """The manifest at ``path``, or :class:`Damaged` saying which field is wrong."""
+        try:
+            found = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise Damaged(f"{path.parent}: no {MANIFEST}") from None
+        except (OSError, ValueError, RecursionError) as exc:
+            raise Damaged(f"{path}: not a JSON manifest ({exc})") from None
+        if not isinstance(found, dict):
+            raise Damaged(f"{path}: not a JSON object")
+        checks = {
+            "retriever": isinstance(found.get("retriever"), str),
+            "index": isinstance(found.get("index"), dict),
+            "depth": _count(found.get("depth"), 1),
+            "rows": _count(found.get("rows"), 0),
+        }
+        if wrong := [name for name, holds in checks.items() if not holds]:
+            raise Damaged(f"{path}: field {wrong[0]!r} is missing or not what a manifest holds")
+        return cls(found["retriever"], found["index"], found["depth"], found["rows"])
+
+    def write(self, path: Path) -> None:
+        path.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")
+
+
+def _array(folder: Path, name: str, dtype: type[np.generic] | str, shape: tuple[int, ...], writable: bool) -> np.memmap:
+    """``name``.npy memory-mapped, checked to be of ``dtype`` (``"S"``: ids of any width) and ``shape``."""
+    path = folder / f"{name}.npy"
+    try:
+        array: np.memmap = np.load(path, mmap_mode="r+" if writable else "r", allow_pickle=False)
+    except FileNotFoundError:
+        raise Damaged(f"{folder}: no {path.name}") from None
+    except (OSError, ValueError, EOFError) as exc:
+        raise Damaged(f"{path}: not a readable array ({exc})") from None
+    kind_holds = array.dtype.kind == "S" if dtype == "S" else array.dtype == np.dtype(dtype)
+    if not kind_holds or array.shape != shape:
+        raise Damaged(f"{path}: {array.dtype} of shape {array.shape}, where the manifest says {dtype} of {shape}")
+    return array
+
+
+def _remove(folder: Path) -> None:
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)
+    else:
+        folder.unlink(missing_ok=True)
+
+
 class PrecomputedRankings:
     """The rows of one folder (see the module doc), read-only or being filled."""
 
-    def __init__(self, folder: Path, manifest: dict[str, Any], writable: bool = False):
+    def __init__(self, folder: Path, manifest: RankingsManifest, writable: bool = False):
+        """The folder's arrays, checked against ``manifest`` (:class:`Damaged` if they differ)."""
         self.folder, self.manifest = folder, manifest
-        self.depth: int = manifest["depth"]
-        self.ids, self.queries, self.hits, self.scores = (
-            np.load(folder / f"{a}.npy", mmap_mode="r+" if writable else "r") for a in ARRAYS
-        )
+        self.depth = manifest.depth
+        rows, table = (manifest.rows,), (manifest.rows, manifest.depth)
+        self.ids = _array(folder, "ids", "S", rows, writable)
+        if not (self.ids[1:] > self.ids[:-1]).all():  # a binary search needs them (20 ms at 2M ids)
+            raise Damaged(f"{folder / 'ids.npy'}: the ids are not sorted and unique")
+        self.queries = _array(folder, "queries", np.uint64, rows, writable)
+        self.hits = _array(folder, "hits", np.int32, table, writable)
+        self.scores = _array(folder, "scores", np.float32, table, writable)
+        self.checks = _array(folder, "checks", np.uint64, rows, writable)
+        self.warned = False  # of a damaged row: once
 
     @classmethod
     def open(cls, folder: Path, writable: bool = False) -> PrecomputedRankings | None:
-        try:
-            manifest = json.loads((folder / MANIFEST).read_text())
-        except FileNotFoundError:
+        """The rankings in ``folder``; None when there is none; :class:`Damaged` when it is
+        not what its manifest says."""
+        if not folder.exists() and not folder.is_symlink():
             return None
-        return cls(folder, manifest, writable)
+        if not folder.is_dir():
+            raise Damaged(f"{folder}: not a folder")
+        return cls(folder, RankingsManifest.read(folder / MANIFEST), writable)
 
     @classmethod
     def create(
         cls, folder: Path, retriever: str, index: dict[str, Any], ids: Iterable[str], depth: int
     ) -> PrecomputedRankings:
         """Rows for ``ids`` (the index's papers) at ``depth``, writable: those of an earlier
-        run on the same index and depth are kept (a resumed build), others made afresh."""
-        manifest = {"retriever": retriever, "index": index, "depth": depth}
-        if (earlier := cls.open(folder)) is not None:
-            if {k: earlier.manifest[k] for k in manifest} == manifest:
+        run on the same index and depth are kept (a resumed build); rows of another depth on
+        the same index are not replaced (refused, saying how); damaged rows or rows of
+        another index, which could answer nothing, are made afresh."""
+        try:
+            earlier = cls.open(folder)
+        except Damaged as exc:
+            log.warning("%s; computing the rankings afresh", exc)
+            earlier = None
+        if earlier is not None and (earlier.manifest.retriever, earlier.manifest.index) == (retriever, index):
+            if earlier.depth == depth:
                 return cls(folder, earlier.manifest, writable=True)
-        shutil.rmtree(folder, ignore_errors=True)
+            if done := earlier.computed():
+                raise CitegraphError(
+                    f"{folder} holds {done:,} rankings of depth {earlier.depth} on this index: give "
+                    f"--depth {earlier.depth} to add to them, or delete the folder to compute them at depth {depth}"
+                )
+        _remove(folder)
         folder.mkdir(parents=True)
         encoded = np.sort(np.array([i.encode("utf-8") for i in ids], dtype=np.bytes_))  # ids are unique in the graph
         rows = len(encoded)
@@ -101,10 +201,11 @@ class PrecomputedRankings:
             ("queries", np.uint64, (rows,)),
             ("hits", np.int32, (rows, depth)),
             ("scores", np.float32, (rows, depth)),
+            ("checks", np.uint64, (rows,)),
         ):
             np.lib.format.open_memmap(folder / f"{name}.npy", mode="w+", dtype=dtype, shape=shape).flush()
-        manifest["rows"] = rows
-        (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")  # last: no manifest, no rows
+        manifest = RankingsManifest(retriever, index, depth, rows)
+        manifest.write(folder / MANIFEST)  # last: no manifest, no rows
         return cls(folder, manifest, writable=True)
 
     def row(self, paper: str) -> int | None:
@@ -112,11 +213,32 @@ class PrecomputedRankings:
         at = int(np.searchsorted(self.ids, key))
         return at if at < len(self.ids) and self.ids[at] == key else None
 
+    def intact(self, at: int) -> bool:
+        """Whether row ``at`` holds what was written with it: hits that point at rows, and
+        the checksum of its paper, text hash, hits' ids and scores."""
+        hits, scores = self.hits[at], self.scores[at]
+        if not ((hits >= -1) & (hits < len(self.ids))).all():
+            return False
+        kept = hits[hits >= 0]
+        return int(self.checks[at]) == row_check(
+            bytes(self.ids[at]), int(self.queries[at]), self.ids[kept].tolist(), scores
+        )
+
     def ranking(self, query: Query, k: int) -> Ranking | None:
         """The search's top ``k`` for ``query``, or None when no row may answer it."""
         if not isinstance(query, Document) or k > self.depth or (at := self.row(query.id)) is None:
             return None
         if int(self.queries[at]) != text_hash(query_text(query)):
+            return None
+        if not self.intact(at):
+            if not self.warned:
+                self.warned = True
+                log.warning(
+                    "%s: the row of %s is damaged (it fails its checksum); searching instead for every such row (%s)",
+                    self.folder,
+                    query.id,
+                    RECOMPUTE,
+                )
             return None
         hits, scores = self.hits[at, :k], self.scores[at, :k]
         kept = hits >= 0
@@ -130,24 +252,28 @@ class PrecomputedRankings:
         done: Callable[[int], None] = lambda n: None,
     ) -> None:
         """Search each paper's query (:func:`paper_query`) at the rows' depth and store its
-        ranking; rows already computed for the same text are skipped. Each batch is written
-        before its query hashes, so an interrupted fill resumes where it stopped."""
+        ranking; rows already computed for the same text and intact are skipped. Each batch
+        is written, with its checksums, before its query hashes, so an interrupted fill
+        resumes where it stopped."""
         stream = iter(papers)
         while chunk := list(islice(stream, batch)):
             queries = [paper_query(d) for d in chunk]
-            rows = [self.row(q.id) for q in queries]
-            if unknown := [q.id for q, r in zip(queries, rows) if r is None]:
+            found = [self.row(q.id) for q in queries]
+            if unknown := [q.id for q, r in zip(queries, found) if r is None]:
                 raise CitegraphError(f"{unknown[0]} is not a paper of the index's corpus; rebuild the index")
+            rows = [r for r in found if r is not None]  # every one
             hashes = [text_hash(query_text(q)) for q in queries]
-            todo = [i for i, (r, h) in enumerate(zip(rows, hashes)) if int(self.queries[r]) != h]
+            todo = [i for i, (r, h) in enumerate(zip(rows, hashes)) if int(self.queries[r]) != h or not self.intact(r)]
             for i, ranking in zip(todo, retriever.search([queries[i] for i in todo], self.depth)):
+                hit_ids = [h.id.encode("utf-8") for h in ranking]
                 hits = np.full(self.depth, -1, dtype=np.int32)
                 scores = np.zeros(self.depth, dtype=np.float32)
-                hits[: len(ranking)] = np.searchsorted(self.ids, [h.id.encode("utf-8") for h in ranking])
+                hits[: len(ranking)] = np.searchsorted(self.ids, hit_ids)
                 scores[: len(ranking)] = [h.score for h in ranking]
                 self.hits[rows[i]], self.scores[rows[i]] = hits, scores
-            self.hits.flush()
-            self.scores.flush()
+                self.checks[rows[i]] = row_check(queries[i].id.encode("utf-8"), hashes[i], hit_ids, scores)
+            for written in (self.hits, self.scores, self.checks):
+                written.flush()
             for i in todo:
                 self.queries[rows[i]] = hashes[i]
             self.queries.flush()
@@ -180,15 +306,20 @@ class Precomputed:
 
     @classmethod
     def around(cls, retriever: Retriever, index_folder: Path, index: dict[str, Any]) -> Retriever:
-        """``retriever`` with the rankings computed on its index, if there are any."""
-        rankings = PrecomputedRankings.open(index_folder / FOLDER)
+        """``retriever`` with the rankings computed on its index, if there are any and they
+        are whole (else one warning, and ``retriever`` alone)."""
+        try:
+            rankings = PrecomputedRankings.open(index_folder / FOLDER)
+        except Damaged as exc:
+            log.warning("%s; searching instead (%s)", exc, RECOMPUTE)
+            return retriever
         if rankings is None:
             return retriever
-        if rankings.manifest["index"] != index or rankings.manifest["retriever"] != retriever.name:
+        if rankings.manifest.index != index or rankings.manifest.retriever != retriever.name:
             log.warning(
-                "the precomputed rankings in %s were computed on another index; searching instead "
-                "(recompute them with `citegraph index rankings`)",
+                "the precomputed rankings in %s were computed on another index; searching instead (%s)",
                 rankings.folder,
+                RECOMPUTE,
             )
             return retriever
         return cls(retriever, rankings)
@@ -206,22 +337,33 @@ def compute_rankings(
 ) -> PrecomputedRankings:
     """Rankings of ``papers`` (None: every paper of ``corpus``) on the index in
     ``index_folder``, whose manifest is ``index``. ``corpus`` streams the documents the index
-    was built from: their fingerprint must be the index's."""
+    was built from: their fingerprint must be the index's. One fill at a time: a second is
+    refused while the first runs."""
+    from filelock import FileLock, Timeout
+
     from .corpus import fingerprint
 
-    ids: list[str] = []
-
-    def recorded() -> Iterator[Document]:
-        for doc in corpus():
-            ids.append(doc.id)
-            yield doc
-
-    corpus_print = fingerprint(recorded())
-    if corpus_print != index["fingerprint"]:
+    try:
+        held = FileLock(index_folder / LOCK).acquire(timeout=0)  # one attempt
+    except Timeout:
         raise CitegraphError(
-            f"the index in {index_folder} was built from another corpus (fingerprint {index['fingerprint']}, "
-            f"the graph's now {corpus_print}): rebuild it, or give the --eligible-only it was built with"
-        )
-    rankings = PrecomputedRankings.create(index_folder / FOLDER, retriever.name, index, ids, depth)
-    rankings.fill(retriever, corpus() if papers is None else papers, batch, done)
+            f"another `citegraph index rankings` is filling {index_folder / FOLDER}: run this one when it has "
+            "finished (it keeps the rows the other computed)"
+        ) from None
+    with held:
+        ids: list[str] = []
+
+        def recorded() -> Iterator[Document]:
+            for doc in corpus():
+                ids.append(doc.id)
+                yield doc
+
+        corpus_print = fingerprint(recorded())
+        if corpus_print != index["fingerprint"]:
+            raise CitegraphError(
+                f"the index in {index_folder} was built from another corpus (fingerprint {index['fingerprint']}, "
+                f"the graph's now {corpus_print}): rebuild it, or give the --eligible-only it was built with"
+            )
+        rankings = PrecomputedRankings.create(index_folder / FOLDER, retriever.name, index, ids, depth)
+        rankings.fill(retriever, corpus() if papers is None else papers, batch, done)
     return rankings

@@ -40,14 +40,14 @@ def split_sentences(text: str) -> list[str]:
     Aspire's training data was split by a full parser; abstracts are regular enough that
     punctuation followed by a capital does nearly as well without a parser dependency.
     """
-    sentences: list[str] = []
+    sentences: list[list[str]] = []  # each sentence's pieces, joined once at the end (linear time)
     for piece in _BOUNDARY.split(text.strip()):
-        last = sentences[-1].rsplit(None, 1)[-1] if sentences else ""
+        last = sentences[-1][-1].rsplit(None, 1)[-1] if sentences else ""
         if sentences and (last.lower() in _ABBREVIATIONS or re.fullmatch(r"[A-Z]\.", last)):
-            sentences[-1] = f"{sentences[-1]} {piece}"
+            sentences[-1].append(piece)
         elif piece.strip():
-            sentences.append(piece.strip())
-    return sentences
+            sentences.append([piece.strip()])
+    return [" ".join(pieces) for pieces in sentences]
 
 
 def sentence_units(doc: Document) -> list[str]:

@@ -9,13 +9,12 @@ from typing import Any, Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..library.draft import MAX_CONTEXT_CHARS
+from ..library.draft import MAX_CONTEXT_CHARS, MAX_SENT_SLOTS, MAX_SENT_TEXT
 from ..recommend import Recommender
 from ..recommend.cite import CiteModel, cite, sent_draft
 from ..vocabulary import year_of
 from .explorer import AsOf, MatchOut, RecommendationOut
-
-MAX_SENT_TEXT = 900_000  # characters: under the service's 1 MiB body
+from .limits import WINDOW, K
 
 
 class CiteRequest(BaseModel):
@@ -36,8 +35,8 @@ class CiteRequest(BaseModel):
         min_length=1,
         max_length=MAX_SENT_TEXT,
         description="A draft's text: LaTeX (empty, '?' or unresolved \\cite keys), Markdown "
-        "([@?]) or text with [CIT]; it may not name files (\\input, "
-        "\\bibliography): send the bibliography as bib",
+        "([@?]) or text with [CIT]; it may not name files (\\input, \\bibliography, the front "
+        f"matter's bibliography): send the bibliography as bib. At most {MAX_SENT_SLOTS} citation slots",
     )
     format: Literal["latex", "markdown", "text"] = Field("latex", description="The draft's format")
     bib: str | None = Field(
@@ -46,8 +45,10 @@ class CiteRequest(BaseModel):
         description="The bibliography's BibTeX text: its "
         "entries are matched to the graph and seed the graph side; never suggested",
     )
-    window: int = Field(1, ge=0, le=20, description="Sentences before and after the slot's that join the query")
-    k: int = Field(10, ge=1, le=200, description="Suggestions per slot")
+    window: int = Field(
+        1, ge=WINDOW.low, le=WINDOW.high, description="Sentences before and after the slot's that join the query"
+    )
+    k: int = Field(10, ge=K.low, le=K.high, description="Suggestions per slot")
     as_of: AsOf | None = Field(
         None,
         description="Nothing published later, no later citation as "

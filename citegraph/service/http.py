@@ -67,7 +67,7 @@ from ..recommend.cite import CiteModel
 from ..vocabulary import canonical_id, year_of
 from .cite import cite_routes
 from .explorer import AsOf, MatchOut, RecommendationOut, explorer_routes
-from .limits import LOOPBACK, BodyLimit
+from .limits import LOOPBACK, NEIGHBOURS, SEARCH, YEAR, BodyLimit, K, Unexpected, problem
 from .saved_queries import saved_query_routes
 
 WEB = Path(str(resources.files("citegraph") / "web"))
@@ -135,12 +135,12 @@ class RecommendRequest(BaseModel):
     title: Annotated[str, *_given(2_000, "A new paper's title")]
     abstract: Annotated[str, *_given(20_000, "A new paper's abstract")]
     references: list[Text] = Field([], max_length=2_000, description="Papers already cited (ids in the graph)")
-    year: Annotated[int, *_integer(1000, 3000)] | None = Field(
+    year: Annotated[int, *_integer(YEAR.low, YEAR.high)] | None = Field(
         None, description="Recommend nothing newer (default for a paper: its year)"
     )
     field: Text | None = Field(None, description="Only papers of this MAG field")
     category: Text | None = Field(None, description="Only papers of this arXiv category, e.g. cs.CL")
-    k: Annotated[int, *_integer(1, 200)] = 20
+    k: Annotated[int, *_integer(K.low, K.high)] = 20
     explain: bool = Field(True, description="Include each recommendation's signals and explanation")
     # not nullable, only optional: pydantic does not validate the default (and its stubs want a list)
     papers: list[Text] = Field(
@@ -181,7 +181,7 @@ class WorksRequest(BaseModel):
 
     papers: list[Text] = Field(min_length=1, max_length=2_000, description="The set: paper ids, DOIs or arXiv ids")
     as_of: AsOf | None = Field(None, description="Only citations made by then (YYYY-MM-DD; by year)")
-    k: Annotated[int, *_integer(1, 200)] = 20
+    k: Annotated[int, *_integer(K.low, K.high)] = 20
 
 
 class Work(BaseModel):
@@ -273,6 +273,7 @@ def create_app(
         "explanations; the graph's papers and neighbourhoods; saved exploration queries. "
         "The graph explorer is at /.",
     )
+    app.add_middleware(Unexpected)  # innermost: what no handler answered
     app.add_middleware(BodyLimit)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
 
@@ -280,7 +281,7 @@ def create_app(
     async def _invalid(request: Request, exc: RequestValidationError):
         unreadable = any(e.get("type") == "json_invalid" for e in exc.errors())
         return JSONResponse(
-            {"detail": "; ".join(_problem(e) for e in exc.errors())}, status_code=400 if unreadable else 422
+            {"detail": "; ".join(problem(e) for e in exc.errors())}, status_code=400 if unreadable else 422
         )
 
     @app.exception_handler(NotFoundError)
@@ -361,7 +362,8 @@ def create_app(
         summary="A paper's ego network: citations both ways, co-cited papers, fields, categories, ACM concepts",
     )
     def neighbours(
-        paper_id: PaperId, limit: Annotated[int, Query(ge=1, le=200, description="Papers of each kind")] = 25
+        paper_id: PaperId,
+        limit: Annotated[int, Query(ge=NEIGHBOURS.low, le=NEIGHBOURS.high, description="Papers of each kind")] = 25,
     ) -> dict:
         found = _paper(store, paper_id)
         return {
@@ -383,7 +385,7 @@ def create_app(
             ),
             AfterValidator(_not_blank),
         ],
-        limit: Annotated[int, Query(ge=1, le=100)] = 20,
+        limit: Annotated[int, Query(ge=SEARCH.low, le=SEARCH.high)] = 20,
     ) -> list[dict]:
         return store.run("explore/search", id=canonical_id(q), words=q.lower().split()[:20], limit=limit)
 
@@ -418,9 +420,3 @@ def _paper(store, paper_id: str) -> dict:
     if not rows:
         raise NotFoundError(f"no paper with id {paper_id!r} in the graph")
     return rows[0]
-
-
-def _problem(error: dict) -> str:
-    where = ".".join(str(part) for part in error.get("loc", ()))
-    message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
-    return f"{where}: {message}" if where else message

@@ -1,13 +1,42 @@
-"""What the HTTP service refuses before a route sees a request: bodies over the limit
-(counted while they stream in) and ``Host`` names it does not serve (DNS rebinding)."""
+"""What the service refuses, and how it fails: the bounds of a request's numbers, the same on
+every door (``citegraph recommend``/``cite``, ``POST /recommend``/``/cite``, the MCP tools:
+``tests/test_bounds.py`` compares them); bodies over the limit (counted while they stream in);
+``Host`` names it does not serve (DNS rebinding); an unexpected error answered as a JSON 500
+that keeps the connection. Without FastAPI at import: the command line reads the bounds."""
 
 from __future__ import annotations
 
-from fastapi.responses import JSONResponse
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 MAX_BODY = 1 << 20  # bytes
 DRAIN = 8 << 20  # bytes of a refused body read and dropped before the connection closes
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """An integer parameter's range, both ends included."""
+
+    low: int
+    high: int
+
+
+K = Bound(1, 200)  # papers a request ranks (per slot for cite)
+WINDOW = Bound(0, 20)  # sentences on each side of a citation slot that join its query
+YEAR = Bound(1000, 3000)  # a seed's year
+NEIGHBOURS = Bound(1, 200)  # papers of each kind in an ego network
+SEARCH = Bound(1, 100)  # papers a title search returns
+
+
+def problem(error: Mapping[str, Any]) -> str:
+    """One of pydantic's validation errors as 'field: message' (no input echoed, no URL)."""
+    where = ".".join(str(part) for part in error.get("loc", ()))
+    message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
 
 
 class BodyLimit:
@@ -58,12 +87,45 @@ class BodyLimit:
             drained += len(message.get("body", b""))
             if not message.get("more_body", False):
                 break
+        from fastapi.responses import JSONResponse
+
         response = JSONResponse(
             {"detail": f"request body {size}over the limit of {self.limit:,} bytes"},
             status_code=413,
             headers={"Connection": "close"},
         )
         await response(scope, receive, send)
+
+
+class Unexpected:
+    """ASGI middleware, inside the others: an exception no handler turned into a response (a bug)
+    is logged with its traceback and answered here, as a JSON 500 whose detail holds nothing of
+    the server's. Starlette's own 500 re-raises the exception to uvicorn, which then closes the
+    connection: the next requests a client had sent on it failed too."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = False
+
+        async def sending(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception:
+            if started:  # half a response is out: only closing the connection can end it
+                raise
+            log.exception("%s %s: an unexpected error", scope["method"], scope["path"])
+            from fastapi.responses import JSONResponse
+
+            answer = JSONResponse({"detail": "an unexpected error: the service's log has its cause"}, status_code=500)
+            await answer(scope, receive, send)
 
 
 def served_hosts(host: str) -> tuple[str, ...]:

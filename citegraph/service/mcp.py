@@ -6,27 +6,27 @@ text, or a library of ids / DOIs / arXiv ids; negatives, as of a date, k),
 ``explain_recommendation`` (why — or why not — one paper for a seed), ``cite`` (which paper
 to cite at each citation slot of a sentence or a draft's text, as ``citegraph cite``) and
 ``contextualise_citation`` (which sentences of a cited paper a citing sentence refers to).
-Arguments are typed (the SDK checks them against the schema); an error the user can act on
-(:class:`CitegraphError`: an unknown id, …) is returned as a tool error with its message,
-never as a crash. stdout carries the protocol: everything else goes to stderr.
+Arguments are typed (the SDK checks them against the schema; one that does not fit is a tool
+error of one line naming the field); an error the user can act on (:class:`CitegraphError`: an
+unknown id, …) is returned as a tool error with its message, never as a crash. stdout carries the protocol: everything else goes to stderr.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO, cast
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import AfterValidator, Field
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from pydantic import AfterValidator, Field, ValidationError
 
 from ..errors import CitegraphError
-from ..library.draft import MAX_CONTEXT_CHARS
+from ..library.draft import MAX_CONTEXT_CHARS, MAX_SENT_SLOTS, MAX_SENT_TEXT
 from ..recommend import Recommender, Seed, View, recommendation_dict
 from ..recommend.cite import CiteModel, sent_draft
 from ..recommend.cite import cite as cite_draft
 from ..vocabulary import DATE, calendar_date, canonical_id, year_of
-from .cite import MAX_SENT_TEXT
+from .limits import NEIGHBOURS, SEARCH, WINDOW, K, problem
 
 if TYPE_CHECKING:
     from anyio import AsyncFile
@@ -46,7 +46,7 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
     from .. import __version__
 
     store = recommender.store
-    server = MCPServer(
+    server = _Server(
         "citegraph",
         version=__version__,
         instructions=(
@@ -80,7 +80,7 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
     @tool
     def search_papers(
         query: Annotated[str, Field(min_length=1, max_length=300, description="A paper id or words of its title")],
-        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        limit: Annotated[int, Field(ge=SEARCH.low, le=SEARCH.high)] = 10,
     ) -> list[dict[str, Any]]:
         """Papers by exact id or by words of their title, most cited first."""
         if not query.strip():
@@ -97,7 +97,8 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
 
     @tool
     def neighbours(
-        id: Id, limit: Annotated[int, Field(ge=1, le=200, description="Papers of each kind")] = 25
+        id: Id,
+        limit: Annotated[int, Field(ge=NEIGHBOURS.low, le=NEIGHBOURS.high, description="Papers of each kind")] = 25,
     ) -> list[dict[str, Any]]:
         """A paper's ego network: what it cites, what cites it, papers co-cited with it, its fields and categories."""
         return store.run("explore/ego", id=paper(id)["id"], limit=limit, fanout=recommender.fanout)
@@ -110,7 +111,7 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
         abstract: Annotated[str, Field(max_length=20_000)] = "",
         negatives: Annotated[Ids, Field(description="Papers not wanted (ids, DOIs, arXiv ids)")] = [],  # noqa: B006
         as_of: Date = None,
-        k: Annotated[int, Field(ge=1, le=200)] = 10,
+        k: Annotated[int, Field(ge=K.low, le=K.high)] = 10,
     ) -> dict[str, Any]:
         """Papers to cite for a paper, a new paper's title/abstract, or a set of papers, each with
         the reasons (graph paths such as "cited by 3 of your papers: A, B, C")."""
@@ -169,14 +170,17 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
             Field(
                 min_length=1,
                 max_length=MAX_SENT_TEXT,
-                description=("A draft's text (LaTeX, Markdown or text); it may not name files"),
+                description=(
+                    f"A draft's text (LaTeX, Markdown or text), at most {MAX_SENT_SLOTS} citation slots; "
+                    "it may not name files (send the bibliography as bib)"
+                ),
             ),
         ] = None,
         format: Literal["latex", "markdown", "text"] = "latex",
         bib: Annotated[str | None, Field(max_length=MAX_SENT_TEXT, description="The bibliography's BibTeX")] = None,
-        window: Annotated[int, Field(ge=0, le=20)] = 1,
+        window: Annotated[int, Field(ge=WINDOW.low, le=WINDOW.high)] = 1,
         as_of: Date = None,
-        k: Annotated[int, Field(ge=1, le=200)] = 10,
+        k: Annotated[int, Field(ge=K.low, le=K.high)] = 10,
     ) -> dict[str, Any]:
         """Which paper to cite at each citation slot of a sentence ([CIT]) or a draft (empty or '?'
         \\cite keys, [@?], [CIT]): per slot, its place and the top k papers with the reasons; the
@@ -210,17 +214,46 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
     return server
 
 
+class _Server(MCPServer):
+    """The SDK's server, whose refusal of a tool's arguments is one line naming each field: the
+    SDK passes on pydantic's text (a line per error, the input echoed, a documentation URL)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            invalid = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(invalid, ValidationError):
+                raise
+            fields = "; ".join(dict.fromkeys(problem(e) for e in invalid.errors(include_url=False)))
+            raise ToolError(f"Error executing tool {name}: {fields}") from invalid
+
+
 def serve_mcp(config, retrievers, model: Path | None = None, cite_model: Path | None = None) -> None:
     """Open the recommender on ``config``'s graph and answer MCP requests on stdin/stdout until closed."""
     import anyio
 
+    protocol = _protocol_stdout()
     with Recommender.open(config, retrievers, model) as recommender:
         reranker = CiteModel(cite_model, recommender, config.data_folder("embeddings")) if cite_model else None
         server = create_server(recommender, Path(config.data_dir) / "indexes", reranker)
-        anyio.run(_serve_stdio, server)
+        anyio.run(_serve_stdio, server, protocol)
 
 
-async def _serve_stdio(server) -> None:
+def _protocol_stdout() -> TextIO:
+    """The JSON-RPC stream on a copy of file descriptor 1, and fd 1 itself pointed at stderr:
+    whatever else writes to fd 1 — a library's print, the first lines of a crashing JVM's
+    report (HotSpot writes them there whatever its options) — reaches stderr, never the client."""
+    import os
+    import sys
+
+    sys.stdout.flush()
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
+    os.dup2(2, 1)
+    return protocol
+
+
+async def _serve_stdio(server, protocol: TextIO) -> None:
     """The SDK's stdio transport, with every line that is not a JSON-RPC 2.0 message
     answered with the JSON-RPC error for it: the SDK's transport only logs such a line, so a
     client waiting for its answer would wait forever. (stdin is read here, so the SDK does
@@ -232,7 +265,10 @@ async def _serve_stdio(server) -> None:
 
     stdin = _CheckedLines(anyio.wrap_file(open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)))
     # the SDK only iterates stdin's lines: _CheckedLines is such an iterable, not a file
-    async with stdio_server(stdin=cast("AsyncFile[str]", stdin)) as (read_stream, write_stream):
+    async with stdio_server(stdin=cast("AsyncFile[str]", stdin), stdout=anyio.wrap_file(protocol)) as (
+        read_stream,
+        write_stream,
+    ):
         stdin.answers = write_stream
         lowlevel = server._lowlevel_server
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

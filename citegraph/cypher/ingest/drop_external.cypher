@@ -1,11 +1,11 @@
 // Deletes up to $limit :External stubs with their citations (the 'drop' policy for
 // papers cited but absent from the corpus), recounts citation_count of the papers the
-// deleted stubs cited and sets cited_ids again on the papers that cited them (as
-// ingest/cited_ids does). Run until it returns 0: one DETACH DELETE of millions of
-// elements can exhaust the transaction or deadlock.
+// deleted stubs cited and returns the papers that cited them, whose cited_ids the ingest
+// sets again in the same transaction (ingest/cited_lists, ingest/cited_ids). Run until it
+// returns 0: one DETACH DELETE of millions of elements can exhaust the transaction or deadlock.
 // $limit: int — at most this many stubs per call
 // Mode: write
-// Returns: deleted: the number of stubs deleted.
+// Returns: deleted: the number of stubs deleted; citing: list of string, the papers (not stubs) that cited them.
 MATCH (p:Paper:External)
 WITH p LIMIT $limit
 OPTIONAL MATCH (p)-[:CITES]->(q:Paper)
@@ -15,14 +15,8 @@ CALL (stubs) {
   UNWIND stubs AS s
   MATCH (r:Paper)-[:CITES]->(s)
   WHERE NOT r:External
-  RETURN collect(DISTINCT r) AS citing
+  RETURN collect(DISTINCT r.id) AS citing
 }
 FOREACH (s IN stubs | DETACH DELETE s)
 FOREACH (q IN cited | SET q.citation_count = COUNT { (q)<-[:CITES]-() })
-WITH stubs, citing
-CALL (citing) {
-  UNWIND citing AS r
-  WITH r, COLLECT { MATCH (r)-[:CITES]->(n:Paper) RETURN n.id AS cited ORDER BY cited } AS ids
-  SET r.cited_ids = CASE WHEN ids = [] THEN null ELSE ids END
-}
-RETURN size(stubs) AS deleted
+RETURN size(stubs) AS deleted, citing

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import CitegraphError
+from ...errors import UsageError
 from ...retrieval.base import Document, Query, Ranking, Retriever
 from ...retrieval.spec import Dense, Fusion, Spec, parse_spec
 from ..benchmark import Log, Scores, quiet, run
@@ -78,7 +78,7 @@ def parse_system(name: str | Spec) -> tuple[Spec, bool]:
     if isinstance(name, str) and name.strip().endswith(FACET_TEXT):
         spec = parse_spec(name.strip().removesuffix(FACET_TEXT))
         if not isinstance(spec, Dense) or spec.maxsim:
-            raise CitegraphError(
+            raise UsageError(
                 f"{name.strip()!r}: {FACET_TEXT} puts the facet sentences as one text to an "
                 "encoder; bm25, :maxsim and fusions read the facet sentences already"
             )
@@ -133,14 +133,14 @@ def build_systems(release: Release, specs: Sequence[tuple[Spec, bool]], work: Pa
 def run_system(release: Release, path: Path, facet: str | None = None) -> System:
     """An external TREC run as a system; qids ``<pid>_<facet>``, or pids of ``facet``."""
     if facet is not None and facet not in FACETS:
-        raise CitegraphError(f"run facet must be one of {', '.join(FACETS)}, not {facet!r}")
+        raise UsageError(f"run facet must be one of {', '.join(FACETS)}, not {facet!r}")
     run = RunFile(Path(path))
     facets = FACETS if facet is None else (facet,)
     expected = {q.qid if facet is None else q.pid for q in release.facet_queries(facets)}
     unknown = sorted(set(run.rankings) - expected)
     if unknown:
         form = f"pids of {facet} queries" if facet else "'<pid>_<facet>' of annotated queries (or give the facet)"
-        raise CitegraphError(f"{path}: {len(unknown)} query id(s) are not {form}, e.g. {', '.join(unknown[:3])}")
+        raise UsageError(f"{path}: {len(unknown)} query id(s) are not {form}, e.g. {', '.join(unknown[:3])}")
     ask = (lambda q: Document(q.qid, "")) if facet is None else (lambda q: Document(q.pid, ""))
     return System(run.name, run, ask, f"TREC run {path}" + (f" ({facet} queries by pid)" if facet else ""), facets)
 
@@ -201,9 +201,9 @@ class CSFCube:
         release = read_release(self.data_dir)
         models, run_file, run_facet = list(self.models), self.run_file, self.run_facet
         if not models and run_file is None and not retrievers:
-            raise CitegraphError("nothing to evaluate: name models, a run file, or both")
+            raise UsageError("nothing to evaluate: name models, a run file, or both")
         if run_facet is not None and run_file is None:
-            raise CitegraphError("a run facet needs a run file")
+            raise UsageError("a run facet needs a run file")
         named = {system_name(spec, facet_text): (spec, facet_text) for spec, facet_text in map(parse_system, models)}
         given = [
             System(r.name, r, release.whole_paper, f"{r.name}: whole query paper vs whole candidates")
@@ -214,7 +214,7 @@ class CSFCube:
         folder = Path(self.work or Path(out) / "indexes")
         systems = [*build_systems(release, list(named.values()), folder), *given, *run]
         if self.unranked not in UNRANKED:
-            raise CitegraphError(f"unranked pool members are scored {' or '.join(UNRANKED)}, not {self.unranked!r}")
+            raise UsageError(f"unranked pool members are scored {' or '.join(UNRANKED)}, not {self.unranked!r}")
         scored = [score_system(release, s, self.unranked) for s in systems]
         for s in scored:
             if s.unranked:
@@ -268,7 +268,7 @@ def run_csfcube(
 def _check_names(names: Sequence[str]) -> None:
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        raise CitegraphError(f"two systems are named {', '.join(twice)}; rename the run file or drop the model")
+        raise UsageError(f"two systems are named {', '.join(twice)}; rename the run file or drop the model")
 
 
 def _tables(summaries: Mapping[str, Mapping[str, Mapping[str, Mapping[str, float]]]]) -> list[Table]:

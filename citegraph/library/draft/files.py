@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import CitegraphError, InputError, Location, Problem
@@ -11,18 +15,23 @@ from .slots import KEYED_LIBRARIES, MAX_DRAFT_BYTES
 
 # -- reading files --------------------------------------------------------------------
 def read_text(path: Path) -> str:
-    """A file's text, or a one-line error: missing, unreadable, too large, not UTF-8."""
+    """A file's text, or a one-line error: missing, not a regular file, unreadable, too large,
+    not UTF-8. Opened without waiting, so that a named pipe is refused, never waited on."""
     try:
-        size = path.stat().st_size
-        if size > MAX_DRAFT_BYTES:
-            raise CitegraphError(
-                f"{path}: {size / 1e6:.1f} MB, over the {MAX_DRAFT_BYTES / 1e6:.0f} MB limit of a draft's file"
-            )
-        data = path.read_bytes()
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as file:
+            found = os.fstat(file.fileno())
+            if stat.S_ISDIR(found.st_mode):
+                raise CitegraphError(f"{path}: a directory, not a file")
+            if not stat.S_ISREG(found.st_mode):
+                raise CitegraphError(f"{path}: not a regular file (a pipe, a device or a socket)")
+            if found.st_size > MAX_DRAFT_BYTES:
+                raise CitegraphError(
+                    f"{path}: {found.st_size / 1e6:.1f} MB, over the {MAX_DRAFT_BYTES / 1e6:.0f} MB limit "
+                    "of a draft's file"
+                )
+            data = file.read()
     except FileNotFoundError:
         raise CitegraphError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise CitegraphError(f"{path}: a directory, not a file") from None
     except OSError as exc:
         raise CitegraphError(f"{path}: cannot read: {exc.strerror}") from None
     try:
@@ -35,26 +44,43 @@ def read_text(path: Path) -> str:
         ) from None
 
 
-def bibliography(files: list[tuple[Path, Location | None]]) -> tuple[dict[str, LibraryEntry], list[str]]:
+@dataclass(frozen=True)
+class Bibliography:
+    """A draft's references by key, the files (or the sent text's name) they come from, and
+    what was odd about them. No files: no bibliography, so no cited key can be checked."""
+
+    files: tuple[Path, ...] = ()
+    references: dict[str, LibraryEntry] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+
+def bibliography(files: list[tuple[Path, Location | None]]) -> Bibliography:
     """Key → entry over the bibliography files (the first of a duplicated key wins)."""
-    references: dict[str, LibraryEntry] = {}
-    warnings = []
+    entries = []
     for file, named_at in files:
         if file.suffix.lower() not in KEYED_LIBRARIES:
             raise CitegraphError(f"{file}: a bibliography's keys come from a BibTeX (.bib) or CSL-JSON (.json) file")
-        if not file.is_file():
+        if not file.exists():
             raise CitegraphError(
                 f"{named_at}: bibliography {file}: no such file (give one with --bib)"
                 if named_at
                 else f"{file}: no such bibliography file"
             )
-        for entry in parse_library(read_text(file), file):
-            key = key_of(entry)
-            if key in references:
-                warnings.append(f"{entry.where}: key {key!r} already read from {references[key].where}; ignored")
-            else:
-                references[key] = entry
-    return references, warnings
+        entries += parse_library(read_text(file), file)
+    return keyed(entries, tuple(file for file, _ in files))
+
+
+def keyed(entries: Iterable[LibraryEntry], files: tuple[Path, ...]) -> Bibliography:
+    """The entries by their keys, as read from ``files`` (the first of a duplicated key wins)."""
+    references: dict[str, LibraryEntry] = {}
+    warnings = []
+    for entry in entries:
+        key = key_of(entry)
+        if key in references:
+            warnings.append(f"{entry.where}: key {key!r} already read from {references[key].where}; ignored")
+        else:
+            references[key] = entry
+    return Bibliography(files, references, tuple(warnings))
 
 
 def key_of(entry: LibraryEntry) -> str:

@@ -3,8 +3,11 @@ prose of the ``document`` body (see the package docstring)."""
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,7 @@ from .slots import (
     FLOATS,
     HEADINGS,
     MAX_INPUT_DEPTH,
+    MAX_LATEX_RUN,
     NOT_PROSE,
     PARAGRAPH,
     READ_HERE,
@@ -52,11 +56,22 @@ def _latex_context():
     return db
 
 
+@functools.cache
+def _markup_of(specials: tuple[str, ...]) -> re.Pattern:  # compiled once per set of specials
+    return re.compile("|".join([r"[\\{}$%]", *map(re.escape, sorted(specials, key=len, reverse=True))]))
+
+
+def _markup(context) -> re.Pattern:
+    """What ends a run of characters for pylatexenc: a macro, a brace, math, a comment, or
+    one of the context's specials (``~``, ``--``, ``''`` ...)."""
+    return _markup_of(tuple(spec.specials_chars for spec in context.iter_specials_specs()))
+
+
 class LatexReader(Reader):
     path: Path  # a file's reader
 
-    def __init__(self, path: Path):
-        super().__init__(path)
+    def __init__(self, path: Path, *, sent: bool = False):
+        super().__init__(path, sent=sent)
         from pylatexenc.latex2text import LatexNodes2Text
 
         self.context = _latex_context()
@@ -75,6 +90,7 @@ class LatexReader(Reader):
         from pylatexenc.latexwalker import LatexEnvironmentNode, LatexWalker
 
         self.reading.append(path)
+        self.check_runs(path, text)
         walker = LatexWalker(text, latex_context=self.context, tolerant_parsing=True)
         nodes, _, _ = walker.get_latex_nodes(pos=0)
         document = [n for n in nodes if isinstance(n, LatexEnvironmentNode) and n.environmentname == "document"]
@@ -84,6 +100,20 @@ class LatexReader(Reader):
             nodes = document[0].nodelist
         self.walk(nodes, where)
         self.reading.pop()
+
+    def check_runs(self, path: Path, text: str) -> None:
+        """Refuse a run of text longer than :data:`MAX_LATEX_RUN` between two pieces of markup:
+        pylatexenc gathers such a run a character at a time into one growing string, in time
+        that grows with the square of its length (800,000 characters took 36 s)."""
+        last = 0  # where the current run starts; the text's end closes the last one
+        for start, end in chain((m.span() for m in _markup(self.context).finditer(text)), [(len(text), len(text))]):
+            if start - last > MAX_LATEX_RUN:
+                line = text.count("\n", 0, last) + 1
+                raise CitegraphError(
+                    f"{path}:{line}: {start - last:,} characters of text without a LaTeX command, brace, "
+                    f"math or comment, over the limit of {MAX_LATEX_RUN:,}: is it LaTeX?"
+                )
+            last = end
 
     def metadata(self, nodes, where: _Where) -> None:
         from pylatexenc.latexwalker import LatexMacroNode
@@ -157,7 +187,7 @@ class LatexReader(Reader):
         elif name in ("bibliography", "addbibresource"):
             named_at = Location(where.path, where.at(node.pos)[0])
             for file in (f.strip() for f in _verbatim(last).split(",") if f.strip()):
-                file_path = self.relative(file)
+                file_path = self.named_file(file, named_at, "\\" + name)
                 self.bibliographies.append((file_path if file_path.suffix else file_path.with_suffix(".bib"), named_at))
         elif name in ("footnote", "caption"):  # a paragraph of its own, inside the one being written
             outer, self.parts = self.parts, []
@@ -189,7 +219,7 @@ class LatexReader(Reader):
 
     def include(self, name: str, node, where: _Where) -> None:
         line = where.at(node.pos)[0]
-        file = self.relative(name)
+        file = self.named_file(name, Location(where.path, line), "\\" + node.macroname)
         file = file if file.suffix else file.with_suffix(".tex")
         if file.resolve() in {f.resolve() for f in self.reading} or len(self.reading) > MAX_INPUT_DEPTH:
             self.warnings.append(
@@ -210,10 +240,6 @@ class LatexReader(Reader):
         self.read_file(file, read_text(file))
         if node.macroname == "include":
             self.flush()
-
-    def relative(self, name: str) -> Path:
-        """A file named in the draft, as LaTeX finds it: relative to the main file's folder."""
-        return self.path.parent / name
 
     def text(self, text: str) -> None:
         """Add to the paragraph being written; a blank line in ``text`` starts the next one."""

@@ -12,9 +12,19 @@ from ..entries import LibraryEntry
 SLOT_MARKER = "[CIT]"  # the citation to recommend, as ingest marks citing sentences
 OTHER_MARKER = "[REF]"  # any other citation of the sentence
 UNKNOWN_KEY = "?"
-MAX_DRAFT_BYTES = 5_000_000  # a long thesis is ~1 MB of LaTeX
+# What a draft may hold, the one place for its limits (docs/reliability.md): below them, reading
+# and recommending take time linear in the draft's size and slots.
+MAX_DRAFT_BYTES = 5_000_000  # a draft's file; a long thesis is ~1 MB of LaTeX
+MAX_SENT_TEXT = 900_000  # characters of a draft or a bibliography sent to the service: under its 1 MiB body
 MAX_CONTEXT_CHARS = 5_000
+MAX_SLOTS = 1_000  # citation slots of a draft's file (`citegraph cite`); a thesis has a few hundred citations
+MAX_SENT_SLOTS = 100  # ... of a draft sent to the service (POST /cite, the MCP tool): one request's work
+MAX_SENTENCE_CHARS = 5_000  # a slot's sentence and each of its neighbours: prose has sentence ends long before
+MAX_FRONT_MATTER_DEPTH = 20  # nesting of a Markdown draft's YAML front matter (title, abstract, bibliography)
+MAX_LATEX_RUN = 50_000  # characters of LaTeX between two pieces of markup (pylatexenc: quadratic time)
 MAX_INPUT_DEPTH = 8
+SENT_NAMES = {"latex": "draft.tex", "markdown": "draft.md", "text": "draft.txt"}  # a sent draft's name in messages
+SENT_BIB = "bib.bib"  # ... and its bibliography's
 KEYED_LIBRARIES = (".bib", ".json")  # the library files whose entries have citation keys
 FORMATS = {".tex": "latex", ".ltx": "latex", ".md": "markdown", ".markdown": "markdown", ".txt": "text"}
 

@@ -8,6 +8,7 @@ import math
 from collections.abc import Iterable
 
 from ...graph import GraphStore
+from ...vocabulary import counted
 from ..candidates import Candidates, Facts, Signal
 from ..seed import Seed
 from .graph import KINDS, Links
@@ -59,9 +60,9 @@ def describe(found: Candidates, seed: Seed, links: Links, rows: FactRows) -> Non
         features["citations"] = log1p(citations)
         features["overlap"] = facts.overlap
         if cocitation:
-            candidate.add(Signal("cocitation", cocitation, f"co-cited with {mine} {cocitation} times"))
+            candidate.add(Signal("cocitation", cocitation, f"co-cited with {mine} {counted(cocitation, 'time')}"))
         if citations:
-            candidate.add(Signal("citations", citations, f"cited by {citations} papers in the corpus"))
+            candidate.add(Signal("citations", citations, f"cited by {counted(citations, 'paper')} in the corpus"))
         if view.since is not None:
             for text in why_new(seed, facts):
                 candidate.add(Signal("new", 1.0, text))
