@@ -18,7 +18,7 @@ of the synthetic corpus (``citegraph.synth``, seed 0): papers ``0..n-1`` are the
 the next ``--queries`` papers the queries. They are encoded once into ``--workdir``
 (10k papers a file; a larger ``--n`` encodes only what is missing).
 
-For each index kind (``citegraph.retrieval.ann.AnnIndex``, cosine): build seconds,
+For each index kind (``citegraph.retrieval.dense.ann.AnnIndex``, cosine): build seconds,
 unrestricted queries per second (``--queries`` queries in one call, as the evaluation
 harness sends them), recall@k against exact search and the index's bytes per vector
 (Faiss' serialised index ÷ n; ids are kept beside it). ``ivfpq``/``opq`` are built once per
@@ -50,8 +50,8 @@ from typing import Any, TypeVar
 import faiss
 import numpy as np
 
-from citegraph.retrieval.ann import AnnIndex, recall_against_exact
-from citegraph.retrieval.ann_build import PQ_KINDS, AnnConfig, Kind
+from citegraph.retrieval.dense.ann import AnnIndex, recall_against_exact
+from citegraph.retrieval.dense.ann_build import PQ_KINDS, AnnConfig, Kind
 
 KINDS: tuple[Kind, ...] = ("flat", "ivf", "hnsw")  # the default; ivfpq and opq on request
 POOL_SIZES = (65, 1_000, 100_000)
@@ -84,9 +84,9 @@ def minilm_vectors(cache: Path, count: int, dtype: str, threads: int, chunk: int
     keeps what it encoded and a larger run encodes only the chunks it lacks.
     """
     from citegraph.retrieval.base import Document
-    from citegraph.retrieval.encoders import get_encoder
+    from citegraph.retrieval.dense.encoders import get_encoder
     from citegraph.synth.generator import records
-    from citegraph.synth.spec import SynthSpec
+    from citegraph.synth.recipe import SynthSpec
 
     cache.mkdir(parents=True, exist_ok=True)
     files = [cache / f"chunk-{start // chunk:05d}.npy" for start in range(0, count, chunk)]

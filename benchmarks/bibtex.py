@@ -11,7 +11,7 @@ as exports have them, and LaTeX where real collections have it — case-protecti
 abstracts (math, ``\\emph``, ``~\\cite``, ``\\%``), ``month`` macros, ``#`` concatenations.
 Cases, each in a fresh process, the graph ones against their own embedded ArcadeDB server in a temporary folder (its start not timed):
 
-* ``parse``    — the survey alone (:func:`citegraph.ingest.bibtex.survey`): parse and decode;
+* ``parse``    — the survey alone (:func:`citegraph.ingest.sources.bibtex.survey`): parse and decode;
 * ``stream``   — what ``citegraph ingest bibtex DIR`` does: the survey, then the streaming
   ingest (validation, batched MERGEs, checkpoints, prefilter);
 * ``bulk``     — the same with ``--bulk`` (ArcadeDB's loader);

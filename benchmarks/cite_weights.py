@@ -6,7 +6,7 @@ and abstract) and the model's cosine, each beside the first stage's score.
 
 On the graph the model was trained on (``CITEGRAPH_DATA_DIR``), the model's own split is
 rebuilt from its card (``citegraph.json``: seed, training contexts used) with
-:func:`citegraph.local.evaluate.split`, so the **validation slice** is drawn from the
+:func:`citegraph.local.experiment.split`, so the **validation slice** is drawn from the
 *training side* of the time-ordered split — citing papers older than every test paper — and
 only from the contexts the model was *not* trained on (``--max-train`` below the training
 side's size leaves them); a test context is never read. Each validation context is asked as

@@ -117,7 +117,7 @@ def run_case(case: str, path: Path, papers: int, heap: str, home: Path, memory: 
     from citegraph.graph.arcadedb import DATABASE, USER
     from citegraph.ingest import formats, ingest
     from citegraph.ingest.bulk import bulk_ingest
-    from citegraph.ingest.neo4j_admin import export_neo4j_admin
+    from citegraph.ingest.bulk.neo4j_admin import export_neo4j_admin
     from citegraph.ingest.writer import GraphWriter
     from citegraph.synth import paper_id
 

@@ -11,7 +11,7 @@ abstracts, the shape of a BibTeX export (about 1.2 kB of abstract a record). BM2
 it (Lucene when the [lucene] extra is installed, else bm25s) and its texts recorded beside the
 index, as ``citegraph index bm25`` does. The topics are the titles of ``--topics`` papers drawn
 with seed 0 (ACL-200: papers citing at least 3 others of it). The encoder is the packaged MiniLM,
-opened as ``evaluate trec`` opens a re-ranker (:func:`~citegraph.retrieval.pool_encoder.open_for_rerank`:
+opened as ``evaluate trec`` opens a re-ranker (:func:`~citegraph.retrieval.dense.pool_encoder.open_for_rerank`:
 it encodes the candidates it is handed, caching each text's vector).
 
 Each policy runs in its own process, as the OpenMP runtime reads its wait policy once, when torch
@@ -24,7 +24,7 @@ p95, and the 1-minute load average before and after the case. Cases:
 * ``re-rank, cold`` — one topic a call, the topic's BM25 top 20 re-ranked with an empty vector
   cache at the start (a topic encodes its candidates that no earlier topic had, and itself);
 * ``re-rank, warm`` — the same again: every candidate cached, the topic alone is encoded;
-* ``evaluate trec, cold/warm`` — every topic in one call (:func:`citegraph.evaluation.trec.rank_topics`,
+* ``evaluate trec, cold/warm`` — every topic in one call (:func:`citegraph.evaluation.trec.collection.rank_topics`,
   what ``evaluate trec`` runs), another empty cache: seconds over the run, per topic.
 
 The rankings of every policy are compared with the first run's (the order, and the scores to the
@@ -59,7 +59,7 @@ from citegraph.retrieval.base import Document
 ACL200 = Path(__file__).resolve().parents[1] / "citegraph" / "data" / "acl200"
 DEPTH = 20
 POLICIES: dict[str, dict[str, str]] = {
-    "passive": {},  # citegraph's default (citegraph/retrieval/encoders.py)
+    "passive": {},  # citegraph's default (citegraph/retrieval/dense/encoders.py)
     "spin": {"GOMP_SPINCOUNT": "300000"},  # libgomp's default when no policy is set
     "one-thread": {"OMP_NUM_THREADS": "1"},
 }
@@ -146,10 +146,10 @@ def timed_run(call, topics: list[Document]) -> dict:
 
 
 def child(work: Path, policy: str) -> None:
-    from citegraph.evaluation.trec import rank_topics, read_topics
+    from citegraph.evaluation.trec.collection import rank_topics, read_topics
     from citegraph.heavy import torch  # through citegraph's seam, which sets the wait policy first
+    from citegraph.retrieval.dense.pool_encoder import PoolEncoder, open_for_rerank
     from citegraph.retrieval.docstore import DocStore
-    from citegraph.retrieval.pool_encoder import PoolEncoder, open_for_rerank
     from citegraph.retrieval.spec import BM25, parse_spec
 
     trec_topics = read_topics(work / "topics.tsv")

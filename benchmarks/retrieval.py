@@ -56,7 +56,7 @@ def overlap(a, b, k: int) -> float:
 def bm25_rows(docs: list[Document], queries: list[str], k: int, threads: int, folder: Path) -> list[tuple]:
     rows = []
     lucene, build = timed(build_bm25, docs, folder / "lucene", backend="lucene", threads=threads)
-    from citegraph.retrieval.lucene import prepare
+    from citegraph.retrieval.bm25.jvm import prepare
 
     prepare()
     from pyserini.search.lucene import LuceneSearcher  # 10–30 s to import: outside the timings
@@ -126,7 +126,7 @@ def speed_rows(label: str, open_encoder, sample: list[Document]) -> list[tuple]:
 
 
 def encoder_rows(docs: list[Document], n: int, threads: int) -> list[tuple]:
-    from citegraph.retrieval.encoders import get_encoder
+    from citegraph.retrieval.dense.encoders import get_encoder
 
     return speed_rows("minilm", lambda dtype: get_encoder("minilm", dtype=dtype, threads=threads), docs[:n])
 
@@ -135,7 +135,7 @@ def bert_base_rows(docs: list[Document], n: int, threads: int, folder: Path) -> 
     """A BERT-base-sized encoder: random weights (speed does not depend on them), MiniLM's vocabulary."""
     from transformers import BertConfig, BertModel
 
-    from citegraph.retrieval.encoders import get_encoder
+    from citegraph.retrieval.dense.encoders import get_encoder
 
     get_encoder("minilm").tokenizer.save_pretrained(folder)
     BertModel(BertConfig()).save_pretrained(folder)  # BertConfig's defaults are BERT-base

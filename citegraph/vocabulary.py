@@ -89,6 +89,9 @@ def author_name_id(name: str) -> str:
 
 #: How a source types a paper's venue (``Paper.venue_type``): a journal's article or a
 #: conference's paper; unset when the source does not say.
+#: How a context marks the citation it is the context of (other citations may read [REF]).
+CONTEXT_MARKER = "[CIT]"
+
 VENUE_TYPES = ("journal", "conference")
 
 #: ACL Anthology ids (the Anthology's ``utils/ids.py``): before 2020 a collection letter and

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from citegraph.graph import open_store
 from citegraph.graph.processes import free_port
 from citegraph.ingest import formats, ingest
-from citegraph.ingest.taxonomy import BUNDLED
+from citegraph.ingest.sources.taxonomy import BUNDLED
 from citegraph.retrieval.bm25 import build_bm25
 from citegraph.retrieval.corpus import documents
 from citegraph.retrieval.spec import BM25

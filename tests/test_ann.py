@@ -11,8 +11,8 @@ import pytest
 faiss = pytest.importorskip("faiss")
 
 from citegraph.errors import UsageError  # noqa: E402
-from citegraph.retrieval.ann import AnnIndex, recall_against_exact  # noqa: E402  (after the importorskip it needs)
-from citegraph.retrieval.ann_build import AnnConfig  # noqa: E402
+from citegraph.retrieval.dense.ann import AnnIndex, recall_against_exact  # noqa: E402  (after the importorskip it needs)
+from citegraph.retrieval.dense.ann_build import AnnConfig  # noqa: E402
 
 N, DIM, K = 20_000, 64, 10
 IDS = [f"W{i:05d}/ä" for i in range(N)]  # non-ASCII and a slash: ids are opaque strings
@@ -86,7 +86,7 @@ def assert_same(found, expected, rtol: float = 1e-5) -> None:
 
 
 def test_importing_the_module_does_not_import_faiss():
-    code = "import sys, citegraph.retrieval.ann; assert 'faiss' not in sys.modules"
+    code = "import sys, citegraph.retrieval.dense.ann; assert 'faiss' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -231,8 +231,8 @@ def test_thread_setting_is_honoured_for_the_call_only(vectors, queries, tmp_path
     """Each call runs on the index's threads, and the process-wide OpenMP count is restored
     after it: torch's matrix products read that count, and a bi-encoder fine-tuned after a
     one-thread dense search ran on one core (issue 12's epoch run)."""
-    import citegraph.retrieval.ann as ann
-    import citegraph.retrieval.ann_build as ann_build
+    import citegraph.retrieval.dense.ann as ann
+    import citegraph.retrieval.dense.ann_build as ann_build
 
     seen, prepare = [], ann_build.prepare
 

@@ -12,8 +12,8 @@ import pytest
 faiss = pytest.importorskip("faiss")
 
 from citegraph.errors import UsageError  # noqa: E402
-from citegraph.retrieval.ann import AnnIndex, recall_against_exact  # noqa: E402  (after the importorskip it needs)
-from citegraph.retrieval.ann_build import AnnConfig  # noqa: E402
+from citegraph.retrieval.dense.ann import AnnIndex, recall_against_exact  # noqa: E402  (after the importorskip it needs)
+from citegraph.retrieval.dense.ann_build import AnnConfig  # noqa: E402
 
 from conftest import shared  # noqa: E402
 
@@ -39,7 +39,7 @@ def sentences() -> list[str]:
 @pytest.fixture(scope="module")
 def encoded(sentences) -> tuple[np.ndarray, np.ndarray]:
     from citegraph.retrieval.base import Document
-    from citegraph.retrieval.encoders import get_encoder
+    from citegraph.retrieval.dense.encoders import get_encoder
 
     vectors = get_encoder("minilm", threads=1).encode([Document(str(i), s) for i, s in enumerate(sentences)])
     return vectors[:DOCS], vectors[DOCS:]

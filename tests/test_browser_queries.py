@@ -13,7 +13,7 @@ import pytest
 
 from citegraph.graph import queries
 from citegraph.ingest import formats, ingest
-from citegraph.ingest.taxonomy import BUNDLED
+from citegraph.ingest.sources.taxonomy import BUNDLED
 
 PAPERS = [
     {"id": "A", "title": "Paper A", "year": 2010, "fields": ["Computer Science"], "categories": ["cs.CL"]},

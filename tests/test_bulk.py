@@ -26,10 +26,10 @@ from citegraph.errors import CitegraphError, InputError, ServerError
 from citegraph.graph import ArcadeDBBackend, model
 from citegraph.graph.arcadedb import DATABASE, HOST, USER
 from citegraph.ingest import IngestOptions, formats, ingest
-from citegraph.ingest.build import BuiltGraph, build, connect
 from citegraph.ingest.bulk import BULK_MARKER, bulk_ingest
+from citegraph.ingest.bulk.duckdb_build import BuiltGraph, build, connect
+from citegraph.ingest.bulk.neo4j_admin import ARRAY_DELIMITER, export_neo4j_admin
 from citegraph.ingest.formats import Format
-from citegraph.ingest.neo4j_admin import ARRAY_DELIMITER, export_neo4j_admin
 from citegraph.ingest.pipeline import IngestSummary, NoProgress
 from citegraph.ingest.records import Item, Paper
 from citegraph.ingest.selection import Selection
@@ -702,7 +702,7 @@ def test_the_compaction_merges_an_index_built_over_loaded_records_and_keeps_ever
     database, records = str(tmp_path / "db" / "compacted"), "60000"
     subprocess.run([sys.executable, "-c", RECORDS_THEN_INDEX, database, records], check=True, cwd=tmp_path)
     done = subprocess.run(
-        [sys.executable, "-m", "citegraph.ingest.arcadedb_compaction", database, ""],
+        [sys.executable, "-m", "citegraph.ingest.bulk.arcadedb_compaction", database, ""],
         capture_output=True,
         text=True,
         check=True,

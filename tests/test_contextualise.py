@@ -16,18 +16,18 @@ import pytest
 from click.testing import CliRunner
 
 from citegraph.cli import main
-from citegraph.contextualise import graph, lm
+from citegraph.contextualise import lm, on_graph
 from citegraph.contextualise.annotation import Repairs
 from citegraph.contextualise.clscisumm import clean, read_topic, read_topics
-from citegraph.contextualise.embeddings import WordVectors, centred, noise_threshold, phi, relatedness
 from citegraph.contextualise.evaluation import CLSciSumm
 from citegraph.contextualise.measures import char_scores
 from citegraph.contextualise.models import get, query_terms, ranking, strip_citations
 from citegraph.contextualise.ontology import Ontology, bundled_ccs, read_ontology
+from citegraph.contextualise.word_vectors import WordVectors, centred, noise_threshold, phi, relatedness
 from citegraph.errors import CitegraphError, InputError
-from citegraph.evaluation.benchmark import run
+from citegraph.evaluation.harness import run
 from citegraph.ingest import formats, ingest
-from citegraph.ingest.taxonomy import BUNDLED
+from citegraph.ingest.sources.taxonomy import BUNDLED
 
 from conftest import shared, write_jsonl
 
@@ -327,62 +327,62 @@ def test_contextualise_on_the_graph(store, tmp_path):
     ingest(store, formats.get("jsonl"), [tmp_path / "corpus.jsonl"])
     w09 = topics["W09-0621"].reference
 
-    reference = graph.cited_reference(store, "W09-0621")
+    reference = on_graph.cited_reference(store, "W09-0621")
     assert (reference.sentences[0].sid, reference.sentences[0].text) == ("title", "Paper W09-0621")
     assert [(s.sid, s.text) for s in reference.sentences[1:]] == [(s.sid, s.text) for s in _abstract(w09)]
 
-    stored = graph.citing_texts(store, "W09-0621")
+    stored = on_graph.citing_texts(store, "W09-0621")
     assert sorted(c.text for c in stored) == sorted(c.text for c in topics["W09-0621"].citances)
     one = stored[0]
-    assert {c.text for c in graph.citing_texts(store, "W09-0621", citing=one.citing)} >= {one.text}
+    assert {c.text for c in on_graph.citing_texts(store, "W09-0621", citing=one.citing)} >= {one.text}
 
     folder = tmp_path / "build"
     lmd = get("lmd")
-    resources = graph.graph_resources(store, lmd, folder)
-    manifest = json.loads((folder / graph.MANIFEST).read_text())
+    resources = on_graph.graph_resources(store, lmd, folder)
+    manifest = json.loads((folder / on_graph.MANIFEST).read_text())
     assert manifest["corpus"]["papers"] == manifest["read"]["papers"] > 10  # the cited and the citing papers
     assert manifest["corpus"]["contexts"] == manifest["read"]["contexts"] > 0
-    assert not (folder / graph.VECTORS).exists()  # LMD needs no vectors
-    found = graph.contextualise(
-        reference, [graph.CitingText(t) for t in _texts(topics["W09-0621"])], lmd, resources, k=3
+    assert not (folder / on_graph.VECTORS).exists()  # LMD needs no vectors
+    found = on_graph.contextualise(
+        reference, [on_graph.CitingText(t) for t in _texts(topics["W09-0621"])], lmd, resources, k=3
     )
     assert [f.evidence[0].sid for f in found] == list(W09)  # the annotators' sentence first
     assert all(len(f.evidence) == 3 and f.evidence[0].score >= f.evidence[1].score for f in found)
 
     dmn = get("we+dmn")
-    dmn_resources = graph.graph_resources(store, dmn, folder)
-    assert (folder / graph.VECTORS / "vectors.npy").is_file() and not (folder / graph.CORPUS).exists()
+    dmn_resources = on_graph.graph_resources(store, dmn, folder)
+    assert (folder / on_graph.VECTORS / "vectors.npy").is_file() and not (folder / on_graph.CORPUS).exists()
     assert dmn_resources.ontology.pairs > 0  # ACM CCS (bundled: no taxonomy in this graph) and mined acronyms
     # the tuned setting (λ = 0, γ = 0) is LMD; another setting mixes in the vectors and synonyms
     texts = [f.citing for f in found]
-    tuned = graph.contextualise(reference, texts, dmn, dmn_resources)
+    tuned = on_graph.contextualise(reference, texts, dmn, dmn_resources)
     assert [[e.sid for e in f.evidence] for f in tuned] == [[e.sid for e in f.evidence] for f in found]
-    mixed = graph.contextualise(reference, texts, dmn, dmn_resources, params={"mu": 100, "lam": 0.5, "gamma": 0.5})
+    mixed = on_graph.contextualise(reference, texts, dmn, dmn_resources, params={"mu": 100, "lam": 0.5, "gamma": 0.5})
     assert all(np.isfinite(e.score) for f in mixed for e in f.evidence)
 
     # a changed graph makes the build stale
     (tmp_path / "more.jsonl").write_text(json.dumps({"id": "NEW-1", "title": "Paraphrase extraction"}) + "\n")
     ingest(store, formats.get("jsonl"), [tmp_path / "more.jsonl"])
-    assert graph.prepare_corpus(store, folder)["corpus"]["papers"] == manifest["corpus"]["papers"] + 1
-    assert not (folder / graph.VECTORS).exists()
+    assert on_graph.prepare_corpus(store, folder)["corpus"]["papers"] == manifest["corpus"]["papers"] + 1
+    assert not (folder / on_graph.VECTORS).exists()
 
     # synonyms: the ACM concepts once the taxonomy is in the graph, or the user's thesaurus instead
     from_file = read_ontology(bundled_ccs())
     ingest(store, formats.get("taxonomy"), [BUNDLED])
-    in_graph = graph.graph_ontology(store)
+    in_graph = on_graph.graph_ontology(store)
     assert in_graph.sources[0]["source"] == "ACM concepts in the graph"
     assert in_graph.neighbours == from_file.neighbours and in_graph.synonyms("hci") == {"human", "comput", "interact"}
     (tmp_path / "mine.tsv").write_text("# phrase<TAB>synonyms\nparaphrase\trewording\trestatement\n")
-    mine = graph.graph_ontology(store, [tmp_path / "mine.tsv"], folder / graph.ACRONYMS)
+    mine = on_graph.graph_ontology(store, [tmp_path / "mine.tsv"], folder / on_graph.ACRONYMS)
     assert mine.synonyms("paraphras") >= {"reword", "restat"} and not mine.synonyms("hci")
     assert "msrp" in mine.synonyms("paraphras")  # mined from a citing sentence: "Microsoft Research Paraphrase (MSRP)"
 
     with pytest.raises(CitegraphError, match="'NOPE' is not in the graph"):
-        graph.cited_reference(store, "NOPE")
+        on_graph.cited_reference(store, "NOPE")
     with pytest.raises(CitegraphError, match="NEW-1 does not cite W09-0621"):
-        graph.citing_texts(store, "W09-0621", citing="NEW-1")
+        on_graph.citing_texts(store, "W09-0621", citing="NEW-1")
     with pytest.raises(CitegraphError, match="no content words"):
-        graph.contextualise(reference, [graph.CitingText("(Smith, 2000) and the [CIT]")], lmd, resources)
+        on_graph.contextualise(reference, [on_graph.CitingText("(Smith, 2000) and the [CIT]")], lmd, resources)
 
 
 def test_contextualise_cli(store, server_env, tmp_path):
@@ -425,7 +425,7 @@ SCISUMMNET = Path(__file__).resolve().parent / "fixtures" / "scisummnet"
 
 
 def test_a_scisummnet_folder_is_a_corpus_of_papers_and_can_be_subsampled():
-    from citegraph.contextualise.corpus import corpus_sample
+    from citegraph.contextualise.training_text import corpus_sample
     from citegraph.retrieval.bm25 import analyze
 
     documents = corpus_sample([SCISUMMNET])

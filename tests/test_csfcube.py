@@ -331,7 +331,7 @@ def test_bm25_numbers_by_hand(evaluated):
 
 
 def test_dense_numbers_by_hand(evaluated, tiny_bert):
-    from citegraph.retrieval.encoders import get_encoder
+    from citegraph.retrieval.dense.encoders import get_encoder
 
     _, _, result = evaluated
     encoder = get_encoder(f"hf:{tiny_bert}")
@@ -348,7 +348,7 @@ def test_dense_numbers_by_hand(evaluated, tiny_bert):
 
 
 def test_maxsim_numbers_by_hand(evaluated, tiny_bert):
-    from citegraph.retrieval.encoders import get_encoder
+    from citegraph.retrieval.dense.encoders import get_encoder
 
     _, _, result = evaluated
     encoder = get_encoder(f"hf:{tiny_bert}")

@@ -20,10 +20,10 @@ import pytest
 from citegraph.errors import CitegraphError
 from citegraph.retrieval.base import Document
 from citegraph.retrieval.dense import maxsim
-from citegraph.retrieval.embeddings import EmbeddingStore, cache_key, encode_corpus, store_dir
-from citegraph.retrieval.encoder_specs import ENCODERS
-from citegraph.retrieval.encoders import get_encoder
-from citegraph.retrieval.model_location import MODELS_ENV
+from citegraph.retrieval.dense.corpus_vectors import EmbeddingStore, cache_key, encode_corpus, store_dir
+from citegraph.retrieval.dense.encoder_specs import ENCODERS
+from citegraph.retrieval.dense.encoders import get_encoder
+from citegraph.retrieval.dense.model_location import MODELS_ENV
 from citegraph.retrieval.sentences import split_sentences
 
 DOCS = [
@@ -61,7 +61,7 @@ def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def test_importing_encoders_does_not_import_torch():
     code = (
-        "import sys, citegraph.retrieval.encoders, citegraph.retrieval.embeddings as e; "
+        "import sys, citegraph.retrieval.dense.encoders, citegraph.retrieval.dense.corpus_vectors as e; "
         "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -73,7 +73,7 @@ def _openmp_display(model: Path, **settings: str) -> str:
     through citegraph with the user's ``settings`` (none: neither wait variable set)."""
     code = (
         "import sys; from citegraph.retrieval.base import Document; "
-        "from citegraph.retrieval.encoders import get_encoder; "
+        "from citegraph.retrieval.dense.encoders import get_encoder; "
         "get_encoder('hf:' + sys.argv[1]).encode([Document('a', 'Citation graphs')])"
     )
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
@@ -237,7 +237,7 @@ def test_packaged_minilm_loads_offline_and_ranks_a_paraphrase_first():
     code = """
 import numpy as np
 from citegraph.retrieval.base import Document
-from citegraph.retrieval.encoders import get_encoder
+from citegraph.retrieval.dense.encoders import get_encoder
 enc = get_encoder("minilm")
 v = enc.encode([Document("a", "A cat sits on the mat."), Document("b", "A kitten is sitting on a rug."),
                 Document("c", "Quarterly tax revenue fell sharply.")])

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from citegraph.evaluation.benchmark import run
+from citegraph.evaluation.harness import run
 from citegraph.evaluation.large_scale import pools
 from citegraph.evaluation.large_scale.config import PoolsConfig
 from citegraph.evaluation.large_scale.score import LargeScale

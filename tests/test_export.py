@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from citegraph.formats.latex_text import decode
 from citegraph.ingest import formats, ingest
-from citegraph.ingest.latex import decode
 from citegraph.library.export import WRITERS, Exported, exported, to_bibtex
 
 from conftest import citegraph, citegraph_ok, write_jsonl
@@ -314,7 +314,7 @@ def test_paper_shows_what_http_answers(graph, server_env):
 
 def test_every_command_that_prints_records_takes_the_same_formats(server_env):
     """One vocabulary, declared once: each command's --help lists the same values, and `recommend --json` is gone."""
-    from citegraph.cli.options import record_formats
+    from citegraph.cli.flags import record_formats
 
     assert record_formats() == ["text", "json", "bibtex", "ris", "csl-json", "jsonl"]
     for command in ("recommend", "watch", "cite", "paper"):

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from citegraph.cli import main
 from citegraph.errors import CitegraphError
 from citegraph.evaluation import registry
-from citegraph.evaluation.benchmark import Topics, run, score_topics
 from citegraph.evaluation.csfcube import CSFCube, official, read_release
+from citegraph.evaluation.harness import Topics, run, score_topics
 from citegraph.evaluation.registry import registered
 from citegraph.evaluation.scorers import RunFile
 from citegraph.options import from_options, option, options_of

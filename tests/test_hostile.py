@@ -32,7 +32,7 @@ from citegraph.graph import ArcadeServer, Write, open_store, queries
 from citegraph.graph import store as store_module
 from citegraph.ingest import IngestOptions, formats, ingest
 from citegraph.ingest.formats import FORMATS
-from citegraph.ingest.taxonomy import BUNDLED
+from citegraph.ingest.sources.taxonomy import BUNDLED
 
 from conftest import ACL200, begins, citegraph, small_disk, write_jsonl
 
@@ -899,7 +899,9 @@ def test_a_killed_bulk_ingest_is_shown_by_stats_cleaned_up_and_repaired_by_strea
     )
     deadline = time.monotonic() + 180
     while not (
-        loader := [p for p in psutil.Process(bulk.pid).children() if "citegraph.ingest.arcadedb_loader" in p.cmdline()]
+        loader := [
+            p for p in psutil.Process(bulk.pid).children() if "citegraph.ingest.bulk.arcadedb_loader" in p.cmdline()
+        ]
     ):
         assert bulk.poll() is None and time.monotonic() < deadline, "the bulk ingest ended before loading"
         time.sleep(0.02)
@@ -1004,8 +1006,8 @@ def _hostile_papers(text: str, authors: tuple[str, ...] = ("Ada Lovelace",)):
 def test_a_bibtex_export_of_hostile_text_reads_back_as_written(text):
     import bibtexparser
 
-    from citegraph.ingest.bibtex_entries import CONTROL_CHARACTERS, parse_text
-    from citegraph.ingest.latex import decode
+    from citegraph.formats.bibtex_entries import CONTROL_CHARACTERS, parse_text
+    from citegraph.formats.latex_text import decode
     from citegraph.library.export import to_bibtex
 
     written = to_bibtex(_hostile_papers(text))

@@ -44,14 +44,14 @@ def test_bm25_needs_no_graph_driver():
 def test_models_import_their_libraries_on_first_use():
     assert (
         loaded_after(
-            "citegraph.retrieval.encoders",
-            "citegraph.retrieval.encoder_specs",
-            "citegraph.retrieval.ann",
-            "citegraph.retrieval.ann_build",
-            "citegraph.retrieval.ann_files",
+            "citegraph.retrieval.dense.encoders",
+            "citegraph.retrieval.dense.encoder_specs",
+            "citegraph.retrieval.dense.ann",
+            "citegraph.retrieval.dense.ann_build",
+            "citegraph.retrieval.dense.ann_files",
             "citegraph.local.symtax",
             "citegraph.local.encoding",
-            "citegraph.local.taxonomy",
+            "citegraph.local.taxonomy_fusion",
             "citegraph.local.geometry",
         )
         == set()

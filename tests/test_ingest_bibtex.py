@@ -178,10 +178,10 @@ def _normal(text: str) -> str:
 def test_decoding_only_the_latex_gives_what_decoding_it_all_gives(value):
     from bibtexparser.middlewares import LatexDecodingMiddleware
 
-    from citegraph.ingest import latex
+    from citegraph.formats import latex_text
 
     whole = LatexDecodingMiddleware()._decoder.latex_to_text(value)
-    assert _normal(latex.decode(value)[0]) == _normal(whole)
+    assert _normal(latex_text.decode(value)[0]) == _normal(whole)
 
 
 def test_fixtures_read_as_the_decoding_middleware_read_them():
@@ -190,7 +190,7 @@ def test_fixtures_read_as_the_decoding_middleware_read_them():
     import bibtexparser
     from bibtexparser import middlewares
 
-    from citegraph.ingest import bibtex_entries
+    from citegraph.formats import bibtex_entries
 
     for path in (ACM, IEEE, BIB.parent / "trec" / "collection" / "corpus.bib", DEMO_LIBRARY):
         before = bibtexparser.parse_string(
@@ -211,9 +211,9 @@ def test_fixtures_read_as_the_decoding_middleware_read_them():
 
 
 def test_bare_percent_and_ampersand_are_characters_not_latex():
-    from citegraph.ingest import latex
+    from citegraph.formats import latex_text
 
-    assert latex.decode(r"{R\&D} gains 5% & {more} -- text") == ("R&D gains 5% & more – text", [])
+    assert latex_text.decode(r"{R\&D} gains 5% & {more} -- text") == ("R&D gains 5% & more – text", [])
 
 
 # -- what BibTeX resolves, resolved; what it would not, warned with file:line (issue 23 §4.14) -----
@@ -244,7 +244,7 @@ ODD = r"""@string{conf = "Conference on " # topic}
 
 
 def test_concatenation_macros_and_crossref_resolved_the_rest_warned(tmp_path):
-    from citegraph.ingest import bibtex_entries
+    from citegraph.formats import bibtex_entries
 
     path = tmp_path / "odd.bib"
     path.write_text(ODD.replace("Null, A.", "Nu\x00ll, A."), encoding="utf-8")
@@ -310,7 +310,7 @@ def test_the_entry_type_is_the_venue_type():
 def test_a_field_past_the_limit_is_refused_at_its_line_at_once(tmp_path):
     import time
 
-    from citegraph.ingest import bibtex_entries
+    from citegraph.formats import bibtex_entries
 
     path = tmp_path / "big.bib"
     path.write_text(
@@ -342,7 +342,7 @@ def test_a_string_macro_bomb_stops_at_the_field_limit(tmp_path):
     import resource
     import time
 
-    from citegraph.ingest import bibtex_entries
+    from citegraph.formats import bibtex_entries
 
     text = string_bomb(40)  # 2^41 characters expanded
     assert len(text) < 1200
@@ -380,7 +380,7 @@ def test_each_file_is_parsed_once_the_survey_read_is_kept(tmp_path):
 
 
 def test_the_survey_in_worker_processes_finds_what_it_finds_alone(monkeypatch):
-    from citegraph.ingest import bibtex
+    from citegraph.ingest.sources import bibtex
 
     alone_fmt, alone = _surveyed()
     monkeypatch.setattr(bibtex, "PARALLEL_FROM_BYTES", 0)  # two small files: parsed by two workers

@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from citegraph.cli import main
 from citegraph.errors import CitegraphError, InputError
 from citegraph.ingest import IngestOptions, get, ingest
-from citegraph.ingest.openalex import abstract, files, parse
 from citegraph.ingest.selection import Selection, topic_key
 from citegraph.ingest.source import BadField
+from citegraph.ingest.sources.openalex import abstract, files, parse
 
 FIXTURE = Path(__file__).parent / "fixtures" / "openalex" / "works.jsonl"
 
@@ -341,7 +341,7 @@ def test_neo4j_admin_export_carries_the_topic_tree(tmp_path):
     from test_bulk import imported, read_csv
 
     from citegraph.graph import model
-    from citegraph.ingest.neo4j_admin import export_neo4j_admin
+    from citegraph.ingest.bulk.neo4j_admin import export_neo4j_admin
 
     export = export_neo4j_admin(get("openalex"), [FIXTURE], tmp_path / "csv")
     nodes, relationships = imported(export)
@@ -446,7 +446,7 @@ def test_the_bulk_paths_refuse_what_only_cypher_does(arcade_server, store, tmp_p
     the second, each saying how to load it instead."""
     from citegraph.graph import ArcadeDBBackend
     from citegraph.ingest.bulk import bulk_ingest
-    from citegraph.ingest.neo4j_admin import export_neo4j_admin
+    from citegraph.ingest.bulk.neo4j_admin import export_neo4j_admin
 
     initial, changed, final = update_partition()
     snapshot(tmp_path / "both", {"2024-01-15": initial, "2024-02-01": changed})

@@ -12,8 +12,8 @@ import pytest
 from citegraph.errors import CitegraphError, Location
 from citegraph.ingest import IngestOptions, get, ingest
 from citegraph.ingest.records import Citation, Paper
-from citegraph.ingest.s2ag import NO_PAPER
 from citegraph.ingest.selection import Selection
+from citegraph.ingest.sources.s2ag import NO_PAPER
 
 from conftest import citegraph
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from citegraph.contextualise import graph as ctx_graph
+from citegraph.contextualise import on_graph
 from citegraph.errors import InputError
 from citegraph.ingest import IngestOptions, formats, ingest
 from citegraph.ingest.records import Citation
-from citegraph.ingest.scisummnet import acl_year, cited_surname, mark
 from citegraph.ingest.source import BadField
+from citegraph.ingest.sources.scisummnet import acl_year, cited_surname, mark
 
 from conftest import ACL200
 
@@ -119,7 +119,7 @@ def test_ingest_keeps_full_texts_years_and_acl200_titles(store):
     citing = store.run("paper", id="P14-1115")[0]
     assert citing["year"] == 2014 and citing["title"].startswith("Abstractive Summarization of Spoken")
     assert store.run("paper", id="H05-1051")[0]["title"] is None  # not in ACL-200
-    reference = ctx_graph.cited_reference(store, "W98-0705")  # the full text, sentence ids as the XML's sids
+    reference = on_graph.cited_reference(store, "W98-0705")  # the full text, sentence ids as the XML's sids
     xml = ET.parse(FIXTURES / "W98-0705" / "Reference_XML" / "W98-0705.xml").getroot()
     by_sid = {s.get("sid"): " ".join("".join(s.itertext()).split()) for s in xml.iter("S")}
     assert len(reference.sentences) == len(by_sid) > 100

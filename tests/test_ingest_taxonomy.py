@@ -12,7 +12,7 @@ import pytest
 from citegraph.errors import CitegraphError
 from citegraph.ingest import IngestOptions, formats, ingest
 from citegraph.ingest.records import AcmConcept, ArxivCategory, CategoryMapping, Field
-from citegraph.ingest.taxonomy import BUNDLED, files, read
+from citegraph.ingest.sources.taxonomy import BUNDLED, files, read
 from citegraph.vocabulary import MAG_FIELDS
 
 FIELDS, CATEGORIES, CCS2012, MAP = files(BUNDLED)

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from citegraph.ingest import formats, unarxive
+from citegraph.ingest import formats
 from citegraph.ingest.records import Author, Paper
+from citegraph.ingest.sources import unarxive
 
 from conftest import shared
 

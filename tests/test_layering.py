@@ -26,7 +26,8 @@ FLOORS = [
         "heavy",
         "options",
     },  # flags > environment > TOML file; heavy libraries on first use; options on dataclass fields
-    {"graph"},  # Bolt, the embedded ArcadeDB server, named Cypher queries
+    # Bolt, the embedded ArcadeDB server, named Cypher queries; pure parsers of the formats read (BibTeX, LaTeX)
+    {"graph", "formats"},
     {"ingest", "retrieval"},  # readers and writers into the graph; text scorers over what it hands out
     # the benchmark harness (pools, MDCR, metrics, reports); synthetic corpora; a user's reference
     # library, read as ingest reads BibTeX and matched to graph papers
@@ -224,3 +225,28 @@ def test_the_walk_sees_relative_absolute_and_local_imports(tmp_path):
     assert violations(package, floor, {(f"low/{name}.py", "high"): "why" for name in "abd"}) == []
     with pytest.raises(KeyError):  # a unit without a floor is an error, not a pass
         violations(package, {"__init__": 0, "low": 1}, {})
+
+
+#: File names that several modules share → why (docs/architecture.md, "Names"): the same role
+#: in sibling packages by design. Any other shared name fails.
+SHARED_NAMES = {
+    "cite.py": "doors named after the use case: cli/, service/, and the use case itself in recommend/",
+    "demo.py": "the demo command (cli/) and the demo it runs (recommend/)",
+    "pools.py": "the pools command (cli/) and the pools it builds (evaluation/large_scale/)",
+    "config.py": "citegraph's own configuration at the root; each benchmark's options in its package",
+    "score.py": "each benchmark package's scoring (evaluation/mdcr/, evaluation/large_scale/)",
+    "measures.py": "each benchmark package's measures (evaluation/csfcube/, contextualise/)",
+    "benchmark.py": "each part's benchmark for the harness (local/, contextualise/, recommend/)",
+}
+
+
+def test_no_two_modules_share_a_name_without_a_stated_reason():
+    names: dict[str, list[str]] = {}
+    for module in PACKAGE.rglob("*.py"):
+        if module.name != "__init__.py":
+            names.setdefault(module.name, []).append(str(module.relative_to(PACKAGE)))
+    shared = {name: sorted(paths) for name, paths in names.items() if len(paths) > 1}
+    assert {name: paths for name, paths in shared.items() if name not in SHARED_NAMES} == {}
+    assert set(SHARED_NAMES) <= set(shared), "a stated reason for a name no longer shared"
+    architecture = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert all(f"`{name}`" in architecture for name in SHARED_NAMES if name not in ("cite.py", "demo.py", "pools.py"))

@@ -17,12 +17,12 @@ import pytest
 from citegraph.errors import CitegraphError
 from citegraph.evaluation.metrics import compare, over_seeds
 from citegraph.ingest import formats, ingest
-from citegraph.ingest.taxonomy import BUNDLED
+from citegraph.ingest.sources.taxonomy import BUNDLED
 from citegraph.local import controls
 from citegraph.local.config import LocalConfig, PrefetchConfig, SplitConfig
 from citegraph.local.data import export_contexts, graph_papers, held_out_papers, read_contexts, time_split
 from citegraph.local.enrich import HeldOutView, enrich_all
-from citegraph.local.evaluate import evaluate_local
+from citegraph.local.experiment import evaluate_local
 from citegraph.local.geometry import distance, mobius_add, to_manifold
 from citegraph.local.stages import Lists, enrich, load_corpus, query_set, split
 from citegraph.local.symtax import RerankerConfig
@@ -340,7 +340,7 @@ def test_mobius_addition_identities():
 def test_one_training_step_lowers_the_loss(tiny_graph, tiny_bert, tmp_path, taxonomy, gnn):
     from citegraph.local.encoding import Candidate, PairEncoder
     from citegraph.local.symtax import Reranker, RerankerConfig
-    from citegraph.local.taxonomy import load_taxonomy
+    from citegraph.local.taxonomy_fusion import load_taxonomy
 
     ingest(tiny_graph, formats.get("taxonomy"), [BUNDLED])
     export_contexts(tiny_graph, tmp_path / "contexts.jsonl")
@@ -529,7 +529,7 @@ def test_papers_without_any_category_share_the_unknown_embedding():
     import numpy as np
 
     from citegraph.local.nets import TaxonomyFusion
-    from citegraph.local.taxonomy import TaxonomyGraph
+    from citegraph.local.taxonomy_fusion import TaxonomyGraph
 
     module = TaxonomyFusion(TaxonomyGraph([], {}, {}), lambda texts: np.zeros((len(texts), 8), np.float32))
     embedded = module.papers([[], []])

@@ -17,7 +17,7 @@ from citegraph.local.biencoder import BiEncoderConfig
 from citegraph.local.config import LocalConfig, PrefetchConfig, SplitConfig
 from citegraph.local.data import read_contexts
 from citegraph.local.encoding import PairEncoder
-from citegraph.local.evaluate import evaluate_local, kept_seed
+from citegraph.local.experiment import evaluate_local, kept_seed
 from citegraph.local.stages import load_corpus
 from citegraph.synth import SynthSpec, generate
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from citegraph.ingest import formats, ingest
-from citegraph.retrieval.lucene import prepare
+from citegraph.retrieval.bm25.jvm import prepare
 
 from conftest import shared
 
@@ -37,9 +37,9 @@ def test_graph_and_pyserini_in_one_process(store, tmp_path):
 CRASH = """
 import ctypes, sys
 from pathlib import Path
-from citegraph.retrieval import lucene
-lucene.crash_reports = Path(sys.argv[1])
-lucene.prepare()
+from citegraph.retrieval.bm25 import jvm
+jvm.crash_reports = Path(sys.argv[1])
+jvm.prepare()
 import jnius  # starts the JVM, which takes over the process's crash signals
 print("before the crash", flush=True)
 ctypes.string_at(0)  # a read of address 0 in native code: SIGSEGV

@@ -14,9 +14,9 @@ import pytest
 import citegraph
 from citegraph.errors import CitegraphError
 from citegraph.retrieval.base import Document, query_document, rank
+from citegraph.retrieval.dense.encoders import get_encoder
+from citegraph.retrieval.dense.pool_encoder import PoolEncoder, VectorCache
 from citegraph.retrieval.docstore import DocStore
-from citegraph.retrieval.encoders import get_encoder
-from citegraph.retrieval.pool_encoder import PoolEncoder, VectorCache
 
 DOCS = [
     Document("d1", "Graph neural networks for citation recommendation", "We recommend papers with a graph model."),

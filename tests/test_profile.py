@@ -26,8 +26,8 @@ from citegraph.local.data import (
 )
 from citegraph.local.enrich import HeldOutView
 from citegraph.local.profile import Profiles, prefetch_over_profiles, view_sentences
-from citegraph.local.sentences import CitingSentences
 from citegraph.local.stages import load_corpus
+from citegraph.retrieval.citing_sentences import CitingSentences
 
 from conftest import citegraph_ok
 

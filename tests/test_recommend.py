@@ -166,7 +166,7 @@ def test_the_neighbourhoods_facts_are_asked_first_whichever_side_ends_first(acl,
     the candidates are the same when the text side ends first (forced here by delaying
     one side or the other)."""
     from citegraph.recommend import Recommender
-    from citegraph.recommend.signals.graph import Links
+    from citegraph.recommend.signals.neighbourhood import Links
 
     class Searching:  # the retriever, still searching when the neighbourhood is back
         def __init__(self, inner):

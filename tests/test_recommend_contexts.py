@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from citegraph.evaluation.sampling import generator, sample
-from citegraph.recommend.contexts import CitingSentences, excerpt
 from citegraph.recommend.held_out import HeldOut, evaluate_held_out, held_out_citations, train
+from citegraph.retrieval.citing_sentences import CitingSentences, excerpt
 
 from conftest import ACL200, ACL_INGESTED, SHARED, citegraph_ok
 

@@ -11,7 +11,7 @@ from citegraph.errors import CitegraphError
 from citegraph.retrieval.base import Document, Retriever
 from citegraph.retrieval.bm25 import build_bm25
 from citegraph.retrieval.dense import DenseRetriever, MultiVectorRetriever, build_dense, maxsim, open_dense
-from citegraph.retrieval.encoders import get_encoder
+from citegraph.retrieval.dense.encoders import get_encoder
 from citegraph.retrieval.fusion import ReciprocalRankFusion, WeightedFusion
 from citegraph.retrieval.spec import BM25, Dense, parse_spec, parse_specs
 

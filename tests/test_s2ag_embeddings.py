@@ -15,7 +15,7 @@ import pytest
 
 from citegraph.errors import InputError
 from citegraph.ingest import IngestOptions, get, ingest
-from citegraph.ingest.s2ag_embeddings import paper_vectors, shards
+from citegraph.ingest.sources.s2ag_embeddings import paper_vectors, shards
 
 from conftest import citegraph, citegraph_ok
 
@@ -71,7 +71,7 @@ def test_loaded_into_the_specter2_index_keyed_by_graph_ids_and_queries_need_spec
     """Only the graph's papers are indexed, under their graph ids; a query needs SPECTER2 with
     its proximity adapter, which is not here: one line says so, no traceback."""
     from citegraph.cli.app import indexes_dir
-    from citegraph.retrieval.ann import AnnIndex
+    from citegraph.retrieval.dense.ann import AnnIndex
     from citegraph.retrieval.spec import Dense
 
     ingest(store, get("s2ag"), [RELEASE], IngestOptions())

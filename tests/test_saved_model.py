@@ -16,7 +16,7 @@ from test_local import _bi_contexts, _tables
 from citegraph.errors import CitegraphError
 from citegraph.ingest import formats, ingest
 from citegraph.retrieval.base import Document
-from citegraph.retrieval.encoders import get_encoder
+from citegraph.retrieval.dense.encoders import get_encoder
 from citegraph.synth import SynthSpec, generate
 
 from conftest import citegraph, citegraph_ok

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from citegraph.cli import main
 from citegraph.errors import CitegraphError
-from citegraph.retrieval.encoder_specs import ENCODERS
+from citegraph.retrieval.dense.encoder_specs import ENCODERS
 from citegraph.retrieval.spec import BM25, Dense, Fusion, parse_spec, parse_specs
 
 PARSED = {

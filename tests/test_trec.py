@@ -10,7 +10,7 @@ import pytest
 
 from citegraph.errors import InputError
 from citegraph.evaluation.qrels import read_qrels
-from citegraph.evaluation.trec import comparable, read_topics, score_runs
+from citegraph.evaluation.trec.collection import comparable, read_topics, score_runs
 from citegraph.retrieval.base import Hit
 
 TREC = Path(__file__).parent / "fixtures" / "trec"
@@ -136,8 +136,8 @@ def test_a_collection_ranked_re_ranked_and_written(tmp_path):
     system re-ranks only BM25's top 2 (here BM25 again, on a pool: the same order)."""
     import json
 
-    from citegraph.evaluation.benchmark import run
-    from citegraph.evaluation.trec import TRECCollection
+    from citegraph.evaluation.harness import run
+    from citegraph.evaluation.trec.collection import TRECCollection
     from citegraph.ingest import formats
     from citegraph.retrieval.base import Document
     from citegraph.retrieval.bm25 import build_bm25

@@ -13,7 +13,7 @@ import pytest
 
 from citegraph.evaluation.qrels import read_qrels
 from citegraph.evaluation.scorers import RunFile
-from citegraph.evaluation.trec import read_topics, score_runs
+from citegraph.evaluation.trec.collection import read_topics, score_runs
 
 from conftest import citegraph, citegraph_ok
 

@@ -10,7 +10,7 @@ from ..config import Config
 from ..errors import CitegraphError, UsageError
 from ..service.limits import WINDOW, K
 from .app import main
-from .options import AS_OF, record_format, with_retrievers
+from .flags import AS_OF, record_format, with_retrievers
 from .output import print_matches, print_recommendations, print_records, recommendations_file
 
 

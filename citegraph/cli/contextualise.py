@@ -10,7 +10,7 @@ import click
 from ..config import Config
 from ..contextualise.models import MODELS as CONTEXT_MODELS
 from .app import indexes_dir, main, open_graph
-from .options import param_pairs_option
+from .flags import param_pairs_option
 from .output import print_table
 
 
@@ -53,7 +53,7 @@ def contextualise(
     """Which sentences of the cited paper a citation refers to."""
     from dataclasses import asdict
 
-    from ..contextualise import graph
+    from ..contextualise import on_graph
     from ..contextualise.models import settings
 
     model = CONTEXT_MODELS[model_name]
@@ -66,9 +66,9 @@ def contextualise(
             raise click.BadParameter(f"expected KEY=NUMBER, got {pair!r}", param_hint="-p") from None
     params = settings(model, overrides)
     with open_graph(config) as store:
-        reference = graph.cited_reference(store, cited)
-        citing = graph.citing_texts(store, cited, texts, citing_paper, limit)
-        resources = graph.graph_resources(
+        reference = on_graph.cited_reference(store, cited)
+        citing = on_graph.citing_texts(store, cited, texts, citing_paper, limit)
+        resources = on_graph.graph_resources(
             store,
             model,
             indexes_dir(config) / "contextualise",
@@ -76,7 +76,7 @@ def contextualise(
             rebuild,
             lambda message: click.echo(message, err=True),
         )
-        found = graph.contextualise(reference, citing, model, resources, k, params)
+        found = on_graph.contextualise(reference, citing, model, resources, k, params)
     if as_json:
         click.echo(json.dumps([asdict(f) for f in found], ensure_ascii=False, indent=1))
         return

@@ -19,11 +19,11 @@ from typing import cast
 import click
 
 from ..config import Config
-from ..evaluation.benchmark import Benchmark, WithDocuments
-from ..evaluation.registered import Registered
+from ..evaluation.entry import Registered
+from ..evaluation.harness import Benchmark, WithDocuments
 from ..evaluation.registry import registered
 from .app import corpus_documents, indexes_dir, main, open_graph
-from .options import RetrieverList, click_option, retrievers_option
+from .flags import RetrieverList, click_option, retrievers_option
 from .output import print_table, print_tables
 
 
@@ -53,7 +53,7 @@ def _retrievers(
 
 def _reranker(spec, config: Config):
     """``spec`` re-ranking the candidates it is handed, their texts read from the indexes' record."""
-    from ..retrieval.pool_encoder import open_for_rerank
+    from ..retrieval.dense.pool_encoder import open_for_rerank
 
     return open_for_rerank(
         spec, indexes_dir(config), config.data_folder("embeddings"), lambda ids: corpus_documents(config, ids)
@@ -95,7 +95,7 @@ def _command(entry: Registered) -> click.Command:
 
     @click.pass_obj
     def command(config: Config, out: Path, retrievers: Sequence[str] = (), runs=(), **options):
-        from ..evaluation.benchmark import run
+        from ..evaluation.harness import run
 
         def log(message: str) -> None:
             click.echo(message, err=True)

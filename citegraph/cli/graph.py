@@ -10,7 +10,7 @@ import click
 from ..config import Config
 from ..errors import CitegraphError
 from .app import main, open_graph
-from .options import param_pairs_option
+from .flags import param_pairs_option
 from .output import print_stats, print_table
 
 

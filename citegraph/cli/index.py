@@ -14,14 +14,14 @@ import click
 
 from ..config import Config
 from ..errors import CitegraphError
-from ..evaluation.trec import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP
+from ..evaluation.trec.collection import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP
 from ..options import from_options, options_of
-from ..retrieval.ann_build import AnnConfig
 from ..retrieval.base import Document
-from ..retrieval.encoder_specs import encoder_choices
+from ..retrieval.dense.ann_build import AnnConfig
+from ..retrieval.dense.encoder_specs import encoder_choices
 from ..retrieval.spec import BACKENDS
 from .app import corpus_documents, indexes_dir, main, open_graph
-from .options import click_option, ids_file, ids_option, on_duplicate_option, retrievers_option
+from .flags import click_option, ids_file, ids_option, on_duplicate_option, retrievers_option
 from .output import RichProgress, print_table
 
 
@@ -140,8 +140,8 @@ def index_dense(
     """Encode every corpus paper, or those of --ids (resumable, cached), and build its Faiss index."""
     from ..retrieval.corpus import documents
     from ..retrieval.dense import build_dense
+    from ..retrieval.dense.encoders import get_encoder
     from ..retrieval.docstore import DocStore
-    from ..retrieval.encoders import get_encoder
     from ..retrieval.spec import Dense
 
     if ids_path and eligible_only:
@@ -212,7 +212,7 @@ def _index_s2ag(config: Config, directory: Path, wanted: set[str], ann: AnnConfi
     the embedding store a block at a time (never all in memory)."""
     import numpy as np
 
-    from ..ingest.s2ag_embeddings import paper_vectors, shards
+    from ..ingest.sources.s2ag_embeddings import paper_vectors, shards
     from ..retrieval.dense import build_precomputed
     from ..retrieval.spec import Dense
 
@@ -307,7 +307,7 @@ def _search_topics(
     config: Config, retrievers, topics: Path, field, on_duplicate, k: int, pools, run_path, as_json
 ) -> None:
     from ..evaluation.scorers import write_run
-    from ..evaluation.trec import rank_topics, read_topics
+    from ..evaluation.trec.collection import rank_topics, read_topics
 
     found = read_topics(topics, field, on_duplicate, lambda warning: click.echo(warning, err=True))
     for spec in retrievers:

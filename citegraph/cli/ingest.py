@@ -18,9 +18,9 @@ from ..errors import CitegraphError, Interrupted
 from ..ingest.formats import FORMATS
 from ..ingest.records import DUPLICATE_POLICIES
 from ..options import from_options, options_of
-from ..synth.spec import SynthSpec
+from ..synth.recipe import SynthSpec
 from .app import main, open_graph
-from .options import CommaList, click_option, on_duplicate_option, prefilter_options, selection_options
+from .flags import CommaList, click_option, on_duplicate_option, prefilter_options, selection_options
 from .output import RichProgress, print_eligibility, print_summary, print_table
 
 INGEST_HELP = (
@@ -267,7 +267,7 @@ def _surveyed(fmt, paths: list[Path]):
 
 
 def _input_paths(format_name: str, paths: tuple[Path, ...]) -> list[Path]:
-    from ..ingest.taxonomy import BUNDLED
+    from ..ingest.sources.taxonomy import BUNDLED
 
     if paths:
         return list(paths)
@@ -309,7 +309,7 @@ def export_neo4j(format_name, paths, out, database, mounted_at, external, select
     schema and the prefilter.
     """
     from ..ingest import IngestOptions, get
-    from ..ingest.neo4j_admin import export_neo4j_admin
+    from ..ingest.bulk.neo4j_admin import export_neo4j_admin
 
     show = sys.stderr.isatty() if progress is None else progress
     paths = _input_paths(format_name, paths)

@@ -11,7 +11,7 @@ from ..config import Config
 from ..errors import NotFoundError
 from ..vocabulary import canonical_id, counted
 from .app import main, open_graph
-from .options import AS_OF, record_format
+from .flags import AS_OF, record_format
 from .output import print_matches, print_records, print_table
 
 

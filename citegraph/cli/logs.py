@@ -45,9 +45,9 @@ def route_logs(data_dir: Path) -> None:
     """Send warnings of citegraph's loggers to stderr and every record at WARNING or above to
     the data folder's log file, and an in-process JVM's crash report to its folder. Called again
     (CliRunner invokes the group once a command), it replaces the handlers it added."""
-    from ..retrieval import lucene
+    from ..retrieval.bm25 import jvm
 
-    lucene.crash_reports = Path(data_dir) / LOG_FILE.parent
+    jvm.crash_reports = Path(data_dir) / LOG_FILE.parent
     root = logging.getLogger()
     for handler in [h for h in root.handlers if (h.get_name() or "").startswith("citegraph.")]:
         root.removeHandler(handler)

@@ -12,7 +12,7 @@ from ..evaluation.large_scale.config import PoolsConfig
 from ..evaluation.mdcr.config import MDCRConfig
 from ..options import from_options, options_of
 from .app import indexes_dir, main, open_graph
-from .options import CommaList, click_option, ids_file, retrievers_option
+from .flags import CommaList, click_option, ids_file, retrievers_option
 from .output import print_table
 
 

@@ -10,7 +10,7 @@ from ..config import Config
 from ..errors import CitegraphError
 from ..service.limits import YEAR, K
 from .app import main
-from .options import AS_OF, CommaList, cite_model_option, learned_weights, record_format, with_retrievers
+from .flags import AS_OF, CommaList, cite_model_option, learned_weights, record_format, with_retrievers
 from .output import print_matches, print_recommendations, print_records, print_table, recommendations_file
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CitegraphError
-from ..evaluation.benchmark import Benchmark
-from ..evaluation.registered import Registered
+from ..evaluation.entry import Registered
+from ..evaluation.harness import Benchmark
 from ..options import Option
 from .models import MODELS
 

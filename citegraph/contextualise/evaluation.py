@@ -31,15 +31,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import CitegraphError
-from ..evaluation.benchmark import Log, Scores, quiet, run
+from ..evaluation.harness import Log, Scores, quiet, run
 from ..evaluation.report import Table
 from ..retrieval.base import Retriever
 from ..retrieval.bm25 import analyze
 from . import lm
 from .annotation import Repairs
 from .clscisumm import Topic, read_topics, report_unread_gold
-from .corpus import corpus_sample
-from .embeddings import WordVectors, retrofit, train_word2vec
 from .measures import (
     COLUMNS,
     N_GRID,
@@ -54,6 +52,8 @@ from .measures import (
 )
 from .models import DEFAULT_MODELS, Model, Resources, get, query_terms, ranking, strip_citations
 from .ontology import Ontology, bundled_ccs, from_acronyms, read_ontology, write_thesaurus
+from .training_text import corpus_sample
+from .word_vectors import WordVectors, retrofit, train_word2vec
 
 FOLDS = 5
 
@@ -196,7 +196,7 @@ class CLSciSumm:
     :mod:`~citegraph.contextualise.clscisumm`); ``repairs`` collects the input's repaired
     defects (strict: refuses them). ``ontologies``: files for the domain-knowledge models
     (default: the bundled ACM CCS 2012); ``acronyms`` adds the acronym definitions mined
-    from the texts. ``corpus``: extra text for the word vectors (see :mod:`.corpus`), of
+    from the texts. ``corpus``: extra text for the word vectors (see :mod:`.training_text`), of
     which ``corpus_share`` of the documents are used; ``vectors``: a folder of trained
     vectors to use instead of training. ``seed`` shuffles the topics into folds and seeds
     Word2Vec. The models rank sentences themselves: no retrievers.

@@ -8,8 +8,8 @@ log p(q|d) = Σ_{q_i ∈ q} log p(q_i|d) (a query term counted once per occurren
 * **WE** — the embedding model of Cohan & Goharian (2017), Eq. 2: f replaced by
   f_sem(q_i, d) = Σ_{d_j ∈ d} s(q_i, d_j) and |d| by Σ_{w ∈ V} f_sem(w, d) =
   Σ_{d_j ∈ d} Σ_{w ∈ V} s(w, d_j), the relatedness mass of the sentence's terms
-  (:meth:`~citegraph.contextualise.embeddings.WordVectors.mass`); s is
-  :func:`~citegraph.contextualise.embeddings.relatedness`, 1 for the same term.
+  (:meth:`~citegraph.contextualise.word_vectors.WordVectors.mass`); s is
+  :func:`~citegraph.contextualise.word_vectors.relatedness`, 1 for the same term.
 * **WE+dmn** — p = λ·p_sem + (1 − λ)·p_ont, where p_ont is the same estimate with
   f_ont(q_i, d) = Σ_j s₂(q_i, d_j), s₂ = 1 for the same term, γ for an ontology synonym,
   0 otherwise, and |d| replaced by Σ_j (1 + γ·|synonyms(d_j)|).
@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from .embeddings import WordVectors
     from .ontology import Ontology
+    from .word_vectors import WordVectors
 
 MU_GRID = (10, 25, 50, 100, 250, 500, 1000, 2500)
 LAMBDA_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)

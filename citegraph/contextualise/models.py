@@ -40,8 +40,8 @@ from . import bm25 as bm25_
 from . import lm
 
 if TYPE_CHECKING:  # the registry stays cheap to import: the CLI takes its choices from it
-    from .embeddings import WordVectors
     from .ontology import Ontology
+    from .word_vectors import WordVectors
 
 _YEAR = r"(?:1[89]|20)\d{2}[a-z]?"
 _NAME = r"[A-Z][\w'’`-]+"

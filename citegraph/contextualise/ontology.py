@@ -250,6 +250,6 @@ def write_thesaurus(path: Path, sets: Iterable[Sequence[str]], header: str = "")
 
 def bundled_ccs() -> Path:
     """The ACM CCS 2012 SKOS file that ships with citegraph."""
-    from ..ingest.taxonomy import BUNDLED, CCS2012
+    from ..ingest.sources.taxonomy import BUNDLED, CCS2012
 
     return BUNDLED / f"{CCS2012}.gz"

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CitegraphError
-from ..evaluation.benchmark import Log, Scores, quiet
+from ..evaluation.harness import Log, Scores, quiet
 from ..evaluation.report import Table
 from ..retrieval.base import Retriever
 from .evaluation import COLUMNS, evaluate_clscisumm, significance

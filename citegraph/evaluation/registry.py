@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CitegraphError
 from ..options import Option
-from .registered import Registered
+from .entry import Registered
 
 if TYPE_CHECKING:
     from ..graph import GraphStore
-    from .benchmark import Benchmark
+    from .harness import Benchmark
 
 CATALOGUE: dict[str, str] = {
     "large-scale": "citegraph.evaluation.large_scale:LARGE_SCALE",
@@ -34,7 +34,7 @@ CATALOGUE: dict[str, str] = {
     "contextualise": "citegraph.contextualise.benchmark:CONTEXTUALISE",
     "local": "citegraph.local.benchmark:LOCAL",
     "recommend": "citegraph.recommend.benchmark:RECOMMEND",
-    "trec": "citegraph.evaluation.trec_entry:TREC",
+    "trec": "citegraph.evaluation.trec:TREC",
 }
 
 

@@ -4,9 +4,9 @@ Every write path reads it instead of listing properties of its own:
 
 * the streaming writer (:mod:`citegraph.ingest.writer`) sends :meth:`Element.values` of a
   record as the property map of an ``UNWIND … SET n += row.props`` statement;
-* the bulk build (:mod:`citegraph.ingest.build`) spills the same maps, so the ArcadeDB
+* the bulk build (:mod:`citegraph.ingest.bulk.duckdb_build`) spills the same maps, so the ArcadeDB
   loader creates the same properties;
-* the neo4j-admin writer (:mod:`citegraph.ingest.neo4j_admin`) takes its CSV headers from
+* the neo4j-admin writer (:mod:`citegraph.ingest.bulk.neo4j_admin`) takes its CSV headers from
   :meth:`Node.columns` and :meth:`Relationship.columns`;
 * ``cypher/schema.cypher`` stays hand-written (Cypher lives in .cypher files only), and
   ``tests/test_graph_model.py`` fails when it and :func:`schema_items` disagree, as

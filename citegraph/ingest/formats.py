@@ -27,13 +27,13 @@ class Format:
 
     name: str
     summary: str
-    module: str  # citegraph.ingest.<module> defines files(path) and read(file[, selection])
+    module: str  # citegraph.ingest.sources.<module> defines files(path) and read(file[, selection])
     selects: bool = False  # read() takes a Selection, and referenced(files, criteria) gives WorkIds
     accepts: tuple[str, ...] = ()  # the reader's settings (keyword arguments of read)
     settings: tuple[tuple[str, Any], ...] = ()
 
     def _load(self):
-        return import_module(f"citegraph.ingest.{self.module}")
+        return import_module(f"citegraph.ingest.sources.{self.module}")
 
     def configured(self, **settings: Any) -> Format:
         """This format with reader settings (None values are left unset)."""

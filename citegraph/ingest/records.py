@@ -15,9 +15,6 @@ from typing import Literal
 from ..errors import Location, Problem
 from ..vocabulary import author_name_id
 
-#: How a context marks the citation it is the context of (other citations may read [REF]).
-CONTEXT_MARKER = "[CIT]"
-
 
 @dataclass(frozen=True, slots=True)
 class Author:

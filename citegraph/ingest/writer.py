@@ -49,8 +49,8 @@ from datetime import UTC, date, datetime
 
 from ..batches import batched
 from ..graph import GraphStore, MessageTooLarge, Write, model
+from ..vocabulary import CONTEXT_MARKER
 from .records import (
-    CONTEXT_MARKER,
     AcmConcept,
     ArxivCategory,
     CategoryMapping,

@@ -2,7 +2,7 @@
 plain list of DOIs, arXiv ids and paper ids, one a line.
 
 The files are read with kept parsers (BibTeX as ``citegraph ingest bibtex`` reads it,
-:func:`citegraph.ingest.bibtex_entries.parse_text`; ``rispy``; ``json``); this module only picks
+:func:`citegraph.formats.bibtex_entries.parse_text`; ``rispy``; ``json``); this module only picks
 out what an entry is matched to the graph by (:mod:`.match`): DOI, arXiv id, paper id,
 title and year, and the line it came from, so that an unmatched entry can be named.
 """
@@ -87,8 +87,8 @@ def _plain(path: Path, text: str) -> list[LibraryEntry]:
 
 
 def _bibtex(path: Path, text: str) -> list[LibraryEntry]:
-    from ..ingest.bibtex import doi_of
-    from ..ingest.bibtex_entries import parse_text
+    from ..formats.bibtex_entries import parse_text
+    from ..ingest.sources.bibtex import doi_of
 
     out = []
     for entry in parse_text(text, path):

@@ -8,13 +8,13 @@ recommend the paper cited there. Three stages, one module each:
 * :mod:`.enrich` — the candidates' outgoing citation neighbours by frequency, to 300, in
   Cypher on a held-out view of the graph (test citations invisible);
 * :mod:`.symtax` — a cross-encoder's joint embedding concatenated with the taxonomy
-  separation (:mod:`.taxonomy` fusion of arXiv categories with the ACM tree, :mod:`.geometry`
+  separation (:mod:`.taxonomy_fusion` fusion of arXiv categories with the ACM tree, :mod:`.geometry`
   hyperbolic / Euclidean / spherical distances), a feed-forward layer and a sigmoid,
   trained with a triplet loss.
 
 :mod:`.biencoder` is the other learned reranker (query and candidate encoded apart); both
 read papers and texts through :mod:`.encoding`. :mod:`.data` exports the contexts of the
-graph as a query set and splits it by time; :mod:`.evaluate` composes the run from
+graph as a query set and splits it by time; :mod:`.experiment` composes the run from
 :mod:`.stages` (split, prefetch, enrichment), :mod:`.learned` (the models trained and
 ranking) and :mod:`.tables` (the metrics and p-values). torch and transformers are
 imported only when a reranker is built.

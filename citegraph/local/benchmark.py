@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..evaluation.benchmark import Benchmark
-from ..evaluation.registered import Registered
+from ..evaluation.entry import Registered
+from ..evaluation.harness import Benchmark
 from ..options import from_options, options_of
 from .config import LocalConfig
 
@@ -23,7 +23,7 @@ def configure(**options: Any) -> LocalConfig:
 
 def build(store: GraphStore, **options: Any) -> Benchmark:
     """The benchmark from the command's options (``lm_mode`` None: chosen by the device)."""
-    from .evaluate import LocalRecommendation
+    from .experiment import LocalRecommendation
 
     return LocalRecommendation(store, configure(**options))
 

@@ -24,7 +24,7 @@ Hard negatives, one of each ``negatives`` type per context, all from the trainin
 **Why a short torch loop and not sentence-transformers' trainer**: sentence-transformers
 is not a declared dependency of any extra (the ``[dense]`` stack is torch + transformers),
 the loss is ten lines, and the LM is loaded through the same encoder seam
-(:class:`.encoding.PairEncoder` → :func:`citegraph.retrieval.encoders.get_encoder`) as every
+(:class:`.encoding.PairEncoder` → :func:`citegraph.retrieval.dense.encoders.get_encoder`) as every
 other model here, so ``minilm``, ``hf:<folder>`` and the device choice work unchanged.
 
 **Device**: ``device`` None picks CUDA when present (:func:`.encoding.default_device`), the
@@ -63,7 +63,7 @@ def checkpoint_steps(values: Sequence[str]) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class BiEncoderConfig:
-    lm: str = "minilm"  # an encoder name of citegraph.retrieval.encoders, or hf:<hub id or folder>
+    lm: str = "minilm"  # an encoder name of citegraph.retrieval.dense.encoders, or hf:<hub id or folder>
     max_length: int = field(
         default=128, metadata=option("--bi-max-length", "Bi-encoder tokens of a context or a candidate.", minimum=8)
     )

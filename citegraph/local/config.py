@@ -1,4 +1,4 @@
-"""The configuration of a local-recommendation experiment (:mod:`.evaluate` runs it).
+"""The configuration of a local-recommendation experiment (:mod:`.experiment` runs it).
 
 Frozen and typed, so that a run is described by one value: what data, how it is split,
 how candidates are prefetched and enriched, which rerankers are trained and for how long.
@@ -17,7 +17,7 @@ from typing import Literal
 
 from ..errors import CitegraphError, UsageError
 from ..options import option
-from ..retrieval.encoder_specs import HUB_PREFIX, encoder_choices
+from ..retrieval.dense.encoder_specs import HUB_PREFIX, encoder_choices
 from .ablations import ABLATIONS, DEFAULT_ABLATIONS, LM_MODES, RERANKERS
 from .biencoder import SEED, BiEncoderConfig
 from .enrich import SIZE

@@ -36,7 +36,7 @@ class PairEncoder:
     """A transformer reading ``query [SEP] candidate`` pairs, mean-pooled (also single texts)."""
 
     def __init__(self, name: str, max_length: int = 256, device: str | None = None):
-        from ..retrieval.encoders import get_encoder
+        from ..retrieval.dense.encoders import get_encoder
 
         loaded = get_encoder(name, device=device, dtype="float32")
         self.name = name

@@ -1,4 +1,4 @@
-"""The learned rerankers of a local-recommendation run (stage 5 of :mod:`.evaluate`).
+"""The learned rerankers of a local-recommendation run (stage 5 of :mod:`.experiment`).
 
 :class:`Variants` trains one SymTax reranker (:mod:`.symtax`) per variant (bounded by
 ``max_steps``; its LM fine-tuned, shared or frozen as ``lm_mode`` says) and ranks each test
@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
-from ..evaluation.benchmark import Log, quiet
+from ..evaluation.harness import Log, quiet
 from ..retrieval.base import Ranking, rank
 from ..retrieval.fusion import ReciprocalRankFusion
 from .ablations import ABLATIONS
@@ -32,7 +32,7 @@ from .data import Context
 from .encoding import PairEncoder
 from .stages import Corpus
 from .symtax import Example, PairCache, Reranker, RerankerConfig
-from .taxonomy import Fusion, Gnn, TaxonomyGraph
+from .taxonomy_fusion import Fusion, Gnn, TaxonomyGraph
 
 
 # -- 5. the rerankers -------------------------------------------------------------------------------

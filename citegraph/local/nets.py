@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from .geometry import Geometry, distance, to_manifold
-from .taxonomy import FUSIONS, GNNS, Embed, Fusion, Gnn, TaxonomyGraph, adjacency, node_features, vector_fusion
+from .taxonomy_fusion import FUSIONS, GNNS, Embed, Fusion, Gnn, TaxonomyGraph, adjacency, node_features, vector_fusion
 
 
 class APPNP(nn.Module):

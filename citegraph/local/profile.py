@@ -46,10 +46,10 @@ import numpy as np
 
 from ..evaluation.metrics import evaluate
 from ..retrieval.base import Document, Ranking, rank
+from ..retrieval.citing_sentences import CitingSentences
 from . import prefetch as prefetching
 from .config import PROFILE_SENTENCES, PrefetchConfig
 from .data import Context, normalise_markers, without_placeholders
-from .sentences import CitingSentences
 
 if TYPE_CHECKING:
     from .biencoder import BiEncoder

@@ -14,7 +14,7 @@ graph, the split, the training settings, the machine, the test figures of the ru
 **Why written by hand and not by sentence-transformers**: it is not a run-time dependency
 (the ``[dense]`` stack is torch + transformers); the files are small JSON, in the layout
 sentence-transformers 2 to 6 all read and that
-:func:`citegraph.retrieval.model_location.sentence_transformers_config` reads.
+:func:`citegraph.retrieval.dense.model_location.sentence_transformers_config` reads.
 """
 
 from __future__ import annotations

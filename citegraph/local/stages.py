@@ -1,4 +1,4 @@
-"""The stages of a local-recommendation run before any learning (:mod:`.evaluate` composes them).
+"""The stages of a local-recommendation run before any learning (:mod:`.experiment` composes them).
 
 1. :func:`query_set` — the query set (``data``, or the graph's contexts exported to
    ``out/contexts.jsonl``); :func:`load_corpus` — the graph's papers as the reranker and
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..evaluation.benchmark import Log, quiet
+from ..evaluation.harness import Log, quiet
 from ..retrieval.base import Document, Hit, Ranking, Retriever
 from . import controls
 from . import prefetch as prefetching

@@ -4,7 +4,7 @@ For a query q (citation context, citing title and abstract, citing categories) a
 candidate c (title and abstract, categories)::
 
     e_tr = LM([query text] [SEP] [candidate title + abstract])      mean-pooled, ℝ^D
-    e_q, e_c = to_manifold(h_θ(fused(q))), to_manifold(h_θ(fused(c)))   ℝ^d, :mod:`.taxonomy`
+    e_q, e_c = to_manifold(h_θ(fused(q))), to_manifold(h_θ(fused(c)))   ℝ^d, :mod:`.taxonomy_fusion`
     s = separation(e_q, e_c)                                        hyperbolic by default, :mod:`.geometry`
     R = σ(g_θ([e_tr ; s]))                                          g_θ: a feed-forward layer (or two)
 
@@ -24,7 +24,7 @@ Training is bounded by ``max_steps``; a GPU is used when present.
 
 **Candidates without text** (``:External`` stubs the enrichment reaches) are read as an
 empty candidate text, so the cross-encoder sees the query alone; the pipeline decides
-whether they are kept at all (:mod:`.evaluate`).
+whether they are kept at all (:mod:`.experiment`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from ..retrieval.base import Ranking, rank
 from .data import Context
 from .encoding import DEVICE, NO_TEXT, Candidate, PairEncoder
 from .geometry import GEOMETRIES, Geometry
-from .taxonomy import FUSIONS, GNNS, Gnn, TaxonomyGraph
+from .taxonomy_fusion import FUSIONS, GNNS, Gnn, TaxonomyGraph
 
 nets = lazy("citegraph.local.nets")  # SymTaxModel, TaxonomyFusion: torch is imported with them
 
@@ -50,7 +50,7 @@ Taxonomy = Literal["vector", "graph", "none"]
 
 @dataclass(frozen=True)
 class RerankerConfig:
-    lm: str = "minilm"  # an encoder name of citegraph.retrieval.encoders, or hf:<hub id or folder>
+    lm: str = "minilm"  # an encoder name of citegraph.retrieval.dense.encoders, or hf:<hub id or folder>
     taxonomy: Taxonomy = "vector"
     gnn: Gnn = "appnp"  # for taxonomy="graph"
     geometry: Geometry = "hyperbolic"

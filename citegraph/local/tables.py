@@ -1,4 +1,4 @@
-"""The tables of a local-recommendation run (stage 6 of :mod:`.evaluate`): every run scored
+"""The tables of a local-recommendation run (stage 6 of :mod:`.experiment`): every run scored
 (Recall@1/5/10/20/50, nDCG@10, MRR), and paired t-test and randomisation-test p-values.
 
 Rows of the ablation table: the prefetcher alone, its no-learning controls (:mod:`.controls`),

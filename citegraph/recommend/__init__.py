@@ -1,7 +1,7 @@
 """The recommender: which papers should this paper (or this library) cite, and why.
 
 :mod:`.recommender` gathers candidates from the text retrievers, the graph's citing
-sentences (:mod:`.contexts`) and the graph around the seed, and scores them with
+sentences (:mod:`citegraph.recommend.signals.contexts`) and the graph around the seed, and scores them with
 :class:`Weights`; :mod:`.held_out` learns the weights on held-out citations of the graph
 and measures them, :mod:`.benchmark` is that measurement as a registered benchmark, and
 :mod:`.demo` is the main job on bundled data (``citegraph demo``).

@@ -22,7 +22,7 @@ recommender without that signal (neither its candidates nor its feature), so tha
 "learned" and "learned + contexts" are the same recommender with and without it, on the
 same papers: the paired tests compare the two as well, on all papers and on those whose held-out reference is cited in sentences the seed's view shows
 (the only ones the signal can find; its own sentences are hidden, see
-:mod:`citegraph.recommend.contexts`).
+:mod:`citegraph.recommend.signals.contexts`).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..evaluation.benchmark import Log, Scores, quiet
-from ..evaluation.registered import Registered, RetrieverOption
+from ..evaluation.entry import Registered, RetrieverOption
+from ..evaluation.harness import Log, Scores, quiet
 from ..evaluation.report import Table
 from ..options import Option
 from ..retrieval.base import Retriever

@@ -24,7 +24,7 @@ of a :class:`~citegraph.library.draft.Draft`:
   candidate's title and abstract, min–max normalised over them as each retriever's score is,
   is the feature ``model`` with weight :data:`MODEL_WEIGHT`, added to the first stage's score.
   Only candidates are encoded, each once (the embedding cache of
-  :mod:`citegraph.retrieval.pool_encoder`).
+  :mod:`citegraph.retrieval.dense.pool_encoder`).
 
 The two weights (:class:`Fusion`) are the model's: ``benchmarks/cite_weights.py`` tunes them on
 contexts of the model's training side it was not trained on and writes them into the model's
@@ -43,7 +43,7 @@ from ..errors import CitegraphError, UsageError
 from ..library.draft import OTHER_MARKER, SENT_BIB, SLOT_MARKER, Draft, Slot
 from ..library.match import Match
 from ..retrieval.base import Document
-from ..retrieval.model_location import missing_model_files
+from ..retrieval.dense.model_location import missing_model_files
 from .candidates import Candidate, Candidates, Recommendation, Signal
 from .model_folder import fusion_weights
 from .recommender import Recommender
@@ -150,8 +150,8 @@ class CiteModel:
 
     def __init__(self, folder: Path, recommender: Recommender, cache_dir: Path):
         from ..retrieval.corpus import documents_by_id
-        from ..retrieval.encoders import get_encoder
-        from ..retrieval.pool_encoder import PoolEncoder, VectorCache
+        from ..retrieval.dense.encoders import get_encoder
+        from ..retrieval.dense.pool_encoder import PoolEncoder, VectorCache
 
         folder = Path(folder)
         if not folder.is_dir():

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..evaluation.benchmark import run as run_benchmark
+from ..evaluation.harness import run as run_benchmark
 from ..evaluation.large_scale.pools import ALL_FIELDS
 from ..evaluation.mdcr.build import build as build_mdcr
 from ..evaluation.mdcr.config import MDCRConfig
@@ -34,7 +34,7 @@ from ..graph import GraphStore
 from ..graph.schema import graph_stats
 from ..ingest import IngestOptions, IngestSummary, Prefilter, get, ingest, prefilter
 from ..ingest.pipeline import NoProgress, Progress
-from ..ingest.taxonomy import BUNDLED as TAXONOMY
+from ..ingest.sources.taxonomy import BUNDLED as TAXONOMY
 from ..library.draft import read_draft
 from ..retrieval.corpus import documents
 from ..retrieval.signals import CoCitationScorer

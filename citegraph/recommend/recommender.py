@@ -6,7 +6,7 @@ its year and a field or arXiv category to stay within. Candidates come from thre
 
 * **text** — each configured retriever's top ``text_depth`` (BM25, a dense encoder, …);
 * **contexts** — where the graph's edges carry citing sentences, the ``text_depth`` papers
-  cited in sentences most like the seed's text (:mod:`citegraph.recommend.contexts`; the
+  cited in sentences most like the seed's text (:mod:`citegraph.recommend.signals.contexts`; the
   seed's own sentences never count);
 * **graph** (Cypher, ``cypher/recommend/``) — papers cited by the seed's references, papers
   co-cited with them by other papers, papers coupled with the seed (citing its
@@ -54,14 +54,14 @@ from ..graph import GraphStore
 from ..library.entries import LibraryEntry, entry_from_id
 from ..library.match import Match, PaperIndex, matched_ids
 from ..retrieval.base import Retriever
+from ..retrieval.citing_sentences import CitingSentences
 from ..retrieval.spec import Spec, parse_specs
 from ..vocabulary import canonical_id
 from .candidates import Candidate, Candidates, Recommendation
-from .contexts import CitingSentences
 from .seed import Asked, Seed, View, earliest
 from .signals.contexts import ContextMatches
 from .signals.facts import FactRows, allowed, describe, fetch_facts
-from .signals.graph import Links, Unwanted
+from .signals.neighbourhood import Links, Unwanted
 from .signals.text import Enrichment, TextMatches
 from .weights import Weights
 

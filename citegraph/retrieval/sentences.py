@@ -1,5 +1,5 @@
 """Sentences of a text by punctuation: the units a multi-vector encoder gives vectors
-(:mod:`.encoders`, :mod:`.dense`), and the sentences contextualisation and a draft's reader
+(:mod:`citegraph.retrieval.dense.encoders`, :mod:`.dense`), and the sentences contextualisation and a draft's reader
 cut citing text into."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ reads ``P(rel=2)@20`` into a measure object):
 ``bm25``                       BM25 over title + abstract (Lucene when installed, else bm25s)
 ``bm25:multifield``            title and abstract as separate, weighted fields
 ``bm25:lucene``, ``bm25:bm25s``  a chosen backend (with multifield: ``bm25:multifield:bm25s``)
-``minilm``, ``specter``, …     a registered encoder (:data:`~.encoder_specs.ENCODERS`), Faiss
+``minilm``, ``specter``, …     a registered encoder (:data:`~citegraph.retrieval.dense.encoder_specs.ENCODERS`), Faiss
 ``hf:<hub id or folder>``      any other Hugging Face encoder
 ``<encoder>:maxsim``           each sentence encoded alone; a paper scores by its best pair
 ``rrf(a,b,…)``                 reciprocal-rank fusion of specs (nestable)
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import CitegraphError
 from .bm25.shared import BACKENDS, Backend
-from .encoder_specs import ENCODERS, HUB_PREFIX
+from .dense.encoder_specs import ENCODERS, HUB_PREFIX
 
 if TYPE_CHECKING:
     from .base import Document, Query, Retriever
@@ -135,7 +135,7 @@ class Dense:
     def build(self, docs: Sequence[Document], work: Path, sentences: Sentences | None = None) -> Retriever:
         """``sentences`` (``:maxsim`` only) cuts a text into sentences (default: by punctuation)."""
         from .dense import build_dense, build_maxsim
-        from .encoders import get_encoder
+        from .dense.encoders import get_encoder
 
         encoder = get_encoder(self.encoder)
         if self.maxsim:

@@ -201,13 +201,13 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
         k: Annotated[int, Field(ge=1, le=20)] = 3,
     ) -> list[dict[str, Any]]:
         """The sentences of the cited paper (title, abstract) that a citing sentence most likely refers to."""
-        from ..contextualise import graph
+        from ..contextualise import on_graph
         from ..contextualise.models import MODELS
 
         model = MODELS["lmd"]
-        resources = graph.graph_resources(store, model, indexes / "contextualise")
-        [found] = graph.contextualise(
-            graph.cited_reference(store, cited), [graph.CitingText(citing_text)], model, resources, k
+        resources = on_graph.graph_resources(store, model, indexes / "contextualise")
+        [found] = on_graph.contextualise(
+            on_graph.cited_reference(store, cited), [on_graph.CitingText(citing_text)], model, resources, k
         )
         return [{"rank": e.rank, "sentence": e.sid, "score": e.score, "text": e.text} for e in found.evidence]
 

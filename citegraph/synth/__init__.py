@@ -44,10 +44,10 @@ Within a batch the attachment weights are those at the batch's start (a batch is
 an eighth of the papers before it), which is the price of vectorising the draws; recent
 draws see every earlier paper.
 
-The stages, one module each: :mod:`.spec` (the spec and the plan's records),
+The stages, one module each: :mod:`.recipe` (the spec and the plan's records),
 :mod:`.lexicon` (words and names), :mod:`.layout` (topics, years, arXiv numbers, random
 streams), :mod:`.citations` (attachment urns and recent draws), :mod:`.generator` (the
-batches, written as JSONL) and :mod:`.openalex` (the OpenAlex snapshot writer).
+batches, written as JSONL) and :mod:`.openalex_writer` (the OpenAlex snapshot writer).
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ from __future__ import annotations
 from ..vocabulary import MAG_FIELDS
 from .generator import generate, records
 from .layout import FIELD_CATEGORIES, plan
-from .openalex import generate_openalex, openalex_topic, openalex_work
-from .spec import Plan, SynthSpec, SynthStats, Topic, paper_id
+from .openalex_writer import generate_openalex, openalex_topic, openalex_work
+from .recipe import Plan, SynthSpec, SynthStats, Topic, paper_id
 
 __all__ = [
     "FIELD_CATEGORIES",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .spec import Plan, SynthSpec
+from .recipe import Plan, SynthSpec
 
 
 class Urns:

@@ -1,4 +1,4 @@
-"""The corpus of one :class:`~.spec.SynthSpec`, batch by batch: references from the urns,
+"""The corpus of one :class:`~.recipe.SynthSpec`, batch by batch: references from the urns,
 texts from the lexicon, authors from each topic's pool, written as S2ORC metadata JSONL
 or, with ``contexts``, citegraph's generic JSONL with citing sentences."""
 
@@ -16,7 +16,7 @@ import numpy as np
 from .citations import Recent, Urns
 from .layout import arxiv_id_of, draw_plan, random_streams
 from .lexicon import Lexicon
-from .spec import SynthSpec, SynthStats, id_format
+from .recipe import SynthSpec, SynthStats, id_format
 
 _SECOND_FIELD_SHARE = 0.2  # papers filed under their topic's second field too
 _SECOND_CATEGORY_SHARE = 0.5  # arXiv papers of two-category topics that list both

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..vocabulary import MAG_FIELDS
 from .lexicon import Lexicon, capitalise
-from .spec import Plan, SynthSpec, Topic
+from .recipe import Plan, SynthSpec, Topic
 
 # Real arXiv category codes a topic of each field may carry, most typical first. arXiv has
 # no arts or humanities archives, so those fields borrow the nearest existing codes.

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...options import Option
-from ..registered import Registered
+from ..entry import Registered
 from .measures import (
     FOLDS,
     MEASURES,

@@ -42,7 +42,7 @@ from pathlib import Path
 from ...errors import UsageError
 from ...retrieval.base import Document, Query, Ranking, Retriever
 from ...retrieval.spec import Dense, Fusion, Spec, parse_spec
-from ..benchmark import Log, Scores, quiet, run
+from ..harness import Log, Scores, quiet, run
 from ..report import Table
 from ..scorers import RunFile, write_run
 from .measures import (

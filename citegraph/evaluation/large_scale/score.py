@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...retrieval.base import Document, Retriever
-from ..benchmark import Log, Scores, Topics, quiet, score_topics
+from ..harness import Log, Scores, Topics, quiet, score_topics
 from ..metrics import DEPTH, mean_std
 from ..qrels import read_qrels
 from ..report import Table

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...options import Option
-from ..registered import Registered, RetrieverOption
+from ..entry import Registered, RetrieverOption
 
 
 def _build(directory: Path, split: str, official_release: bool):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ...errors import CitegraphError
 from ...retrieval.base import Document, Retriever
-from ..benchmark import Log, Scores, Topics, quiet, score_topics
+from ..harness import Log, Scores, Topics, quiet, score_topics
 from ..report import Table
 from .build import TRUE
 

@@ -5,7 +5,7 @@ features and the signals their explanations show.
 
 - :mod:`.text` — each retriever's top matches, and the ego-network enrichment around them;
 - :mod:`.contexts` — papers cited in sentences most like the seed's text;
-- :mod:`.graph` — the references' neighbourhood: cited by them, coupling, co-citation, and
+- :mod:`.neighbourhood` — the references' neighbourhood: cited by them, coupling, co-citation, and
   the push-down of candidates linked to the papers the user does not want;
 - :mod:`.facts` — what the graph says of every candidate (metadata, citations, the view's
   filters), which turns the link counts into features.

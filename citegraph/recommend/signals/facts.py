@@ -11,7 +11,7 @@ from ...graph import GraphStore
 from ...vocabulary import counted
 from ..candidates import Candidates, Facts, Signal
 from ..seed import Seed
-from .graph import KINDS, Links
+from .neighbourhood import KINDS, Links
 
 FactRows = dict[str, list]  # candidate id → [id, title, year, external, citations, ingested]
 

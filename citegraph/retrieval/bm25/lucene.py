@@ -72,7 +72,7 @@ DEEP_SHARE = 0.1  # a pooled Lucene query ranks deep while the depth is at most 
 @cache
 def _java() -> SimpleNamespace:
     """Anserini's and Lucene's classes; the first call starts the JVM."""
-    from ..lucene import prepare
+    from .jvm import prepare
 
     prepare()
     autoclass = pyclass.autoclass  # puts pyserini's Anserini jar on the classpath and starts the JVM
