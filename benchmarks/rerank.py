@@ -146,7 +146,8 @@ def timed_run(call, topics: list[Document]) -> dict:
 
 
 def child(work: Path, policy: str) -> None:
-    from citegraph.evaluation.trec.collection import rank_topics, read_topics
+    from citegraph.evaluation.trec.collection import rank_topics
+    from citegraph.formats.trec import read_topics
     from citegraph.heavy import torch  # through citegraph's seam, which sets the wait policy first
     from citegraph.retrieval.dense.pool_encoder import PoolEncoder, open_for_rerank
     from citegraph.retrieval.docstore import DocStore

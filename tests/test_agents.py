@@ -25,6 +25,7 @@ TOOLS = {
     "explain_recommendation",
     "contextualise_citation",
     "cite",
+    "works",
 }
 
 
@@ -48,7 +49,7 @@ def test_an_mcp_client_uses_every_tool(acl, server_env):
             assert set(tools) == TOOLS
             assert "as_of" in tools["recommend"].input_schema["properties"]
             calls = {
-                "search": await client.call_tool("search_papers", {"query": "multilingual dependency parsing"}),
+                "search": await client.call_tool("search_papers", {"q": "multilingual dependency parsing"}),
                 "paper": await client.call_tool("paper", {"id": "P12-1066"}),
                 "neighbours": await client.call_tool("neighbours", {"id": "P12-1066", "limit": 5}),
                 "recommend": await client.call_tool(
@@ -89,7 +90,8 @@ def test_an_mcp_client_uses_every_tool(acl, server_env):
         assert not calls[name].is_error, (name, calls[name].content)
     assert any(hit["id"] == "P12-1066" for hit in _data(calls["search"]))
     assert _data(calls["paper"])["title"] == "Selective Sharing for Multilingual Dependency Parsing"
-    assert _data(calls["neighbours"])
+    hood = _data(calls["neighbours"])
+    assert hood["paper"]["id"] == "P12-1066" and {n["kind"] for n in hood["neighbours"]} >= {"cites", "cited_by"}
     got = _data(calls["recommend"])
     expected = acl.for_library(library, k=5, negatives=["D10-1120"], view=View(as_of=2012))
     assert [r["id"] for r in got["recommendations"]] == [r.id for r in expected]

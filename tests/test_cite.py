@@ -204,7 +204,7 @@ def test_http_and_mcp_answer_as_the_python_path(acl, draft_files):
         (["--draft", "{dir}/empty.tex"], "{dir}/empty.tex: no citation slot"),
         (["--draft", "{dir}/paper.tex", "--bib", "{dir}/missing.bib"], "{dir}/missing.bib: no such bibliography file"),
         (["--draft", "{dir}/paper.tex", "--bib", "{dir}/broken.bib"], "{dir}/broken.bib:1"),
-        (["--context", "x" * 5001], "field 'context': 5001 characters, over the limit of 5000"),
+        (["--context", "x" * 5001], "Invalid value for '--context': String should have at most 5000 characters"),
         (
             ["--context", "parsing [CIT]", "--model", "{dir}"],
             (
@@ -255,10 +255,10 @@ def test_a_model_reranks_and_explains_its_score(acl, server_env, model_folder, t
 
 
 def test_the_fusion_weights_are_read_from_the_models_card(acl, model_folder, tmp_path, draft_files):
-    """`benchmarks/cite_weights.py --write` records the tuned weights in the card; `cite` reads them."""
+    """`citegraph cite tune --write` records the tuned weights in the card; `cite` reads them."""
     from citegraph.errors import CitegraphError
-    from citegraph.local.saved import record_card
     from citegraph.recommend.cite import Fusion
+    from citegraph.retrieval.dense.model_card import record_card
 
     folder = tmp_path / "model"
     shutil.copytree(model_folder, folder)

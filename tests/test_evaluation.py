@@ -18,7 +18,8 @@ from citegraph.evaluation.mdcr import build as mdcr
 from citegraph.evaluation.mdcr.config import MDCRConfig
 from citegraph.evaluation.mdcr.score import MDCR, PUBLISHED_SCINCL_TEST, fingerprint, read_benchmark
 from citegraph.evaluation.report import draw, load_tables
-from citegraph.evaluation.scorers import RunFile, write_run
+from citegraph.evaluation.scorers import RunFile
+from citegraph.formats.trec import write_run
 from citegraph.ingest import formats, ingest
 from citegraph.retrieval.base import Document
 from citegraph.retrieval.bm25 import build_bm25

@@ -323,7 +323,9 @@ def test_an_uploaded_library_is_matched_by_the_librarys_parsers(service, graph):
         "entry": "pasted.txt:4",
         "paper": None,
         "how": pasted.json()["matches"][2]["how"],
-    }
+        "title": "",
+        "warnings": [],
+    }  # the fields of a match on every door (operations.answers.MatchOut)
     blank = httpx.post(f"{service.url}/explore/library", json={"text": " \n\n"})
     assert blank.status_code == 200 and blank.json() == {"papers": [], "matches": []}  # the page says so
     broken = httpx.post(

@@ -317,7 +317,7 @@ def test_every_command_that_prints_records_takes_the_same_formats(server_env):
     from citegraph.cli.flags import record_formats
 
     assert record_formats() == ["text", "json", "bibtex", "ris", "csl-json", "jsonl"]
-    for command in ("recommend", "watch", "cite", "paper"):
+    for command in ("recommend", "watch", "cite", "paper", "works"):
         shown = " ".join(citegraph_ok(command, "--help", env=server_env).stdout.split())
         assert "[text|json|bibtex|ris|csl-json|jsonl]" in shown, command
     assert citegraph("recommend", "--paper", "X", "--json", env=server_env).returncode == 2
@@ -342,7 +342,7 @@ def test_recommend_and_cite_print_each_format(graph, server_env, tmp_path):
         ],
     )
     asked = ("recommend", "--paper", "S", "--with", "", "-k", "5")
-    found = json.loads(citegraph_ok(*asked, "--format", "json", env=server_env).stdout)
+    found = json.loads(citegraph_ok(*asked, "--format", "json", env=server_env).stdout)["recommendations"]
     [p] = [r for r in found if r["id"] == "P"]
     assert "cited by 1 paper in the corpus" in p["explanation"]
     assert "co-cited with your references 1 time" in p["explanation"]

@@ -431,6 +431,42 @@ def test_a_second_ingest_on_the_same_graph_is_refused_while_one_runs(store, serv
     assert again.returncode == 0, again.stderr
 
 
+def test_the_ingest_lock_is_filelocks_names_its_holder_and_dies_with_it(tmp_path):
+    """The ingest lock is filelock's: a FileLock on its file is refused while an ingest holds
+    it, and an ingest is refused while a FileLock holds it; a second ingest names the pid of
+    the first (refused attempts leave it in place); a holder killed with SIGKILL leaves no lock."""
+    from filelock import FileLock, Timeout
+
+    from citegraph.ingest.lock import ingest_lock, lock_file
+
+    config = Config(data_dir=tmp_path / "data")
+    code = (
+        "import sys, time\nfrom citegraph.config import Config\nfrom citegraph.ingest.lock import ingest_lock\n"
+        "with ingest_lock(Config(data_dir=sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(120)\n"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", code, str(config.data_dir)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        for _ in range(2):
+            with pytest.raises(
+                CitegraphError, match=rf"another ingest into this graph is running \(pid {holder.pid}\)"
+            ):
+                with ingest_lock(config):
+                    pass
+            with pytest.raises(Timeout):
+                FileLock(lock_file(config)).acquire(timeout=0)
+    finally:
+        holder.kill()
+        holder.wait()
+    with ingest_lock(config):  # at once: the kernel dropped the killed holder's lock
+        with pytest.raises(Timeout):
+            FileLock(lock_file(config)).acquire(timeout=0)
+    with FileLock(lock_file(config)):
+        with pytest.raises(CitegraphError, match=r"another ingest into this graph is running \(pid unknown\)"):
+            with ingest_lock(config):
+                pass
+
+
 @pytest.mark.slow
 def test_the_ingest_lock_is_the_databases_whatever_the_way_to_it(tmp_path):
     """The embedded graph of a data directory and a URI to its server are one database: one

@@ -350,7 +350,7 @@ def test_the_mcp_cite_tool_refuses_the_same_in_one_line(store, secret, tmp_path)
         ("recommend", {"title": "parsing", "k": "ten"}, "k: Input should be a valid integer"),
         ("cite", {"context": "parsing [CIT]", "format": "docx"}, "format: Input should be 'latex', 'markdown'"),
         ("neighbours", {}, "id: Field required"),
-        ("search_papers", {"query": "x", "limit": 101}, "limit: Input should be less than or equal to 100"),
+        ("search_papers", {"q": "x", "limit": 101}, "limit: Input should be less than or equal to 100"),
     ],
 )
 def test_an_mcp_argument_error_is_one_line_naming_the_field(store, tmp_path, tool, arguments, message):

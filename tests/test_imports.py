@@ -77,7 +77,6 @@ def test_the_seam_hands_out_the_library_itself():
 #: Libraries citegraph imports that come with one it declares (checked below): the API
 #: they are used through is that declared library's.
 COMES_WITH = {
-    "pydantic": "fastapi",
     "starlette": "fastapi",
     "pylatexenc": "bibtexparser",
     "jnius": "pyserini",

@@ -36,6 +36,8 @@ FLOORS = [
     {"local", "contextualise"},
     # the recommender (its signals, the contexts signal, held-out learning, its benchmark, the demo)
     {"recommend"},
+    # each use case once for every door: its typed request and answer, and the function holding its logic
+    {"operations"},
     {"service", "repro"},  # HTTP, the explorer's routes, MCP; the reproduction matrix
     {"cli"},
 ]
@@ -188,6 +190,65 @@ def test_no_floor_imports_a_higher_one():
     assert violations(PACKAGE, FLOOR, ALLOWED) == []
 
 
+#: The product — the recommender and the doors serving it — against the research code it must not
+#: import (docs/architecture.md): citation-context models, contextualisation, a benchmarks script.
+PRODUCT = ("recommend", "service")
+RESEARCH = {"local", "contextualise"}
+
+
+def research_imports(package: Path, units=PRODUCT) -> dict[str, list[str]]:
+    """Per product unit, its modules' imports of research units or of the ``benchmarks`` scripts
+    (outside the package: imported by name, as a lazy import or a registry target)."""
+    found: dict[str, list[str]] = {unit: [] for unit in units}
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package)
+        own = unit_of(package, list(relative.with_suffix("").parts))
+        if own in found:
+            crossing = (imports(package, path) & RESEARCH) | ({"benchmarks"} if _names_benchmarks(path) else set())
+            found[own] += [f"{relative.as_posix()} imports {unit}" for unit in sorted(crossing)]
+    return found
+
+
+def _names_benchmarks(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""] if not node.level else []
+        elif _lazy_import(node):
+            names = [node.args[0].value]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and TARGET.fullmatch(node.value):
+            names = [node.value]
+        else:
+            continue
+        if any(name.split(".")[0].split(":")[0] == "benchmarks" for name in names):
+            return True
+    return False
+
+
+def test_the_product_imports_no_research_code():
+    assert research_imports(PACKAGE) == {unit: [] for unit in PRODUCT}
+
+
+def test_the_product_boundary_is_seen_through_every_kind_of_import(tmp_path):
+    package = tmp_path / "pkg"
+    for folder in ("service", "recommend", "local", "contextualise"):
+        (package / folder).mkdir(parents=True)
+        (package / folder / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "service" / "a.py").write_text("def f():\n    from ..contextualise import x\n")
+    (package / "service" / "b.py").write_text("import benchmarks.rerank\n")
+    (package / "recommend" / "c.py").write_text(
+        "from importlib import import_module\nm = import_module('pkg.local.y')\n"
+    )
+    (package / "recommend" / "d.py").write_text("TARGETS = {'t': 'benchmarks.rerank:main'}\n")
+    (package / "recommend" / "e.py").write_text("from ..service import a\n")  # not research: the floors' concern
+    assert research_imports(package) == {
+        "recommend": ["recommend/c.py imports local", "recommend/d.py imports benchmarks"],
+        "service": ["service/a.py imports contextualise", "service/b.py imports benchmarks"],
+    }
+
+
 def test_no_import_loop():
     assert [group for group in loops(PACKAGE) if group not in LOOPS_ALLOWED] == []
     assert set(LOOPS_ALLOWED) <= set(loops(PACKAGE)), "a loop is gone: take it out of LOOPS_ALLOWED"
@@ -230,7 +291,7 @@ def test_the_walk_sees_relative_absolute_and_local_imports(tmp_path):
 #: File names that several modules share → why (docs/architecture.md, "Names"): the same role
 #: in sibling packages by design. Any other shared name fails.
 SHARED_NAMES = {
-    "cite.py": "doors named after the use case: cli/, service/, and the use case itself in recommend/",
+    "cite.py": "the cite command (cli/) and the use case it runs (recommend/)",
     "demo.py": "the demo command (cli/) and the demo it runs (recommend/)",
     "pools.py": "the pools command (cli/) and the pools it builds (evaluation/large_scale/)",
     "config.py": "citegraph's own configuration at the root; each benchmark's options in its package",

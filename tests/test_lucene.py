@@ -38,7 +38,7 @@ CRASH = """
 import ctypes, sys
 from pathlib import Path
 from citegraph.retrieval.bm25 import jvm
-jvm.crash_reports = Path(sys.argv[1])
+jvm.log_folder = Path(sys.argv[1])
 jvm.prepare()
 import jnius  # starts the JVM, which takes over the process's crash signals
 print("before the crash", flush=True)
@@ -61,3 +61,51 @@ def test_a_crash_report_of_the_lucene_jvm_goes_to_the_data_folders_logs(tmp_path
     assert list(work.iterdir()) == []
     [report] = logs.glob("hs_err_pid*.log")
     assert "SIGSEGV" in report.read_text(errors="replace")
+
+
+SEARCH = """
+import json, sys
+from pathlib import Path
+from citegraph.retrieval.bm25 import bm25, jvm
+jvm.log_folder = Path(sys.argv[2])
+hits = bm25(sys.argv[1]).search(["apoptosis resistance", "graph neural networks"], 5)
+from pyserini.pyclass import autoclass
+print(json.dumps({"vm": str(autoclass("java.lang.System").getProperty("java.vm.info")),
+                  "hits": [[(h.id, h.score) for h in ranking] for ranking in hits]}))
+"""
+
+
+def test_lucenes_classes_are_mapped_from_an_archive_built_once_from_a_record(tmp_path):
+    """The first JVM records the classes it loads, the next builds the class-data archive from
+    that record and maps them from it ("sharing"), as do the JVMs after it: with the same hits,
+    and nothing on the terminal."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("pyserini", reason="needs the [lucene] extra")
+    from citegraph.retrieval.base import Document
+    from citegraph.retrieval.bm25 import build_bm25
+
+    texts = ["TRAIL-induced apoptosis resistance", "graph neural networks for citations", "apoptosis in cells"]
+    build_bm25([Document(f"d{i}", t, "") for i, t in enumerate(texts)], tmp_path / "index", backend="lucene")
+    cache, logs = tmp_path / "cache", tmp_path / "logs"
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    runs = []
+    for _ in range(3):
+        done = subprocess.run(
+            [sys.executable, "-c", SEARCH, str(tmp_path / "index"), str(logs)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0 and done.stderr == "", done.stderr[-2000:]
+        runs.append(json.loads(done.stdout))
+        archives = sorted(p.suffix for p in (cache / "citegraph").iterdir() if p.suffix in (".jsa", ".classes"))
+        assert archives == ([".classes"] if len(runs) == 1 else [".jsa"])
+    assert ["sharing" in run["vm"] for run in runs] == [False, True, True]
+    assert runs[0]["hits"] == runs[1]["hits"] == runs[2]["hits"] and runs[0]["hits"][0][0][0] in ("d0", "d2")
+    assert (cache / "citegraph").stat().st_mode & 0o777 == 0o700

@@ -322,5 +322,7 @@ def test_recommend_and_serve_on_a_damaged_folder_answer_as_searching(acl, server
     with serving(env, tmp_path / "serve.log") as (url, _):
         answer = httpx.post(f"{url}/recommend", json={"paper": "P05-1012", "k": 20}, timeout=60)
         assert answer.status_code == 200, answer.text
-        assert [r["id"] for r in answer.json()["recommendations"]] == [r["id"] for r in json.loads(read.stdout)]
+        assert [r["id"] for r in answer.json()["recommendations"]] == [
+            r["id"] for r in json.loads(read.stdout)["recommendations"]
+        ]
     assert "searching instead" in (tmp_path / "serve.log").read_text()

@@ -235,7 +235,7 @@ def test_recommend_from_the_cli(acl, server_env):
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    rows = json.loads(result.stdout)
+    rows = json.loads(result.stdout)["recommendations"]
     assert [r["id"] for r in rows] == [r.id for r in acl.recommend("P12-1066", k=5)]
     assert all(r["explanation"] for r in rows)
     shown = subprocess.run(

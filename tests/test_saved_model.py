@@ -197,7 +197,7 @@ def test_evaluate_local_saves_the_model_and_the_saved_model_reproduces_its_card(
     assert card["graph"]["nodes"]["Paper"] >= 150 and card["graph"]["relationships"]["CITES"] > 0
     assert card["graph"]["contexts"] == results["data_info"]["contexts_read"] > 0
     assert card["split"]["train_used"] == 12 and card["split"]["held_out_from"] == results["data_info"]["held_out_from"]
-    # what rebuilds the split (benchmarks/cite_weights.py validates on the contexts not trained on)
+    # what rebuilds the split (citegraph cite tune validates on the contexts not trained on)
     assert {k: card["split"][k] for k in ("candidates", "test_share", "whole_years", "textless")} == {
         "candidates": "all",
         "test_share": results["test_share"],
@@ -221,3 +221,30 @@ def test_evaluate_local_saves_the_model_and_the_saved_model_reproduces_its_card(
     assert {m: round(v[0], 6) for m, v in figures.items()} == {
         m: round(v, 6) for m, v in card["test"]["rows"][tuned].items()
     }
+
+    # cite's fusion weights tuned for it on the training side it was not trained on, and kept
+    citegraph_ok("index", "bm25", "--backend", "bm25s", env=server_env)
+    tune = ["cite", "tune", "--model", str(folder), "--with", "bm25:bm25s", "--contexts", "5", "--draft", "0,1"]
+    refused = citegraph(*tune, "--weights", "0,-1", env=server_env)
+    assert refused.returncode == 2 and "--weights" in refused.stderr and "Traceback" not in refused.stderr
+    tuned_run = citegraph_ok(*tune, "--weights", "0,2", "--write", env=server_env)
+    written = json.loads((folder / "citegraph.json").read_text())["cite"]
+    validation = written["validation"]
+    assert validation["trained_on"] == card["split"]["train_used"] == 12
+    assert validation["drawn_from"] == validation["training_side"] - 12 > 0
+    assert validation["contexts"] == min(5, validation["drawn_from"])
+    assert written["tuned_by"] == "citegraph cite tune"
+    assert [(p["draft"], p["model"]) for p in written["grid"]] == [(0, 0), (0, 2), (1, 0), (1, 2)]
+    best = max(written["grid"], key=lambda p: (p["mrr"], p["r@10"], -abs(p["draft"] - 0.5) - abs(p["model"] - 1)))
+    assert written["fusion"] == {"draft": best["draft"], "model": best["model"]}
+    assert f"chosen: draft {best['draft']:g}, model {best['model']:g}" in tuned_run.stdout
+    # run again: the same slice, the same figures (nothing left unseeded); the card read back by cite
+    again_run = citegraph_ok(*tune, "--weights", "0,2", env=server_env)
+    assert (
+        _grid_lines(again_run.stdout) == _grid_lines(tuned_run.stdout) and len(_grid_lines(tuned_run.stdout)) == 2
+    )  # a row a draft weight
+    assert "written to" not in again_run.stdout
+
+
+def _grid_lines(printed: str) -> list[str]:
+    return [line for line in printed.splitlines() if line.startswith("| ") and not line.startswith("| draft")]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from citegraph.errors import InputError
-from citegraph.evaluation.qrels import read_qrels
-from citegraph.evaluation.trec.collection import comparable, read_topics, score_runs
+from citegraph.evaluation.trec.collection import comparable, score_runs
+from citegraph.formats.trec import read_qrels, read_run, read_topics, write_qrels, write_run
 from citegraph.retrieval.base import Hit
 
 TREC = Path(__file__).parent / "fixtures" / "trec"
@@ -82,6 +82,18 @@ def test_topic_files_of_every_shape(name, field, expected):
         ("q1\tfine\nq2 no tab\n", ".tsv", "t.tsv:2:", "expected 'qid<TAB>text'"),
         ('{"id": "q1", "text": "x"}\n{"text": "no id"}\n', ".jsonl", "t.jsonl:2: field 'id'", "no query id"),
         ('{"id": "q1", "query": ""}\n', ".jsonl", "t.jsonl:1: field 'text'", "no query text"),
+        (
+            "<topics>\n<topic>\n<query>graphs</query>\n</topic>\n</topics>\n",
+            ".xml",
+            "t.xml:2: field 'number'",
+            "a <topic> without a number attribute",
+        ),
+        (
+            '<topics>\n<topic number="1">\n<query>graphs & citations</query>\n</topic>\n</topics>\n',
+            ".xml",
+            "t.xml:3:",
+            "not well-formed XML (not well-formed (invalid token))",
+        ),
     ],
 )
 def test_bad_topic_files_are_located(tmp_path, text, suffix, where, says):
@@ -90,6 +102,80 @@ def test_bad_topic_files_are_located(tmp_path, text, suffix, where, says):
     with pytest.raises(InputError) as error:
         read_topics(path)
     assert where in str(error.value) and says in str(error.value), str(error.value)
+
+
+def test_topic_xml_is_read_as_xml_comments_and_cdata_included(tmp_path):
+    """Later tracks' topics are read by an XML parser: a topic commented out is not a topic,
+    CDATA and character references are text, and each topic keeps the line it starts on."""
+    path = tmp_path / "topics.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<topics>\n'
+        '  <!-- <topic number="0"><query>withdrawn</query></topic> -->\n'
+        '  <topic number="1">\n    <query><![CDATA[graphs <and> citations]]></query>\n  </topic>\n'
+        '  <topic number="2"><query>caf&#233; &amp; tea</query></topic>\n</topics>\n',
+        encoding="utf-8",
+    )
+    topics = read_topics(path)
+    assert [(t.id, t.text, t.where.line if t.where else None) for t in topics] == [
+        ("1", "graphs <and> citations", 4),
+        ("2", "café & tea", 7),
+    ]
+
+
+def test_the_readers_give_what_the_hand_written_ones_gave_on_every_collection_of_the_suite():
+    """parsed.json is what citegraph's own readers gave before the topics' XML went to an XML
+    parser and the qrels and runs to ir_measures' readers: every TREC file of the suite, in
+    every field and duplicate policy recorded there, reads the same (ids, texts, lines,
+    warnings, grades)."""
+    import json
+
+    recorded = json.loads((TREC / "parsed.json").read_text(encoding="utf-8"))
+    files = {
+        p.relative_to(TREC).as_posix() for p in TREC.rglob("*") if p.is_file() and p.suffix not in (".bib", ".json")
+    }
+    assert files == {c["file"] for c in recorded["topics"]} | set(recorded["qrels"]), "a TREC file not recorded"
+    for case in recorded["topics"]:
+        warnings: list[str] = []
+        topics = read_topics(TREC / case["file"], case["field"], case["on_duplicate"], warnings.append)
+        assert [[t.id, t.text, t.where.line if t.where else None] for t in topics] == case["topics"], case
+        assert [w.replace(f"{TREC}/", "") for w in warnings] == case["warnings"], case
+    for name, qrels in recorded["qrels"].items():
+        assert read_qrels(TREC / name) == qrels
+
+
+def test_qrels_and_runs_read_back_what_was_written(tmp_path):
+    """Graded qrels (as the MDCR build writes them) and a run with scores of every size read
+    back exactly: the run's scores are written as repr, the rank column comes from the order."""
+    write_qrels(
+        tmp_path / "qrels.txt", {"q1": ["10.1/A", "d2"], "q2": ["d3"]}, {"q1": {"10.1/A": 2, "d2": 0}, "q2": {"d3": -1}}
+    )
+    assert read_qrels(tmp_path / "qrels.txt") == {"q1": {"10.1/A": 2, "d2": 0}, "q2": {"d3": -1}}
+    run = {"q1": [Hit("d2", 0.1 + 0.2), Hit("10.1/A", 1e-300)], "q2": [Hit("d3", -2.5)], "q3": []}
+    write_run(tmp_path / "run.trec", run, "mine")
+    assert read_run(tmp_path / "run.trec") == {q: [tuple(h) for h in hits] for q, hits in run.items() if hits}
+    assert (tmp_path / "run.trec").read_text().splitlines()[1] == "q1 Q0 10.1/A 2 1e-300 mine"
+
+
+@pytest.mark.parametrize(
+    "read, text, where",
+    [
+        (
+            read_qrels,
+            "q1 0 d1 1\n\nq1 0 d2 high\n",
+            "x:3: expected 'query 0 doc grade' (a whole grade), got 'q1 0 d2 high'",
+        ),
+        (read_qrels, "q1 0 d1 1\nq1 d2 1\n", "x:2: expected 'query 0 doc grade' (a whole grade), got 'q1 d2 1'"),
+        (read_run, "q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.5\n", "x:2: expected 'query Q0 doc rank score tag' (6 columns"),
+        (read_run, "q1 Q0 d1 1 high t\n", "x:1: expected 'query Q0 doc rank score tag' (6 columns, a numeric score)"),
+        (read_qrels, "q1 0 d1 1\nq2 0 d\xe9 1\n", "x:2: not UTF-8"),
+    ],
+)
+def test_a_bad_qrels_or_run_line_is_an_input_error_naming_its_line(tmp_path, read, text, where):
+    path = tmp_path / "x"
+    path.write_bytes(text.encode("latin-1"))
+    with pytest.raises(InputError) as error:
+        read(path)
+    assert str(error.value).startswith(f"{tmp_path}/{where}"), str(error.value)
 
 
 @pytest.mark.parametrize("policy, kept", [("last", "citation graph database"), ("first", "genetics of reading")])

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from citegraph.evaluation.qrels import read_qrels
 from citegraph.evaluation.scorers import RunFile
-from citegraph.evaluation.trec.collection import read_topics, score_runs
+from citegraph.evaluation.trec.collection import score_runs
+from citegraph.formats.trec import read_qrels, read_topics
 
 from conftest import citegraph, citegraph_ok
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
+from importlib import import_module
 from pathlib import Path
 
 import click
@@ -11,10 +12,36 @@ from .. import __version__
 from ..config import Config
 from ..errors import CitegraphError, Interrupted
 
+#: The module (``citegraph/cli/<module>.py``) that declares each command: a command imports its
+#: own module only, so that its start-up pays for no other (``tests/test_cli.py`` checks the map).
+COMMAND_MODULES = {
+    **dict.fromkeys(("cite",), "cite"),
+    **dict.fromkeys(("contexts", "contextualise"), "contextualise"),
+    **dict.fromkeys(("demo",), "demo"),
+    **dict.fromkeys(("evaluate", "report", "tune-bm25"), "evaluate"),
+    **dict.fromkeys(("clear", "query", "stats"), "graph"),
+    **dict.fromkeys(("index", "search"), "index"),
+    **dict.fromkeys(("complete-import", "export", "ingest", "prefilter", "synth"), "ingest"),
+    **dict.fromkeys(("library", "paper", "works"), "library"),
+    **dict.fromkeys(("enrich", "mdcr", "pools"), "pools"),
+    **dict.fromkeys(("explain", "mcp", "recommend", "recommend-train", "serve", "watch"), "recommend"),
+    **dict.fromkeys(("repro",), "repro"),
+    **dict.fromkeys(("graph", "server"), "server"),
+}
+
 
 class _Group(click.Group):
-    """Prints a :class:`CitegraphError` as one line instead of a traceback, and a ^C that no
-    command turned into one (:class:`~citegraph.errors.Interrupted`) as "interrupted", exit 130."""
+    """Loads a command's module when the command is asked for (:data:`COMMAND_MODULES`); prints
+    a :class:`CitegraphError` as one line instead of a traceback, and a ^C that no command
+    turned into one (:class:`~citegraph.errors.Interrupted`) as "interrupted", exit 130."""
+
+    def list_commands(self, ctx):
+        return sorted(COMMAND_MODULES.keys() | self.commands.keys())
+
+    def get_command(self, ctx, cmd_name):
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            import_module(f"{__package__}.{COMMAND_MODULES[cmd_name]}")  # its decorators register it
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx):
         try:
@@ -60,10 +87,12 @@ def main(ctx, uri, user, database, data_dir, config_file):
 
 @contextmanager
 def open_graph(config: Config):
-    from ..graph import open_store
+    from ..graph import embedded_server, open_store
 
     if config.embedded:
-        click.echo(f"Using the embedded ArcadeDB graph in {config.data_dir}", err=True)
+        running = embedded_server(config).status()  # a resident server (graph start, serve) is attached to
+        attached = f" (its running server, pid {running.pid})" if running else ""
+        click.echo(f"Using the embedded ArcadeDB graph in {config.data_dir}{attached}", err=True)
     store = open_store(config)
     try:
         yield store

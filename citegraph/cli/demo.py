@@ -9,6 +9,7 @@ from importlib.util import find_spec
 import click
 
 from ..config import Config
+from ..operations.answers import RecommendationOut
 from .app import indexes_dir, main, open_graph
 from .output import (
     RichProgress,
@@ -61,8 +62,7 @@ def _show(step) -> None:
             print_recommendations(
                 f'recommended citations for {step.seed.id} "{step.seed.title}" '
                 f"({len(step.seed.references)} references; BM25 + graph signals)",
-                step.recommendations,
-                explain=True,
+                [RecommendationOut.of(r) for r in step.recommendations],
             )
         case demo_.HeldOut():
             [slot] = step.cited.slots
@@ -73,7 +73,9 @@ def _show(step) -> None:
                 f"{matched} of its {len(step.cited.references)} other references in the graph; as of {step.as_of}"
             )
             where = f"{slot.slot.file.name if slot.slot.file else ''}:{slot.slot.line}:{slot.slot.column}"
-            print_recommendations(f"slot at {where}: {slot.slot.sentence}", slot.suggestions, explain=True)
+            print_recommendations(
+                f"slot at {where}: {slot.slot.sentence}", [RecommendationOut.of(s) for s in slot.suggestions]
+            )
             click.echo(
                 f"the held-out citation {step.paper}: "
                 + (f"rank {step.rank} of {len(slot.suggestions)}" if step.rank else "not suggested")

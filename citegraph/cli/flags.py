@@ -1,16 +1,24 @@
-"""Options and parameter types shared by several commands."""
+"""Options and parameter types shared by several commands, and the options of a request made
+from its model's fields (:class:`RequestOptions`)."""
 
 from __future__ import annotations
 
 import functools
+import types
+import typing
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
+
     from ..options import Option
-from ..vocabulary import year_of
+from ..operations.fields import problem
+from ..vocabulary import calendar_date
 
 
 class CommaList(click.ParamType):
@@ -134,39 +142,25 @@ def retrievers_option(
     )
 
 
-class AsOfDate(click.ParamType):
-    """A date (YYYY-MM-DD, YYYY-MM or YYYY) as the year the graph knows dates by."""
-
-    name = "date"
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, int):
-            return value
-        try:
-            return year_of(str(value).strip())
-        except ValueError as bad:
-            self.fail(str(bad), param, ctx)
-
-
-AS_OF = click.option(
-    "--as-of",
-    type=AsOfDate(),
-    help="Recommend as of this date: nothing published later, no "
-    "later citation as evidence (the graph dates papers by year).",
-)
-
-
-def record_format(command):
-    """--format: how a command that prints records (recommend, watch, cite, paper) prints
-    them; every such command takes the same values (:func:`record_formats`)."""
+def record_format(command=None, *, files: bool = True):
+    """--format: how a command that prints records (recommend, watch, explain, cite, paper,
+    works) prints them; every such command takes the same values (:func:`record_formats`),
+    the files for a reference manager where its answer is papers (``files``; ``explain``'s is
+    one paper's rank: ``@record_format(files=False)``)."""
+    if command is None:
+        return functools.partial(record_format, files=files)
     return click.option(
         "--format",
         "format_",
-        type=click.Choice(record_formats()),
+        type=click.Choice(record_formats() if files else record_formats()[:2]),
         default="text",
         show_default=True,
-        help="text: tables; json: the records as one JSON value; bibtex, ris, csl-json, jsonl: a file for "
-        "a reference manager on stdout (reasons in the note field).",
+        help="text: tables; json: the answer as one JSON value (as the HTTP service and the MCP tools give it)"
+        + (
+            "; bibtex, ris, csl-json, jsonl: a file for a reference manager on stdout (reasons in the note field)."
+            if files
+            else "."
+        ),
     )(command)
 
 
@@ -175,6 +169,139 @@ def record_formats() -> list[str]:
     from ..library.export import WRITERS
 
     return ["text", "json", *WRITERS]
+
+
+class FieldValue(click.ParamType):
+    """A value a request's field takes, checked as the field checks it (its length, its
+    spelling: a date, text that is not blank); the refusal is the field's own words."""
+
+    def __init__(self, annotation: Any, name: str = "text"):
+        self.adapter, self.name = TypeAdapter(annotation), name
+
+    def convert(self, value, param, ctx):
+        try:
+            return self.adapter.validate_python(value)
+        except ValidationError as exc:
+            self.fail("; ".join(problem(e) for e in exc.errors(include_url=False)), param, ctx)
+
+
+class RequestOptions:
+    """The command-line options of an operation's request (:mod:`citegraph.operations`), made
+    from its model's fields — flag ``--the-name``, type (an IntRange from ``ge``/``le``, a Choice
+    from a Literal, a repeatable option for a list, a flag pair for a bool), default, help (the
+    field's description) — and the request made back from their values (:meth:`request`), the
+    model validating it, with a refusal naming the flag. As a decorator it adds the options to
+    a command, which takes them as keyword arguments named after the fields.
+
+    ``flags`` gives a field other spellings (``{"k": ("-k", "--k")}``), ``arguments`` makes
+    fields positional, ``leave`` names the fields a command gives another way (a file it reads),
+    ``required`` those the command cannot do without."""
+
+    def __init__(
+        self,
+        model: type[BaseModel],
+        *,
+        flags: Mapping[str, Sequence[str]] | None = None,
+        arguments: Iterable[str] = (),
+        leave: Iterable[str] = (),
+        required: Iterable[str] = (),
+    ):
+        self.model, self.arguments, self.required = model, set(arguments), set(required)
+        left = set(leave)
+        self.fields = {name: field for name, field in model.model_fields.items() if name not in left}
+        given = dict(flags or {})
+        self.flags = {name: tuple(given.get(name, (f"--{name.replace('_', '-')}",))) for name in self.fields}
+
+    def __call__(self, command):
+        for name in reversed(list(self.fields)):
+            command.__click_params__ = [*getattr(command, "__click_params__", []), self.parameter(name)]
+        return command
+
+    def parameter(self, name: str) -> click.Parameter:
+        """The option (or argument) of the field ``name``."""
+        field = self.fields[name]
+        kind, multiple = _kind(field)
+        required = name in self.required or field.is_required()
+        if name in self.arguments:
+            return click.Argument([name], type=kind, required=required, nargs=-1 if multiple else 1)
+        declared = [*self.flags[name], name]
+        if kind is bool:
+            if field.default:
+                declared = [f"{self.flags[name][-1]}/--no-{self.flags[name][-1].lstrip('-')}", name]
+            return click.Option(
+                declared, is_flag=True, default=field.default, show_default=True, help=field.description
+            )
+        default = None if multiple or field.default is None or required else field.default
+        if isinstance(default, list):  # a comma-separated list shows its default as typed
+            default = ",".join(f"{value:g}" for value in default)
+        return click.Option(
+            declared,
+            type=kind,
+            multiple=multiple,
+            required=required,
+            default=default,
+            show_default=default is not None,
+            help=f"{field.description} (repeatable)" if multiple else field.description,
+        )
+
+    def request(self, values: Mapping[str, Any]) -> Any:
+        """The request from the options' values: those left at the field's default are not given
+        (a request tells a field given from one left out); a refusal names the flag."""
+        given = {}
+        for name, value in values.items():
+            if name not in self.fields or value is None or value == () or value == self.fields[name].default:
+                continue
+            given[name] = list(value) if isinstance(value, tuple) else value
+        try:
+            return self.model.model_validate(given)
+        except ValidationError as exc:
+            raise click.UsageError("; ".join(self._named(e) for e in exc.errors(include_url=False))) from None
+
+    def _named(self, error: Mapping[str, Any]) -> str:
+        """A validation error with its field as the option spells it."""
+        loc = error.get("loc", ())
+        if loc and loc[0] in self.flags and loc[0] not in self.arguments:
+            error = {**error, "loc": ("/".join(self.flags[loc[0]]), *loc[1:])}
+        return problem(error)
+
+
+def _kind(field: FieldInfo) -> tuple[Any, bool]:
+    """The click type of a field's values, and whether the field is a list (a repeatable option)."""
+    annotation = field.annotation
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
+    if typing.get_origin(annotation) is list:
+        [item] = typing.get_args(annotation)
+        if _number(item):  # numbers are given as one comma-separated list: --weights 0,1,2
+            return CommaList(_number(item)), False
+        return FieldValue(item, _metavar(item)), True
+    if annotation is bool:
+        return bool, False
+    if typing.get_origin(annotation) is Literal:
+        return click.Choice(typing.get_args(annotation)), False
+    if annotation is int:  # its bounds: annotated-types' Ge and Le, as pydantic keeps them
+        low = next((m.ge for m in field.metadata if hasattr(m, "ge")), None)
+        high = next((m.le for m in field.metadata if hasattr(m, "le")), None)
+        return click.IntRange(low, high), False
+    checked = typing.Annotated[field.annotation, *field.metadata] if field.metadata else field.annotation
+    return FieldValue(checked, _metavar(field.annotation)), False
+
+
+def _number(annotation: Any) -> type | None:
+    """int or float, when a list's items are numbers (bounded or not)."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation if annotation in (int, float) else None
+
+
+def _metavar(annotation: Any) -> str:
+    """How --help names a text field's value: a date, a path, or text."""
+    if annotation is Path:
+        return "path"
+    if typing.get_origin(annotation) is typing.Annotated:
+        if any(getattr(m, "func", None) is calendar_date for m in annotation.__metadata__):
+            return "date"
+    return next((found for a in typing.get_args(annotation) if (found := _metavar(a)) != "text"), "text")
 
 
 def ids_file(path: Path | None) -> list[str]:

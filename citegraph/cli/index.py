@@ -14,7 +14,7 @@ import click
 
 from ..config import Config
 from ..errors import CitegraphError
-from ..evaluation.trec.collection import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP
+from ..formats.trec import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP
 from ..options import from_options, options_of
 from ..retrieval.base import Document
 from ..retrieval.dense.ann_build import AnnConfig
@@ -306,8 +306,8 @@ def search(config: Config, text, retrievers, k, pool, topics, field, run_path, o
 def _search_topics(
     config: Config, retrievers, topics: Path, field, on_duplicate, k: int, pools, run_path, as_json
 ) -> None:
-    from ..evaluation.scorers import write_run
-    from ..evaluation.trec.collection import rank_topics, read_topics
+    from ..evaluation.trec.collection import rank_topics
+    from ..formats.trec import read_topics, write_run
 
     found = read_topics(topics, field, on_duplicate, lambda warning: click.echo(warning, err=True))
     for spec in retrievers:

@@ -1,5 +1,5 @@
-"""citegraph library match / measure-matcher, citegraph paper: a researcher's library
-against the graph, and one paper as a reference-manager record."""
+"""citegraph library match / measure-matcher, paper, works: a researcher's library against the
+graph, one paper as a reference-manager record, a set's prior and derivative works."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from pathlib import Path
 import click
 
 from ..config import Config
-from ..errors import NotFoundError
-from ..vocabulary import canonical_id, counted
+from ..operations import exploring, papers
+from ..operations.answers import MatchOut
+from ..vocabulary import counted
 from .app import main, open_graph
-from .flags import AS_OF, record_format
+from .flags import RequestOptions, record_format
 from .output import print_matches, print_records, print_table
 
 
@@ -30,7 +31,7 @@ def match(config: Config, path):
 
     entries = read_library(path)
     with open_graph(config) as store:
-        print_matches(str(path), match_library(PaperIndex.load(store), entries))
+        print_matches(str(path), [MatchOut.of(m) for m in match_library(PaperIndex.load(store), entries)])
 
 
 @library.command("measure-matcher")
@@ -65,44 +66,46 @@ def measure_matcher_(config: Config, papers, seed):
     )
 
 
+PAPER = RequestOptions(papers.PaperRequest, arguments=("id",))
+#: The request's fields, but the set: --library, each a library file or an id (repeatable)
+WORKS = RequestOptions(exploring.WorksRequest, flags={"k": ("-k", "--k")}, leave=("papers",))
+
+
 @main.command()
-@click.argument("paper_id")
+@PAPER
 @record_format
 @click.pass_obj
-def paper(config: Config, paper_id, format_):
+def paper(config: Config, format_, **fields):
     """One paper of the graph as HTTP's /paper answers it (title, authors in their order, year,
-    venue, DOI, abstract, citation counts) with the URL its ids imply; or as a record for a
+    venue, DOI, abstract, citation counts, the URL its ids imply); or as a record for a
     reference manager (--format bibtex …)."""
-    from ..library.export import WRITERS, exported
+    from ..library.export import export
 
+    request = PAPER.request(fields)
     with open_graph(config) as store:
-        rows = store.run("paper", id=canonical_id(paper_id))
-        if not rows:
-            raise NotFoundError(f"no paper with id {paper_id!r} in the graph")
-        found = exported(store, [paper_id])
-    record = {**rows[0], "url": found[0].urls[0] if found[0].urls else None}
-    print_records(format_, lambda: _print_paper(record), lambda: record, lambda f: WRITERS[f](found))
+        answer = papers.paper(store, request)
+        print_records(format_, lambda: _print_paper(answer), answer, lambda f: export(store, f, [answer.id]))
 
 
-def _print_paper(p: dict) -> None:
+def _print_paper(p: papers.Paper) -> None:
     """The record as a table of its fields, those the graph lacks left out."""
-    external = "yes: cited, but not itself in the corpus" if p["external"] else None
+    external = "yes: cited, but not itself in the corpus" if p.external else None
     shown = {
-        "title": p["title"],
-        "authors": "; ".join(p["authors"]),
-        "year": str(p["year"] or ""),
-        "venue": (p["venue"] or "") + (f" ({p['venue_type']})" if p["venue_type"] else ""),
-        "DOI": p["doi"],
-        "arXiv": p["arxiv_id"],
-        "URL": p["url"],
-        "cited by": counted(p["citation_count"], "paper") if p["citation_count"] is not None else None,
-        "references": counted(p["references"], "paper"),
-        "fields": ", ".join(p["fields"]),
-        "categories": ", ".join(p["categories"]),
+        "title": p.title,
+        "authors": "; ".join(p.authors),
+        "year": str(p.year or ""),
+        "venue": (p.venue or "") + (f" ({p.venue_type})" if p.venue_type else ""),
+        "DOI": p.doi,
+        "arXiv": p.arxiv_id,
+        "URL": p.url,
+        "cited by": counted(p.citation_count, "paper") if p.citation_count is not None else None,
+        "references": counted(p.references, "paper"),
+        "fields": ", ".join(p.fields),
+        "categories": ", ".join(p.categories),
         "external": external,
-        "abstract": p["abstract"],
+        "abstract": p.abstract,
     }
-    print_table(p["id"], [{"field": k, "value": v} for k, v in shown.items() if v])
+    print_table(p.id, [{"field": k, "value": v} for k, v in shown.items() if v])
 
 
 @main.command()
@@ -113,33 +116,36 @@ def _print_paper(p: dict) -> None:
     required=True,
     help="A library file (.bib, .ris, CSL-JSON, id list) or a paper id / DOI / arXiv id (repeatable).",
 )
-@AS_OF
-@click.option("-k", "--k", default=20, show_default=True, help="Papers per list.")
-@click.option("--json", "as_json", is_flag=True)
+@WORKS
+@record_format
 @click.pass_obj
-def works(config: Config, sources, as_of, k, as_json):
+def works(config: Config, sources, format_, **fields):
     """Prior works (most cited by the set's neighbourhood) and derivative works (citing most of it)."""
-    import json
-    from dataclasses import asdict
-
     from ..library.entries import entries_of
-    from ..library.match import PaperIndex, match_library, matched_ids
-    from ..library.works import prior_and_derivative
+    from ..library.export import export
+    from ..recommend import Recommender
 
+    request = WORKS.request(fields)
     entries = [e for source in sources for e in entries_of(source)]
     with open_graph(config) as store:
-        matches = match_library(PaperIndex.load(store), entries)
-        print_matches("library", matches)
-        if not matched_ids(matches):
-            raise NotFoundError("no paper of the library is in the graph")
-        found = prior_and_derivative(store, matched_ids(matches), as_of=as_of, k=k)
-    if as_json:
-        click.echo(
-            json.dumps({kind: [asdict(w) for w in ws] for kind, ws in found.items()}, ensure_ascii=False, indent=1)
+        answer = exploring.works(Recommender(store), request, entries)
+        print_matches("library", answer.matches)
+        notes: dict[str, str] = {}
+        for w in answer.prior:
+            notes.setdefault(w.id, f"prior work: cited by {w.links} papers around the library")
+        for w in answer.derivative:
+            notes.setdefault(w.id, f"derivative work: cites {w.links} papers around the library")
+        print_records(
+            format_,
+            lambda: _print_works(answer, request.as_of),
+            answer,
+            lambda f: export(store, f, list(notes), notes),
         )
-        return
-    for kind, label in (
-        ("prior", "prior works: most cited by the library's neighbourhood"),
-        ("derivative", "derivative works: citing most of the library's neighbourhood"),
+
+
+def _print_works(answer: exploring.WorksResponse, as_of: str | None) -> None:
+    for label, found in (
+        ("prior works: most cited by the library's neighbourhood", answer.prior),
+        ("derivative works: citing most of the library's neighbourhood", answer.derivative),
     ):
-        print_table(label + (f" (as of {as_of})" if as_of else ""), [asdict(w) for w in found[kind]])
+        print_table(label + (f" (as of {as_of})" if as_of else ""), [w.model_dump() for w in found])

@@ -47,7 +47,7 @@ def route_logs(data_dir: Path) -> None:
     (CliRunner invokes the group once a command), it replaces the handlers it added."""
     from ..retrieval.bm25 import jvm
 
-    jvm.crash_reports = Path(data_dir) / LOG_FILE.parent
+    jvm.log_folder = Path(data_dir) / LOG_FILE.parent
     root = logging.getLogger()
     for handler in [h for h in root.handlers if (h.get_name() or "").startswith("citegraph.")]:
         root.removeHandler(handler)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -11,7 +11,10 @@ import click
 from ..vocabulary import counted
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
     from rich.progress import Progress, TaskID
+
+    from ..operations.answers import MatchOut, RecommendationOut
 
 
 def make_console():
@@ -111,10 +114,11 @@ def print_eligibility(counts: dict[str, int]) -> None:
     print_table("prefilter (MDCR §3)", [{"criterion": labels.get(k, k), "papers": v} for k, v in counts.items()])
 
 
-def print_recommendations(title: str, found, explain: bool) -> None:
-    """A table; with explanations, one paper per line and its reasons under it (a table
-    cell would fold them into unreadable slivers on an 80-column terminal)."""
-    if not explain:
+def print_recommendations(title: str, found: Sequence[RecommendationOut]) -> None:
+    """A table; with their reasons (answers asked with ``explain``), one paper per line and its
+    reasons under it (a table cell would fold them into unreadable slivers on an 80-column
+    terminal)."""
+    if not any(r.explanation is not None for r in found):
         print_table(
             title,
             [
@@ -129,11 +133,11 @@ def print_recommendations(title: str, found, explain: bool) -> None:
     console.print(f"[bold]{escape(title)}[/]" if found else f"{escape(title)}: no rows")
     for rank, r in enumerate(found, start=1):
         console.print(f"{rank:>3}. [bold]{r.id}[/] ({r.year}) {escape(r.title or '')} · score {r.score:.3f}")
-        for reason in r.explanation():
+        for reason in r.explanation or ():
             console.print(f"       · {escape(reason)}")
 
 
-def print_matches(what: str, matches) -> None:
+def print_matches(what: str, matches: Sequence[MatchOut]) -> None:
     """On stderr (stdout may be an exported file): which entries matched which paper, how,
     and which did not; and what a BibTeX entry holds that BibTeX would not resolve either."""
     if not matches:
@@ -142,38 +146,34 @@ def print_matches(what: str, matches) -> None:
     click.echo(f"{what}: {len(found)} of {counted(len(matches), 'entry', 'entries')} matched", err=True)
     for m in matches:
         click.echo(
-            f"  {m.entry.where} → {m.paper} by {m.how}: {m.title}"
+            f"  {m.entry} → {m.paper} by {m.how}: {m.title}"
             if m.paper
-            else f"  {m.entry.where}: NOT matched ({m.how}) {m.entry.title}",
+            else f"  {m.entry}: NOT matched ({m.how}) {m.title}",
             err=True,
         )
-        for warning in m.entry.warnings:
+        for warning in m.warnings:
             click.echo(f"    warning: {warning}", err=True)
 
 
-def print_records(
-    format_: str, text: Callable[[], None], as_json: Callable[[], object], as_file: Callable[[str], str]
-) -> None:
-    """What a command that prints records prints, by ``--format`` (:func:`options.record_format`):
-    ``text()`` (tables), ``as_json()`` as JSON, or ``as_file(format_)``, a file for a reference manager."""
+def print_records(format_: str, text: Callable[[], None], answer: BaseModel, as_file: Callable[[str], str]) -> None:
+    """What a command that prints records prints, by ``--format`` (:func:`.flags.record_format`):
+    ``text()`` (tables), the ``answer`` as JSON (as the HTTP service and the MCP tools give it), or
+    ``as_file(format_)``, a file for a reference manager."""
     if format_ == "text":
         text()
     elif format_ == "json":
-        click.echo(json.dumps(as_json(), ensure_ascii=False, indent=1))
+        click.echo(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=1))
     else:
         click.echo(as_file(format_), nl=False)
 
 
-def recommendations_file(store, found) -> Callable[[str], str]:
+def recommendations_file(store, found: Sequence[RecommendationOut]) -> Callable[[str], str]:
     """The recommendations ``found`` as a reference-manager file of a given format, their reasons in the note."""
     from ..library.export import export
-    from ..recommend import recommendation_dict
 
     def as_file(format_: str) -> str:
-        notes = {r.id: "citegraph: " + "; ".join(r.explanation()) for r in found}
-        extra = {
-            r.id: {k: v for k, v in recommendation_dict(r).items() if k in ("score", "explanation")} for r in found
-        }
+        notes = {r.id: "citegraph: " + "; ".join(r.explanation) for r in found if r.explanation}
+        extra = {r.id: r.model_dump(include={"score", "explanation"}) for r in found}
         return export(store, format_, [r.id for r in found], notes, extra)
 
     return as_file

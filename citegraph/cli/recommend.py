@@ -1,95 +1,116 @@
-"""citegraph recommend, recommend-train, serve: recommendations for people."""
+"""citegraph recommend, explain, watch, recommend-train, serve, mcp: recommendations for people and agents."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from ..config import Config
 from ..errors import CitegraphError
-from ..service.limits import YEAR, K
+from ..operations import recommending
+from ..operations.recommending import Entries, ExplainRequest, RecommendRequest
 from .app import main
-from .flags import AS_OF, CommaList, cite_model_option, learned_weights, record_format, with_retrievers
+from .flags import CommaList, RequestOptions, cite_model_option, learned_weights, record_format, with_retrievers
 from .output import print_matches, print_recommendations, print_records, print_table, recommendations_file
 
-
-@main.command()
-@click.option("--paper", help="A paper id in the graph.")
-@click.option("--title", default="", help="A new paper's title (instead of --paper).")
-@click.option("--abstract", default="", help="A new paper's abstract.")
-@click.option("--reference", "references", multiple=True, help="A reference already chosen (repeatable).")
-@click.option(
-    "--year", type=click.IntRange(YEAR.low, YEAR.high), help="Recommend nothing newer (default for --paper: its year)."
+#: recommend's and explain's seed: the request's fields, but the library's entries (--library
+#: FILE) and the papers not wanted (--negative FILE|ID, repeatable), which files may hold
+SEED_FLAGS = {"k": ("-k", "--k"), "references": ("--reference",)}
+RECOMMEND = RequestOptions(RecommendRequest, flags=SEED_FLAGS, leave=("papers", "negatives"))
+EXPLAIN = RequestOptions(ExplainRequest, flags=SEED_FLAGS, leave=("papers", "negatives"))
+#: watch: a library (--library FILE, required), what is new since a date, negatives
+WATCH = RequestOptions(
+    RecommendRequest,
+    flags=SEED_FLAGS,
+    leave=("paper", "title", "abstract", "references", "year", "papers", "negatives", "as_of", "field", "category"),
+    required=("since",),
 )
-@click.option("--field", help="Only papers of this MAG field.")
-@click.option("--category", help="Only papers of this arXiv category.")
-@click.option(
+library_option = click.option(
     "--library",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Recommend for a library: .bib, .ris, CSL-JSON (.json) or a list of DOIs / arXiv ids / "
     "paper ids, one a line (instead of --paper).",
 )
-@click.option(
+negative_option = click.option(
     "--negative",
-    "negatives",
+    "unwanted",
     multiple=True,
     help="A paper not wanted (a library file or an id, DOI, arXiv id; repeatable): its neighbours are pushed down.",
 )
-@AS_OF
-@click.option("-k", "--k", type=click.IntRange(K.low, K.high), default=20, show_default=True)
+
+
+def read_entries(library: Path | None, unwanted: Sequence[str]) -> Entries:
+    """The entries of the --library file and of each --negative (a file, or an id, DOI, arXiv id)."""
+    from ..library.entries import entries_of
+
+    return Entries(
+        papers=entries_of(str(library)) if library else (),
+        negatives=[e for source in unwanted for e in entries_of(source)],
+    )
+
+
+@main.command()
+@RECOMMEND
+@library_option
+@negative_option
 @with_retrievers
 @learned_weights
-@click.option("--explain", is_flag=True, help="Show why each paper is recommended.")
 @record_format
 @click.pass_obj
-def recommend(
-    config: Config,
-    paper,
-    title,
-    abstract,
-    references,
-    year,
-    field,
-    category,
-    library,
-    negatives,
-    as_of,
-    k,
-    retrievers,
-    model,
-    explain,
-    format_,
-):
+def recommend(config: Config, library, unwanted, retrievers, model, format_, **fields):
     """Which papers should this paper (or this library) cite? From the graph and text scorers, with reasons."""
-    from ..library.entries import entries_of
-    from ..recommend import Recommender, View, recommendation_dict
+    from ..recommend import Recommender
 
-    if library and (paper or title or abstract):
-        raise click.UsageError("give --library or a paper (--paper, --title, --abstract), not both")
+    request = RECOMMEND.request(fields)
+    entries = read_entries(library, unwanted)
     with Recommender.open(config, retrievers, model) as rec:
-        asked = rec.ask(
-            paper,
-            papers=entries_of(str(library)) if library else (),
-            title=title,
-            abstract=abstract,
-            references=references,
-            year=year,
-            view=View(as_of=as_of, field=field, category=category),
-            negatives=[e for source in negatives for e in entries_of(source)],
-        )
-        print_matches("not wanted", asked.negatives)
-        print_matches(str(library), asked.library)
-        found = rec.recommend_for(asked.seed, k)
-        what = library or paper or title or "the abstract"
+        answer = recommending.recommend(rec, request, entries)
+        print_matches("not wanted", answer.negatives)
+        print_matches(str(library), answer.matches)
+        what = library or request.paper or request.title or "the abstract"
         print_records(
             format_,
             lambda: print_recommendations(
-                f"recommended for {what}" + (f" as of {as_of}" if as_of else ""), found, explain
+                f"recommended for {what}" + (f" as of {request.as_of}" if request.as_of else ""),
+                answer.recommendations,
             ),
-            lambda: [recommendation_dict(r) for r in found],
-            recommendations_file(rec.store, found),
+            answer,
+            recommendations_file(rec.store, answer.recommendations),
         )
+
+
+@main.command()
+@EXPLAIN
+@library_option
+@negative_option
+@with_retrievers
+@learned_weights
+@record_format(files=False)
+@click.pass_obj
+def explain(config: Config, library, unwanted, retrievers, model, format_, **fields):
+    """Why is this paper (not) recommended? Its rank among the candidates for a paper, a text or a
+    library, its score, the features it weighs and its reasons."""
+    from ..recommend import Recommender
+
+    request = EXPLAIN.request(fields)
+    entries = read_entries(library, unwanted)
+    with Recommender.open(config, retrievers, model) as rec:
+        answer = recommending.explain(rec, request, entries)
+        print_matches("not wanted", answer.negatives)
+        print_matches(str(library), answer.matches)
+    print_records(format_, lambda: _print_explanation(answer), answer, lambda _: "")
+
+
+def _print_explanation(answer: recommending.Explanation) -> None:
+    if not answer.candidate_found:
+        click.echo(f"{answer.candidate}: {answer.why_not}")
+        return
+    click.echo(f"{answer.candidate} {answer.title or ''}: rank {answer.rank} of {answer.of} · score {answer.score:.3f}")
+    for reason in answer.explanation:
+        click.echo(f"  · {reason}")
+    print_table("features", [{"feature": name, "value": value} for name, value in answer.features.items()])
 
 
 @main.command("recommend-train")
@@ -187,7 +208,7 @@ def serve(config: Config, host, port, retrievers, model, cite_model):
 @click.pass_obj
 def mcp(config: Config, retrievers, model, cite_model):
     """Model Context Protocol server on stdio, for AI agents: search, papers, neighbours,
-    recommend (a paper, a text or a library; negatives; as of a date), explain, cite, contextualise."""
+    recommend (a paper, a text or a library; negatives; as of a date), explain, cite, works, contextualise."""
     try:
         from ..service.mcp import serve_mcp
     except ImportError as exc:
@@ -199,42 +220,30 @@ def mcp(config: Config, retrievers, model, cite_model):
 
 
 @main.command()
+@WATCH
 @click.option(
     "--library",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     required=True,
     help="The library: .bib, .ris, CSL-JSON or a list of ids.",
 )
-@click.option(
-    "--since",
-    type=click.DateTime(["%Y-%m-%d", "%Y-%m", "%Y"]),
-    required=True,
-    help="List papers published since this date (the graph dates papers by year: that year and later) "
-    "or ingested on it or later (YYYY-MM-DD; YYYY-MM or YYYY: the first day).",
-)
-@click.option("--negative", "negatives", multiple=True, help="A paper not wanted (a file or an id; repeatable).")
-@click.option("-k", "--k", type=click.IntRange(K.low, K.high), default=20, show_default=True)
+@negative_option
 @with_retrievers
 @learned_weights
 @record_format
 @click.pass_obj
-def watch(config: Config, library, since, negatives, k, retrievers, model, format_):
+def watch(config: Config, library, unwanted, retrievers, model, format_, **fields):
     """Alerts: the papers published or ingested since a date that the recommender ranks highest for a library,
     with reasons (which of the two applied among them)."""
-    from ..library.entries import entries_of
-    from ..recommend import Recommender, View, recommendation_dict
+    from ..recommend import Recommender
 
+    request = WATCH.request(fields)
     with Recommender.open(config, retrievers, model) as rec:
-        asked = rec.ask(
-            papers=entries_of(str(library)),
-            view=View(since=since.year, ingested_since=since.date().isoformat()),
-            negatives=[e for source in negatives for e in entries_of(source)],
-        )
-        print_matches(str(library), asked.library)
-        found = rec.recommend_for(asked.seed, k)
+        answer = recommending.recommend(rec, request, read_entries(library, unwanted))
+        print_matches(str(library), answer.matches)
         print_records(
             format_,
-            lambda: print_recommendations(f"new since {since.date()} for {library}", found, explain=True),
-            lambda: [recommendation_dict(r) for r in found],
-            recommendations_file(rec.store, found),
+            lambda: print_recommendations(f"new since {request.since} for {library}", answer.recommendations),
+            answer,
+            recommendations_file(rec.store, answer.recommendations),
         )

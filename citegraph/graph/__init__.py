@@ -9,9 +9,32 @@ gives what the ingest needs beyond Bolt (emptying the graph, bulk loads); ``mode
 graph's declared labels, keys, properties and relationships.
 """
 
+# ruff: noqa: E402  (the driver is imported first, without pandas: see _driver_without_dataframes)
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+
+
+def _driver_without_dataframes() -> None:
+    """Import the neo4j driver without pandas and pyarrow, which it imports whenever they are
+    installed (for ``Result.to_df`` and DataFrame parameters, which citegraph never uses): they
+    cost 0.2 s of every command that reads the graph. Only the driver's view changes: a module
+    that imports pandas later gets it as usual, and one imported before is the driver's too."""
+    if "neo4j" in sys.modules:
+        return
+    hidden = [name for name in ("pandas", "pyarrow") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # its import raises ImportError
+    try:
+        import neo4j  # noqa: F401
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, ...) is None:
+                del sys.modules[name]
+
+
+_driver_without_dataframes()
 
 from ..config import Config
 from ..errors import ServerError

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import fcntl
+import hashlib
 import json
 import os
 import secrets
@@ -46,6 +47,7 @@ USER = "root"
 DEFAULT_PORT = 7687
 _MAIN_CLASS = "com.arcadedb.server.ArcadeDBServer"
 _BOLT_PLUGIN = "Bolt:com.arcadedb.bolt.BoltProtocolPlugin"
+QUIET = 1.0  # seconds without a write before a database's state is keyed (database_state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +157,24 @@ class ArcadeServer:
             self.state_file.unlink(missing_ok=True)
             return None
         return info if port_open(info.bolt_port) else None
+
+    def database_state(self, database: str = DATABASE) -> str | None:
+        """A key of what ``database`` holds now, for copies of what was read from it (the
+        recommender keeps the graph's citing sentences so): the name, size and modification
+        time of each of its files that holds data. Every commit writes the write-ahead log
+        before it returns (and a page later), so the key changes with every write; a server
+        that stops or starts rewrites its small files, which changes the key too. ``None``
+        when there is no key to trust: no database, or a file written within the last
+        :data:`QUIET` seconds (a write under way, whose next change could fall within the
+        file system's time resolution of the last)."""
+        folder = self.home / "databases" / database
+        try:
+            files = sorted((p.name, s.st_size, s.st_mtime_ns) for p in folder.iterdir() if (s := p.stat()).st_size)
+        except OSError:  # no database, or a file went (the log rotated) while it was listed
+            return None
+        if not files or max(modified for _, _, modified in files) > time.time_ns() - QUIET * 1e9:
+            return None
+        return hashlib.sha256(repr(files).encode()).hexdigest()[:32]
 
     def command(self, bolt_port: int, http_port: int) -> list[str]:
         wheel = _wheel_dir()

@@ -2,9 +2,12 @@
 
 Two ingests writing the same papers at once race on the unique constraint (the loser dies
 with ``ConstraintError: Duplicated key``) and interleave their checkpoints. An ingest holds
-an exclusive ``flock`` on a file named after the database it writes (:func:`lock_file`); a
-second one is refused at once, naming the pid that holds it. The kernel drops the lock when
-its holder dies, so a killed ingest never leaves a stale lock behind.
+filelock's lock (``flock`` on Unix) on a file named after the database it writes
+(:func:`lock_file`); a second one is refused at once, naming the pid that holds it, which
+the holder keeps in a file beside the lock (``.pid``: filelock writes nothing in its lock
+file, and filelock 3.x opens it emptied whenever a process tries the lock). The kernel
+drops the lock when its holder dies, so a killed ingest never leaves a stale lock behind
+(its ``.pid`` file is rewritten by the next holder).
 
 The name must be the database's, not the spelling of the way to it: the embedded graph and
 ``--uri bolt://localhost:P`` to the same server are one database. An ArcadeDB server of this
@@ -20,7 +23,6 @@ apart.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import ipaddress
 import os
@@ -68,24 +70,24 @@ def _address(uri: str) -> str:
 @contextmanager
 def ingest_lock(config: Config) -> Iterator[None]:
     """Hold the ingest lock of ``config``'s database, or raise if another process holds it."""
+    from filelock import FileLock, Timeout
+
     path = lock_file(config)
-    with open(path, "a+") as lock:
+    holder = path.with_suffix(".pid")
+    try:
+        held = FileLock(path).acquire(timeout=0)  # one attempt
+    except Timeout:
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            lock.seek(0)
-            holder = lock.read().strip() or "unknown"
-            raise CitegraphError(
-                f"another ingest into this graph is running (pid {holder}); wait for it to "
-                "finish, or stop it (a stopped ingest resumes when run again)"
-            ) from None
+            pid = holder.read_text(encoding="utf-8").strip() or "unknown"
+        except FileNotFoundError:
+            pid = "unknown"  # taken a moment ago: its holder has not written its pid yet
+        raise CitegraphError(
+            f"another ingest into this graph is running (pid {pid}); wait for it to "
+            "finish, or stop it (a stopped ingest resumes when run again)"
+        ) from None
+    with held:
+        holder.write_text(str(os.getpid()), encoding="utf-8")
         try:
-            lock.seek(0)
-            lock.truncate()
-            lock.write(str(os.getpid()))
-            lock.flush()
             yield
         finally:
-            lock.seek(0)
-            lock.truncate()
-            fcntl.flock(lock, fcntl.LOCK_UN)
+            holder.unlink(missing_ok=True)

@@ -111,7 +111,7 @@ class LocalRecommendation:
             card = model_card(
                 first.tuned,
                 graph=graph_counts(self.store, first.info),
-                split={  # with what rebuilds the split (benchmarks/cite_weights.py: the contexts not trained on)
+                split={  # with what rebuilds the split (citegraph cite tune: the contexts not trained on)
                     **first.info,
                     "candidates": config.candidates,
                     "test_share": config.split.test_share,

@@ -31,9 +31,9 @@ from .. import __version__
 from ..errors import CitegraphError
 from ..evaluation.report import Table
 from ..heavy import torch
+from ..retrieval.dense.model_card import CARD
 from .biencoder import BiEncoder
 
-CARD = "citegraph.json"
 QUERY_TEXT = "the citation context, then the citing paper's title and abstract, joined by spaces"
 DOCUMENT_TEXT = "the paper's title and abstract, joined by a space"
 MODULES = [
@@ -146,19 +146,6 @@ def save_model(model: BiEncoder, folder: Path, card: dict[str, Any], test: Table
         shutil.rmtree(folder)
     staging.rename(folder)
     return folder
-
-
-def record_card(folder: Path, key: str, value: Any) -> None:
-    """One more entry of a saved model's ``citegraph.json`` (e.g. ``cite``'s tuned fusion
-    weights), written whole to a sibling file and moved over it."""
-    path = Path(folder) / CARD
-    if not path.is_file():
-        raise CitegraphError(f"{folder}: no {CARD} (not a model folder citegraph wrote)")
-    card = json.loads(path.read_text(encoding="utf-8"))
-    card[key] = value
-    partial = path.with_name(f".{CARD}.partial")
-    partial.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
-    partial.replace(path)
 
 
 def readme(card: dict[str, Any], test: Table | None) -> str:

@@ -20,14 +20,13 @@ _PUBLIC = {
     "Facts": "candidates",
     "Signal": "candidates",
     "Recommendation": "candidates",
-    "recommendation_dict": "candidates",
     "Weights": "weights",
     "DEFAULT_WEIGHTS": "weights",
     "GRAPH_FEATURES": "weights",
 }
 
 if TYPE_CHECKING:
-    from .candidates import Candidate, Candidates, Facts, Recommendation, Signal, recommendation_dict
+    from .candidates import Candidate, Candidates, Facts, Recommendation, Signal
     from .recommender import Recommender
     from .seed import Asked, Seed, View
     from .weights import DEFAULT_WEIGHTS, GRAPH_FEATURES, Weights
@@ -45,7 +44,6 @@ __all__ = [
     "Signal",
     "View",
     "Weights",
-    "recommendation_dict",
 ]
 
 

@@ -3,7 +3,7 @@ fired (what explanations show) and what the graph says of them (:class:`Facts`).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +67,3 @@ class Recommendation:
 
     def explanation(self) -> list[str]:
         return [s.text for s in self.signals]
-
-
-def recommendation_dict(r: Recommendation) -> dict:
-    return {**asdict(r), "explanation": r.explanation()}

@@ -26,7 +26,7 @@ of a :class:`~citegraph.library.draft.Draft`:
   Only candidates are encoded, each once (the embedding cache of
   :mod:`citegraph.retrieval.dense.pool_encoder`).
 
-The two weights (:class:`Fusion`) are the model's: ``benchmarks/cite_weights.py`` tunes them on
+The two weights (:class:`Fusion`) are the model's: ``citegraph cite tune`` tunes them on
 contexts of the model's training side it was not trained on and writes them into the model's
 ``citegraph.json`` (``cite.fusion``), which :class:`CiteModel` reads; a model without them, or
 no model, takes the defaults.

@@ -9,7 +9,7 @@ file (read without loading a tensor). A pickle (``pytorch_model.bin``) is refuse
 unpickled: unpickling can run code. Each failure is one line naming the file and the field.
 
 The card (``citegraph.json``) may carry ``cite.fusion``, the weights of the draft's field and
-of the model's cosine that ``benchmarks/cite_weights.py`` tuned: finite numbers, at least 0,
+of the model's cosine that ``citegraph cite tune`` tuned: finite numbers, at least 0,
 of those two names only (a NaN weight made every score NaN and the JSON output invalid).
 """
 
@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..heavy import safetensors
+from ..retrieval.dense.model_card import CARD
 
 FUSION_KEY = "cite"  # the model card's entry for cite's fusion weights and how they were tuned
 FUSION_WEIGHTS = ("draft", "model")
@@ -86,8 +87,6 @@ class ModelFolder:
     def check(self) -> dict[str, float]:
         """Check every JSON file, the fields citegraph reads and the weights; returns the
         card's fusion weights (empty when it records none)."""
-        from ..local.saved import CARD  # the card's name; the module loads torch only when used
-
         self.json = {name: self.read(name, kind) for name, kind in {**JSON_FILES, CARD: dict}.items()}
         self.card = CARD
         self._sentence_transformers()

@@ -54,7 +54,7 @@ from ..graph import GraphStore
 from ..library.entries import LibraryEntry, entry_from_id
 from ..library.match import Match, PaperIndex, matched_ids
 from ..retrieval.base import Retriever
-from ..retrieval.citing_sentences import CitingSentences
+from ..retrieval.citing_sentences import CitingSentences, KeptSentences
 from ..retrieval.spec import Spec, parse_specs
 from ..vocabulary import canonical_id
 from .candidates import Candidate, Candidates, Recommendation
@@ -87,6 +87,7 @@ class Recommender:
         cache_size: int = 0,
         close_store: bool = False,
         contexts: bool = True,
+        kept_sentences: KeptSentences | None = None,
     ):
         self.store = store
         self.retrievers = list(retrievers)
@@ -105,20 +106,56 @@ class Recommender:
         self._papers: PaperIndex | None = None  # for matching library entries, loaded when first needed
         # the graph's citing sentences (.contexts), read when first needed; False: not wanted
         self._sentences: CitingSentences | Literal[False] | None = None if contexts else False
+        self._kept_sentences = kept_sentences  # a copy of them on disk, while the graph does not change
 
     @classmethod
     def open(
         cls, config=None, retrievers: str | Sequence[str | Spec] = ("bm25",), model: Path | None = None, **options
     ) -> Recommender:
         """A recommender on the configured graph (the embedded one by default) with retriever
-        specs opened from ``<data dir>/indexes`` and, optionally, learned weights."""
+        specs opened from ``<data dir>/indexes`` and, optionally, learned weights.
+
+        On a resident embedded graph (``citegraph graph start``, ``citegraph serve``'s) the
+        graph's citing sentences are kept in ``<data dir>/cache`` under the graph's state
+        (:class:`KeptSentences`): the next command on the same graph reads them from there,
+        in a tenth of the time. A command that starts its own server keeps none: the server's
+        stop changes the state.
+
+        The retrievers open on the recommender's text thread, where they will search (a
+        Lucene index starts its JVM: half a second), while this thread opens a resident graph
+        and reads its citing sentences. When no server runs they are opened first: a missing
+        index is said before a server starts for the command."""
         from ..config import Config
-        from ..graph import open_store
+        from ..graph import DATABASE, embedded_server, open_store
 
         config = config or Config.load()
-        opened = [spec.open(Path(config.data_dir) / "indexes") for spec in parse_specs(retrievers)]
         weights = Weights.load(model) if model else None
-        return cls(open_store(config), opened, weights=weights, close_store=True, **options)
+        specs, indexes = parse_specs(retrievers), Path(config.data_dir) / "indexes"
+        server = embedded_server(config) if config.embedded else None
+        kept = None  # on a resident graph only
+        if server is not None and server.status() is not None:
+            database = config.database or DATABASE
+            kept = KeptSentences(
+                config.data_folder("cache") / "citing-sentences.npz", lambda: server.database_state(database)
+            )
+            options.setdefault("kept_sentences", kept)
+        text_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-text")
+        opening = text_thread.submit(lambda: [spec.open(indexes) for spec in specs])
+        try:
+            opened = None if kept is not None else opening.result()
+            rec = cls(open_store(config), weights=weights, close_store=True, **options)
+        except BaseException:
+            text_thread.shutdown(wait=False, cancel_futures=True)
+            raise
+        rec._text_thread = text_thread
+        try:
+            rec.citing_sentences()  # while a resident graph's retrievers open
+            rec.retrievers = opening.result() if opened is None else opened
+        except BaseException:
+            opening.cancel()
+            rec.close()
+            raise
+        return rec
 
     def close(self) -> None:
         if self._text_thread is not None:
@@ -267,17 +304,19 @@ class Recommender:
         # The text retrievers score, and the graph enriches their top matches, on the
         # recommender's text thread while this thread asks the graph for the references'
         # neighbourhood (one statement) and, while the text side still runs, for the facts
-        # of the graph's candidates: the text side is the request's critical path.
+        # of the graph's candidates and scores the citing sentences (read first, when a
+        # command's first seed needs them): the text side is the request's critical path.
         texts = self._text_executor().submit(self._text_side, seed) if self.retrievers else None
         try:
             links = Links.gather(self.store, seed, seed.references, self.fanout)
             unwanted = Unwanted(Links.gather(self.store, seed, seed.view.negatives, self.fanout, cocitation=False))
             graph_candidates, rows, asked = self._graph_candidates(links, seed)
+            contexts = ContextMatches.gather(self.citing_sentences(), seed, self.text_depth)
         finally:
             text, enrichment = texts.result() if texts else (TextMatches([]), Enrichment({}))
         found = Candidates()
         text.add_to(found, seed)
-        ContextMatches.gather(self.citing_sentences(), seed, self.text_depth).add_to(found, seed)
+        contexts.add_to(found, seed)
         for cid in graph_candidates:
             found.at(cid)
         enrichment.add_candidates(found)
@@ -309,7 +348,8 @@ class Recommender:
         """The graph's citing sentences (None: it has none, or the recommender was made without them)."""
         with self._lock:
             if self._sentences is None:
-                self._sentences = CitingSentences.load(self.store) or False
+                kept = self._kept_sentences
+                self._sentences = (kept.load(self.store) if kept else CitingSentences.load(self.store)) or False
             return self._sentences or None
 
     def _text_side(self, seed: Seed) -> tuple[TextMatches, Enrichment]:

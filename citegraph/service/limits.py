@@ -1,42 +1,16 @@
-"""What the service refuses, and how it fails: the bounds of a request's numbers, the same on
-every door (``citegraph recommend``/``cite``, ``POST /recommend``/``/cite``, the MCP tools:
-``tests/test_bounds.py`` compares them); bodies over the limit (counted while they stream in);
-``Host`` names it does not serve (DNS rebinding); an unexpected error answered as a JSON 500
-that keeps the connection. Without FastAPI at import: the command line reads the bounds."""
+"""What the service refuses, and how it fails: bodies over the limit (counted while they
+stream in); ``Host`` names it does not serve (DNS rebinding); an unexpected error answered as a
+JSON 500 that keeps the connection. (The bounds of a request's fields are the requests' own,
+the same on every door: :mod:`citegraph.operations.fields`.)"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
 
 MAX_BODY = 1 << 20  # bytes
 DRAIN = 8 << 20  # bytes of a refused body read and dropped before the connection closes
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Bound:
-    """An integer parameter's range, both ends included."""
-
-    low: int
-    high: int
-
-
-K = Bound(1, 200)  # papers a request ranks (per slot for cite)
-WINDOW = Bound(0, 20)  # sentences on each side of a citation slot that join its query
-YEAR = Bound(1000, 3000)  # a seed's year
-NEIGHBOURS = Bound(1, 200)  # papers of each kind in an ego network
-SEARCH = Bound(1, 100)  # papers a title search returns
-
-
-def problem(error: Mapping[str, Any]) -> str:
-    """One of pydantic's validation errors as 'field: message' (no input echoed, no URL)."""
-    where = ".".join(str(part) for part in error.get("loc", ()))
-    message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
-    return f"{where}: {message}" if where else message
 
 
 class BodyLimit:

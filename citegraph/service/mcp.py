@@ -4,214 +4,147 @@ agents, over stdio (the official ``mcp`` SDK; the ``[mcp]`` extra).
 Tools: ``search_papers``, ``paper``, ``neighbours``, ``recommend`` (a paper, a new paper's
 text, or a library of ids / DOIs / arXiv ids; negatives, as of a date, k),
 ``explain_recommendation`` (why — or why not — one paper for a seed), ``cite`` (which paper
-to cite at each citation slot of a sentence or a draft's text, as ``citegraph cite``) and
-``contextualise_citation`` (which sentences of a cited paper a citing sentence refers to).
-Arguments are typed (the SDK checks them against the schema; one that does not fit is a tool
-error of one line naming the field); an error the user can act on (:class:`CitegraphError`: an
-unknown id, …) is returned as a tool error with its message, never as a crash. stdout carries the protocol: everything else goes to stderr.
+to cite at each citation slot of a sentence or a draft's text, as ``citegraph cite``),
+``works`` (a set's prior and derivative works) and ``contextualise_citation`` (which
+sentences of a cited paper a citing sentence refers to). Each tool takes its operation's
+request (:mod:`citegraph.operations`): its input schema is the request's JSON schema, the
+arguments are validated by the request model itself (one that does not fit is a tool error of
+one line naming the field), and it answers the operation's model. An error the user can act
+on (:class:`CitegraphError`: an unknown id, …) is returned as a tool error with its message,
+never as a crash. stdout carries the protocol: everything else goes to stderr.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from pydantic import AfterValidator, Field, ValidationError
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+from pydantic import BaseModel, ValidationError
 
 from ..errors import CitegraphError
-from ..library.draft import MAX_CONTEXT_CHARS, MAX_SENT_SLOTS, MAX_SENT_TEXT
-from ..recommend import Recommender, Seed, View, recommendation_dict
-from ..recommend.cite import CiteModel, sent_draft
-from ..recommend.cite import cite as cite_draft
-from ..vocabulary import DATE, calendar_date, canonical_id, year_of
-from .limits import NEIGHBOURS, SEARCH, WINDOW, K, problem
+from ..operations import citing, contextualising, exploring, papers, recommending
+from ..operations.fields import problem
+from ..recommend import Recommender
+from ..recommend.cite import CiteModel
 
 if TYPE_CHECKING:
     from anyio import AsyncFile
 
-Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]], Field(max_length=2_000)]
-Id = Annotated[str, Field(min_length=1, max_length=200, description="A paper id in the graph")]
-Date = Annotated[
-    Annotated[str, Field(json_schema_extra={"pattern": DATE}), AfterValidator(calendar_date)] | None,
-    Field(description="YYYY-MM-DD: nothing published later, no later citation as evidence"),
-]
-
 
 def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel | None = None):
     """The MCP server over ``recommender`` (its store answers the graph tools); ``indexes``
-    holds the contextualisation models' word statistics (built on first use); ``cite_model``
+    holds the contextualisation model's word statistics (built on first use); ``cite_model``
     re-ranks the ``cite`` tool's suggestions."""
     from .. import __version__
 
     store = recommender.store
-    server = _Server(
+    tools = [
+        operation_tool(
+            "search_papers",
+            "Papers by exact id or by words of their title, most cited first.",
+            papers.SearchRequest,
+            list[papers.SearchHit],
+            lambda request: papers.search(store, request),
+        ),
+        operation_tool(
+            "paper",
+            "One paper: title, abstract, year, venue, authors, fields, categories, citation counts, URL.",
+            papers.PaperRequest,
+            papers.Paper,
+            lambda request: papers.paper(store, request),
+        ),
+        operation_tool(
+            "neighbours",
+            "A paper and its ego network: what it cites, what cites it, papers co-cited with it, its fields "
+            "and categories.",
+            papers.NeighboursRequest,
+            papers.Neighbourhood,
+            lambda request: papers.neighbours(store, request, recommender.fanout),
+        ),
+        operation_tool(
+            "recommend",
+            "Papers to cite for a paper, a new paper's title/abstract, or a set of papers, each with the "
+            'reasons (graph paths such as "cited by 3 of your papers: A, B, C").',
+            recommending.RecommendRequest,
+            recommending.RecommendResponse,
+            lambda request: recommending.recommend(recommender, request),
+        ),
+        operation_tool(
+            "explain_recommendation",
+            "Why one paper is (or is not) recommended for a seed: its rank, score, features and reasons.",
+            recommending.ExplainRequest,
+            recommending.Explanation,
+            lambda request: recommending.explain(recommender, request),
+        ),
+        operation_tool(
+            "cite",
+            "Which paper to cite at each citation slot of a sentence ([CIT]) or a draft (empty or '?' "
+            "\\cite keys, [@?], [CIT]): per slot, its place and the top k papers with the reasons; the "
+            "draft's references seed the graph side and are never suggested.",
+            citing.CiteRequest,
+            citing.CiteResponse,
+            lambda request: citing.cite(recommender, request, cite_model),
+        ),
+        operation_tool(
+            "works",
+            "A set's prior works (most cited by its neighbourhood) and derivative works (citing most of it).",
+            exploring.WorksRequest,
+            exploring.WorksResponse,
+            lambda request: exploring.works(recommender, request),
+        ),
+        operation_tool(
+            "contextualise_citation",
+            "The sentences of the cited paper (title, abstract) that a citing sentence most likely refers to.",
+            contextualising.ContextualiseRequest,
+            list[contextualising.EvidenceOut],
+            lambda request: contextualising.contextualise(store, request, indexes),
+        ),
+    ]
+    return _Server(
         "citegraph",
         version=__version__,
         instructions=(
             "A citation graph with a recommender. Find papers with search_papers, read them with paper and "
-            "neighbours, ask recommend for papers to cite (for a paper, a text, or a set of papers), and "
-            "explain_recommendation for the graph paths behind one."
+            "neighbours, ask recommend for papers to cite (for a paper, a text, or a set of papers), "
+            "explain_recommendation for the graph paths behind one, cite for a draft's citation slots."
         ),
+        tools=tools,
     )
 
-    def tool(function):
-        """A tool whose CitegraphError reaches the agent as a tool error with its message."""
-        import functools
 
-        @functools.wraps(function)
-        def run(*args, **kwargs):
-            try:
-                return function(*args, **kwargs)
-            except CitegraphError as exc:
-                raise ToolError(str(exc)) from exc
+def operation_tool(
+    name: str, description: str, request: type[BaseModel], answer: Any, run: Callable[[Any], Any]
+) -> Tool:
+    """The tool ``name`` that runs an operation: its input schema is ``request``'s JSON schema, its
+    arguments are validated by ``request`` itself (its validators and bounds: the SDK's arguments
+    model is ``request`` handed over whole), it answers ``answer`` (its output schema), and a
+    :class:`CitegraphError` reaches the agent as a tool error with its message."""
 
-        return server.tool()(run)
+    def call(request):
+        try:
+            return run(request)
+        except CitegraphError as exc:
+            raise ToolError(str(exc)) from exc
 
-    def seed_of(
-        paper: str | None, papers: list[str], title: str, abstract: str, negatives: list[str], as_of: str | None
-    ) -> tuple[Seed, list[dict]]:
-        asked = recommender.ask(
-            paper, papers=papers, title=title, abstract=abstract, negatives=negatives, view=View(as_of=year_of(as_of))
-        )
-        return asked.seed, [m.as_dict() for m in asked.matches]
-
-    @tool
-    def search_papers(
-        query: Annotated[str, Field(min_length=1, max_length=300, description="A paper id or words of its title")],
-        limit: Annotated[int, Field(ge=SEARCH.low, le=SEARCH.high)] = 10,
-    ) -> list[dict[str, Any]]:
-        """Papers by exact id or by words of their title, most cited first."""
-        if not query.strip():
-            raise CitegraphError("the query is blank")
-        return store.run("explore/search", id=canonical_id(query), words=query.lower().split()[:20], limit=limit)
-
-    @tool
-    def paper(id: Id) -> dict[str, Any]:
-        """One paper: title, abstract, year, venue, authors, fields, categories, citation counts."""
-        rows = store.run("paper", id=canonical_id(id))
-        if not rows:
-            raise CitegraphError(f"no paper with id {id!r} in the graph")
-        return rows[0]
-
-    @tool
-    def neighbours(
-        id: Id,
-        limit: Annotated[int, Field(ge=NEIGHBOURS.low, le=NEIGHBOURS.high, description="Papers of each kind")] = 25,
-    ) -> list[dict[str, Any]]:
-        """A paper's ego network: what it cites, what cites it, papers co-cited with it, its fields and categories."""
-        return store.run("explore/ego", id=paper(id)["id"], limit=limit, fanout=recommender.fanout)
-
-    @tool
-    def recommend(
-        paper: Annotated[str | None, Field(max_length=200, description="A paper id in the graph")] = None,
-        papers: Annotated[Ids, Field(description="A library: paper ids, DOIs or arXiv ids")] = [],  # noqa: B006
-        title: Annotated[str, Field(max_length=2_000)] = "",
-        abstract: Annotated[str, Field(max_length=20_000)] = "",
-        negatives: Annotated[Ids, Field(description="Papers not wanted (ids, DOIs, arXiv ids)")] = [],  # noqa: B006
-        as_of: Date = None,
-        k: Annotated[int, Field(ge=K.low, le=K.high)] = 10,
-    ) -> dict[str, Any]:
-        """Papers to cite for a paper, a new paper's title/abstract, or a set of papers, each with
-        the reasons (graph paths such as "cited by 3 of your papers: A, B, C")."""
-        seed, matches = seed_of(paper, papers, title, abstract, negatives, as_of)
-        return {
-            "recommendations": [recommendation_dict(r) for r in recommender.recommend_for(seed, k)],
-            "matches": matches,
+    call.__annotations__ = {"request": request, "return": answer}
+    made = Tool.from_function(call, name=name, description=description)
+    arguments = type(f"{request.__name__}Arguments", (request, ArgModelBase), {"model_dump_one_level": _whole})
+    return made.model_copy(
+        update={
+            "parameters": request.model_json_schema(),
+            "fn_metadata": made.fn_metadata.model_copy(update={"arg_model": arguments}),
         }
+    )
 
-    @tool
-    def explain_recommendation(
-        candidate: Id,
-        paper: Annotated[str | None, Field(max_length=200)] = None,
-        papers: Ids = [],  # noqa: B006
-        title: Annotated[str, Field(max_length=2_000)] = "",
-        abstract: Annotated[str, Field(max_length=20_000)] = "",
-        negatives: Ids = [],  # noqa: B006
-        as_of: Date = None,
-    ) -> dict[str, Any]:
-        """Why one paper is (or is not) recommended for a seed: its rank, score, features and reasons."""
-        seed, _ = seed_of(paper, papers, title, abstract, negatives, as_of)
-        candidates = recommender.candidates(seed)
-        if candidate not in candidates:
-            return {
-                "candidate": candidate,
-                "candidate_found": False,
-                "why_not": "not a candidate: not linked to the seed in the graph nor among the text matches, "
-                "or excluded (already cited, a seed, newer than the seed or the as-of date)",
-            }
-        ranking = recommender.weights.rank(candidates, len(candidates))
-        [(rank, hit)] = [(i, h) for i, h in enumerate(ranking, start=1) if h.id == candidate]
-        found = candidates[candidate]
-        return {
-            "candidate": candidate,
-            "candidate_found": True,
-            "title": found.facts.title if found.facts else None,
-            "rank": rank,
-            "of": len(ranking),
-            "score": round(hit.score, 6),
-            "features": found.features,
-            "explanation": [s.text for s in found.signals],
-        }
 
-    @tool
-    def cite(
-        context: Annotated[
-            str | None,
-            Field(
-                min_length=1,
-                max_length=MAX_CONTEXT_CHARS,
-                description=("The sentence being written, the slot marked [CIT]"),
-            ),
-        ] = None,
-        draft: Annotated[
-            str | None,
-            Field(
-                min_length=1,
-                max_length=MAX_SENT_TEXT,
-                description=(
-                    f"A draft's text (LaTeX, Markdown or text), at most {MAX_SENT_SLOTS} citation slots; "
-                    "it may not name files (send the bibliography as bib)"
-                ),
-            ),
-        ] = None,
-        format: Literal["latex", "markdown", "text"] = "latex",
-        bib: Annotated[str | None, Field(max_length=MAX_SENT_TEXT, description="The bibliography's BibTeX")] = None,
-        window: Annotated[int, Field(ge=WINDOW.low, le=WINDOW.high)] = 1,
-        as_of: Date = None,
-        k: Annotated[int, Field(ge=K.low, le=K.high)] = 10,
-    ) -> dict[str, Any]:
-        """Which paper to cite at each citation slot of a sentence ([CIT]) or a draft (empty or '?'
-        \\cite keys, [@?], [CIT]): per slot, its place and the top k papers with the reasons; the
-        draft's references seed the graph side and are never suggested."""
-        found = cite_draft(
-            recommender,
-            sent_draft(context=context, draft=draft, format=format, bib=bib, window=window),
-            k=k,
-            as_of=year_of(as_of),
-            model=cite_model,
-        )
-        return found.as_dict()
-
-    @tool
-    def contextualise_citation(
-        cited: Id,
-        citing_text: Annotated[str, Field(min_length=1, max_length=5_000, description="The citing sentence")],
-        k: Annotated[int, Field(ge=1, le=20)] = 3,
-    ) -> list[dict[str, Any]]:
-        """The sentences of the cited paper (title, abstract) that a citing sentence most likely refers to."""
-        from ..contextualise import on_graph
-        from ..contextualise.models import MODELS
-
-        model = MODELS["lmd"]
-        resources = on_graph.graph_resources(store, model, indexes / "contextualise")
-        [found] = on_graph.contextualise(
-            on_graph.cited_reference(store, cited), [on_graph.CitingText(citing_text)], model, resources, k
-        )
-        return [{"rank": e.rank, "sentence": e.sid, "score": e.score, "text": e.text} for e in found.evidence]
-
-    return server
+def _whole(arguments: BaseModel) -> dict[str, Any]:
+    """The validated arguments as the operation's one parameter (the SDK would spread their fields)."""
+    return {"request": arguments}
 
 
 class _Server(MCPServer):

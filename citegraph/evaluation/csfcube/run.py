@@ -40,11 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import UsageError
+from ...formats.trec import write_run
 from ...retrieval.base import Document, Query, Ranking, Retriever
 from ...retrieval.spec import Dense, Fusion, Spec, parse_spec
 from ..harness import Log, Scores, quiet, run
 from ..report import Table
-from ..scorers import RunFile, write_run
+from ..scorers import RunFile
 from .measures import (
     MEASURES,
     OFFICIAL,

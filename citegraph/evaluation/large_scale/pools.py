@@ -35,10 +35,10 @@ from pathlib import Path
 
 from ... import __version__
 from ...errors import CitegraphError
+from ...formats.trec import write_qrels
 from ...graph import GraphStore
 from ...retrieval.corpus import documents_by_id
 from ...vocabulary import MAG_FIELDS
-from ..qrels import write_qrels
 from ..sampling import generator, sample, split_part
 from .config import PoolsConfig
 

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...formats.trec import read_qrels
 from ...retrieval.base import Document, Retriever
 from ..harness import Log, Scores, Topics, quiet, score_topics
 from ..metrics import DEPTH, mean_std
-from ..qrels import read_qrels
 from ..report import Table
 from .pools import read_queries
 

@@ -37,11 +37,11 @@ from itertools import combinations
 from pathlib import Path
 
 from ...batches import batched
+from ...formats.trec import write_qrels
 from ...graph import GraphStore
 from ...retrieval.base import Retriever
 from ...retrieval.corpus import documents_by_id
 from ..large_scale.pools import Manifest, Queries, choose_queries, field_filter, field_pools, query_year
-from ..qrels import write_qrels
 from ..sampling import generator, sample, sample_where
 from .config import MDCRConfig
 

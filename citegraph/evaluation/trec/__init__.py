@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...formats.trec import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP, TopicDuplicatePolicy
 from ...options import Option
 from ..entry import Registered, RetrieverOption
-from .collection import TOPIC_DUPLICATE_POLICIES, TOPIC_ON_DUPLICATE_HELP, TopicDuplicatePolicy
 
 
 def _build(
@@ -20,8 +20,8 @@ def _build(
     on_duplicate: TopicDuplicatePolicy,
     strict: bool,
 ):
-    from ..qrels import read_qrels
-    from .collection import TRECCollection, read_topics
+    from ...formats.trec import read_qrels, read_topics
+    from .collection import TRECCollection
 
     warnings: list[str] = []
     found = read_topics(topics, field, "error" if strict else on_duplicate, warnings.append)

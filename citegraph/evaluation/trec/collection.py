@@ -1,20 +1,6 @@
 """TREC-style test collections: topics in, runs out, and a scored table of any collection.
 
-**Topics** come in three shapes, told apart by the file:
-
-* TREC topic files: classic SGML (``<top> <num> Number: 401 <title> … <desc>
-  Description: … <narr> Narrative: … </top>``, tags left open) or the XML of later
-  tracks (``<topic number="1"><query>…</query><question>…</question>…</topic>``);
-  ``field`` picks the text: ``title`` (also ``<query>``), ``desc`` (``<description>``,
-  ``<question>``), ``narr`` (``<narrative>``), or several joined with ``+``;
-* TSV, ``qid<TAB>text`` a line (MS MARCO, BEIR's queries.tsv);
-* JSONL, one object a line: the id in ``id``, ``qid``, ``_id`` or ``query_id``; the text
-  in ``field`` when given, else ``text``, ``query`` or ``title``.
-
-Bad input is a :class:`~citegraph.errors.InputError` naming file, line and field. A topic id
-given twice (real collections have one, with two texts) is read as Anserini reads topics,
-into a map where the later text wins, and scored once, as trec_eval scores per id: with a
-warning naming both lines; ``on_duplicate`` keeps the first instead, or makes it an error.
+The topics, qrels and runs are read (and the runs written) by :mod:`citegraph.formats.trec`.
 
 **Ids** are compared case-insensitively where their scheme says so: a DOI (``10.…``)
 in the qrels matches the same DOI in a run whatever the letters' case (publishers write
@@ -24,193 +10,18 @@ before scoring, and runs keep the spelling of the graph.
 
 from __future__ import annotations
 
-import html
-import json
 import re
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from ...errors import CitegraphError, InputError, Location, Problem
+from ...errors import CitegraphError
+from ...formats.trec import Topic, write_run
 from ...retrieval.base import Document, Hit, Ranking, Retriever
 from ..harness import Log, Scores, quiet
 from ..metrics import DEPTH, Evaluation, compare, evaluate
 from ..report import Table
-from ..scorers import write_run
-
-FIELDS = {"title": ("title", "query"), "desc": ("desc", "description", "question"), "narr": ("narr", "narrative")}
-_ID_KEYS = ("id", "qid", "_id", "query_id")
-_TEXT_KEYS = ("text", "query", "title")
-_TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
-_TOPIC = re.compile(r"<topic\b([^>]*)>(.*?)</topic>", re.S | re.I)
-_NUMBER = re.compile(r"""\bnumber\s*=\s*["']?([^"'\s>]+)""", re.I)
-_LABEL = re.compile(r"^\s*(?:number|description|narrative|title|topic)\s*:\s*", re.I)
-
-
-@dataclass(frozen=True, slots=True)
-class Topic:
-    id: str
-    text: str
-    where: Location | None = None
-
-
-def _clean(text: str) -> str:
-    return " ".join(html.unescape(re.sub(r"<[^>]*>", " ", text)).split())
-
-
-def _line(content: str, offset: int) -> int:
-    return content.count("\n", 0, offset) + 1
-
-
-def _sgml_fields(body: str) -> dict[str, str]:
-    """``<tag> text`` sections of a classic TREC topic (tags need not be closed)."""
-    parts = re.split(r"<\s*(/?)\s*([a-z]+)\s*>", body, flags=re.I)
-    fields: dict[str, str] = {}
-    for i in range(1, len(parts) - 2, 3):
-        closing, tag, text = parts[i], parts[i + 1].lower(), parts[i + 2]
-        if not closing:
-            fields.setdefault(tag, _clean(_LABEL.sub("", text)))
-    return fields
-
-
-def _xml_fields(body: str) -> dict[str, str]:
-    return {tag.lower(): _clean(text) for tag, text in re.findall(r"<([a-z]+)\b[^>]*>(.*?)</\1\s*>", body, re.S | re.I)}
-
-
-def _pick(fields: Mapping[str, str], field: str, where: Location) -> str:
-    texts = []
-    for part in field.split("+"):
-        names = FIELDS.get(part.strip(), (part.strip(),))
-        found = next((fields[n] for n in names if fields.get(n)), None)
-        if found is None:
-            raise InputError(
-                Problem(
-                    where,
-                    part.strip(),
-                    f"the topic has no {' or '.join(f'<{n}>' for n in names)} "
-                    f"text (it has: {', '.join(sorted(k for k, v in fields.items() if v)) or 'none'})",
-                )
-            )
-        texts.append(found)
-    return " ".join(texts)
-
-
-def _trec_topics(path: Path, content: str, field: str) -> list[Topic]:
-    topics = []
-    for match in _TOP.finditer(content):
-        where = Location(path, _line(content, match.start()))
-        fields = _sgml_fields(match.group(1))
-        number = re.sub(r"^\s*number\s*:\s*", "", fields.get("num", ""), flags=re.I).strip()
-        if not number:
-            raise InputError(Problem(where, "num", "a <top> without a <num>"))
-        topics.append(Topic(number, _pick(fields, field, where), where))
-    for match in _TOPIC.finditer(content):
-        where = Location(path, _line(content, match.start()))
-        number = _NUMBER.search(match.group(1))
-        if number is None:
-            raise InputError(Problem(where, "number", "a <topic> without a number attribute"))
-        topics.append(Topic(number.group(1), _pick(_xml_fields(match.group(2)), field, where), where))
-    return topics
-
-
-def _tsv_topics(path: Path, content: str) -> list[Topic]:
-    topics = []
-    for number, line in enumerate(content.splitlines(), 1):
-        if not line.strip():
-            continue
-        qid, tab, text = line.partition("\t")
-        where = Location(path, number)
-        if not tab or not qid.strip() or not text.strip():
-            raise InputError(Problem(where, None, "expected 'qid<TAB>text'"))
-        topics.append(Topic(qid.strip(), " ".join(text.split()), where))
-    return topics
-
-
-def _jsonl_topics(path: Path, content: str, field: str | None) -> list[Topic]:
-    topics = []
-    for number, line in enumerate(content.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = Location(path, number)
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(Problem(where, None, f"not JSON ({exc.msg})")) from None
-        if not isinstance(obj, dict):
-            raise InputError(Problem(where, None, "expected a JSON object"))
-        qid = next((obj[k] for k in _ID_KEYS if k in obj), None)
-        if not isinstance(qid, (str, int)) or not str(qid).strip():
-            raise InputError(Problem(where, "id", f"no query id (one of {', '.join(_ID_KEYS)})"))
-        keys = (field,) if field else _TEXT_KEYS
-        text = next((obj[k] for k in keys if isinstance(obj.get(k), str) and obj[k].strip()), None)
-        if text is None:
-            raise InputError(Problem(where, keys[0], f"no query text (one of {', '.join(keys)})"))
-        topics.append(Topic(str(qid).strip(), " ".join(text.split()), where))
-    return topics
-
-
-#: What a topic file's repeated id does (``--on-duplicate``, spelled as ``citegraph ingest``'s):
-#: the later text wins (Anserini reads topics into a map), the first does, or it is an error.
-TopicDuplicatePolicy = Literal["first", "last", "error"]
-TOPIC_DUPLICATE_POLICIES: tuple[TopicDuplicatePolicy, ...] = ("first", "last", "error")
-TOPIC_ON_DUPLICATE_HELP = (
-    "A topic id given more than once: keep the last text (as Anserini reads topics) or the "
-    "first, with a warning naming both lines, or stop with an error."
-)
-
-
-def read_topics(
-    path: Path,
-    field: str | None = None,
-    on_duplicate: TopicDuplicatePolicy = "last",
-    warn: Callable[[str], None] = lambda message: None,
-) -> list[Topic]:
-    """The topics of a TREC topic file, a TSV or a JSONL file (see the module docstring), one per
-    id in the order ids first appear; ``warn`` is told of each repeated id."""
-    path = Path(path)
-    try:
-        content = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            Problem(Location(path, _line(path.read_bytes().decode("latin-1"), exc.start)), None, "not UTF-8")
-        ) from None
-    if ".jsonl" in path.suffixes or content.lstrip().startswith("{"):
-        topics = _jsonl_topics(path, content, field)
-    elif content.lstrip().startswith("<"):
-        topics = _trec_topics(path, content, field or "title")
-    else:
-        topics = _tsv_topics(path, content)
-    if not topics:
-        raise InputError(
-            Problem(
-                Location(path, 1), None, "no topics found (TREC <top>/<topic>, qid<TAB>text, or JSONL with id and text)"
-            )
-        )
-    kept: dict[str, Topic] = {}
-    for topic in topics:
-        earlier = kept.get(topic.id)
-        if earlier is None:
-            kept[topic.id] = topic
-            continue
-        where, first_line = topic.where or Location(path, 1), earlier.where.line if earlier.where else 1
-        if on_duplicate == "error":
-            raise InputError(Problem(where, "id", f"topic {topic.id} already given at line {first_line}"))
-        warn(
-            str(
-                Problem(
-                    where,
-                    "id",
-                    f"topic {topic.id} also given at line {first_line}"
-                    f"{' with another text' if topic.text != earlier.text else ''}; "
-                    f"the {on_duplicate} text is kept (--on-duplicate {on_duplicate})",
-                )
-            )
-        )
-        if on_duplicate == "last":
-            kept[topic.id] = topic  # in the place the id first took (a dict keeps its keys' order)
-    return list(kept.values())
 
 
 # -- ids across qrels and runs ---------------------------------------------------------

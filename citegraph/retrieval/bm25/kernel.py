@@ -47,6 +47,19 @@ class TermCounts:
         matrix.sum_duplicates()
         self._by_term = matrix.tocsc()  # a term's column: the documents holding it, with its frequency
 
+    @classmethod
+    def of(cls, vocabulary: Sequence[str], lengths: np.ndarray, by_term: Any) -> TermCounts:
+        """Counts made before, from their parts (:attr:`vocabulary`'s terms in column order,
+        :attr:`lengths`, :meth:`by_term`): what a kept copy restores without analysing again."""
+        counts = cls(())
+        counts.vocabulary = {term: column for column, term in enumerate(vocabulary)}
+        counts.lengths, counts._by_term = np.asarray(lengths), by_term
+        return counts
+
+    def by_term(self) -> Any:
+        """The documents × terms counts, sparse by column (a term's documents)."""
+        return self._by_term
+
     def __len__(self) -> int:
         return len(self.lengths)
 

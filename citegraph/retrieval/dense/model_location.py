@@ -134,18 +134,36 @@ def locate(spec: EncoderSpec) -> ModelSource:
 def sentence_transformers_config(directory: Path) -> tuple[Pooling | None, bool, int | None]:
     """Pooling, normalisation and length a sentence-transformers folder declares (the pooling
     as versions up to 5 write it, a flag per mode, or as 6 does, ``pooling_mode``; 6 keeps the
-    length in the tokenizer's config, which the encoder reads anyway)."""
+    length in the tokenizer's config, which the encoder reads anyway).
+
+    Read here rather than by loading the folder with sentence-transformers, which costs each
+    encoding process 1.7 s and 135 MB more (docs/retrieval.md); tests/test_encoders.py checks
+    that the encoder then pools, normalises and truncates as the library does. A pooling other
+    than CLS or mean (max, weighted mean, last token…) is refused, never replaced by another."""
     pooling: Pooling | None = None
     with contextlib.suppress(OSError, ValueError):
         config = json.loads((directory / "1_Pooling" / "config.json").read_text())
-        mode = config.get("pooling_mode")
-        pooling = (
-            "cls"
-            if config.get("pooling_mode_cls_token") or mode == "cls"
-            else "mean"
-            if config.get("pooling_mode_mean_tokens") or mode == "mean"
-            else None
+        mode = config.get("pooling_mode")  # 6: a name, or a list of names whose vectors are concatenated
+        modes = (
+            [mode]
+            if isinstance(mode, str)
+            else [m for m in mode if isinstance(m, str)]
+            if isinstance(mode, list)
+            else []
         )
+        modes += [
+            key.removeprefix("pooling_mode_")
+            for key, on in config.items()
+            if key.startswith("pooling_mode_") and on is True
+        ]
+        names = {"cls_token": "cls", "mean_tokens": "mean"}
+        declared = list(dict.fromkeys(names.get(m, m) for m in modes))
+        if declared and declared not in (["cls"], ["mean"]):
+            raise UsageError(
+                f"{directory}: 1_Pooling/config.json: pooling '{'+'.join(declared)}' is not one citegraph computes "
+                "(cls or mean)"
+            )
+        pooling = "cls" if declared == ["cls"] else "mean" if declared == ["mean"] else None
     normalize = False
     with contextlib.suppress(OSError, ValueError):
         normalize = any(

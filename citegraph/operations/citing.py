@@ -1,20 +1,30 @@
-"""``POST /cite``: suggestions for each citation slot of a context or a draft's text, the
-route beside its request and response models (included by :mod:`.http`). The same code path
-as ``citegraph cite`` and the MCP tool ``cite``: :func:`citegraph.recommend.cite.cite`."""
+"""Which paper to cite at each citation slot of a context or a draft: the request, the answer
+and the one function, for every door (``citegraph cite``, ``POST /cite``, the MCP tool
+``cite``). The ranking itself is :func:`citegraph.recommend.cite.cite`'s.
+
+A request carries its texts: the context, or a draft's text with its bibliography's BibTeX,
+read from memory (:func:`citegraph.recommend.cite.sent_draft`: a draft sent may name no file).
+A door that reads files (the command line's ``--draft`` and ``--bib``) reads the draft itself —
+LaTeX's ``\\input`` followed, the files named in its messages — and hands it over: it stands for
+the request's texts.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import CitegraphError
 from ..library.draft import MAX_CONTEXT_CHARS, MAX_SENT_SLOTS, MAX_SENT_TEXT
-from ..recommend import Recommender
-from ..recommend.cite import CiteModel, cite, sent_draft
 from ..vocabulary import year_of
-from .explorer import AsOf, MatchOut, RecommendationOut
-from .limits import WINDOW, K
+from .answers import MatchOut, RecommendationOut
+from .fields import AS_OF_TEXT, WINDOW, Date, K, integer
+
+if TYPE_CHECKING:  # the driver loads with the first recommender, not with --help
+    from ..library.draft import Draft
+    from ..recommend import Recommender
+    from ..recommend.cite import CiteModel
 
 
 class CiteRequest(BaseModel):
@@ -45,21 +55,14 @@ class CiteRequest(BaseModel):
         description="The bibliography's BibTeX text: its "
         "entries are matched to the graph and seed the graph side; never suggested",
     )
-    window: int = Field(
-        1, ge=WINDOW.low, le=WINDOW.high, description="Sentences before and after the slot's that join the query"
+    window: Annotated[int, *integer(WINDOW)] = Field(
+        1, description="Sentences before and after the slot's (in its paragraph) that join the query"
     )
-    k: int = Field(10, ge=K.low, le=K.high, description="Suggestions per slot")
-    as_of: AsOf | None = Field(
-        None,
-        description="Nothing published later, no later citation as "
-        "evidence (YYYY-MM-DD; the graph dates papers by year)",
+    k: Annotated[int, *integer(K)] = Field(10, description="Suggestions per slot")
+    as_of: Date | None = Field(None, description=AS_OF_TEXT)
+    explain: bool = Field(
+        True, description="Give each suggestion's reasons and signals (first-stage rank, model score, graph paths)"
     )
-
-    @model_validator(mode="after")
-    def _one_input(self) -> CiteRequest:
-        if (self.context is None) == (self.draft is None):
-            raise ValueError("give a context or a draft, not both")
-        return self
 
 
 class SuggestionOut(RecommendationOut):
@@ -90,19 +93,24 @@ class CiteResponse(BaseModel):
     warnings: list[str]
 
 
-def cite_routes(recommender: Recommender, model: CiteModel | None, responses: dict) -> APIRouter:
-    router = APIRouter()
+def cite(
+    recommender: Recommender, request: CiteRequest, model: CiteModel | None = None, draft: Draft | None = None
+) -> CiteResponse:
+    """Each slot's top ``k`` papers with their reasons; ``model`` re-ranks them; ``draft`` is
+    the draft a door read itself (else the request's texts are read, from memory)."""
+    from ..recommend.cite import cite as cite_draft
+    from ..recommend.cite import sent_draft
 
-    @router.post(
-        "/cite",
-        response_model=CiteResponse,
-        responses=responses,
-        summary="Which paper to cite at each citation slot of a context or a draft, with reasons",
-    )
-    def cite_route(request: CiteRequest) -> dict[str, Any]:
+    if draft is None:
+        if (request.context is None) == (request.draft is None):
+            raise CitegraphError("give a context or a draft, not both")
         draft = sent_draft(
             context=request.context, draft=request.draft, format=request.format, bib=request.bib, window=request.window
         )
-        return cite(recommender, draft, k=request.k, as_of=year_of(request.as_of), model=model).as_dict()
-
-    return router
+    found = cite_draft(recommender, draft, k=request.k, as_of=year_of(request.as_of), model=model)
+    answer = CiteResponse.model_validate(found.as_dict())
+    if not request.explain:
+        for slot in answer.slots:
+            for suggestion in slot.suggestions:
+                suggestion.explanation = suggestion.signals = None
+    return answer
