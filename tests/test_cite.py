@@ -277,3 +277,117 @@ def test_the_fusion_weights_are_read_from_the_models_card(acl, model_folder, tmp
     # a model weighing nothing leaves the first stage's order (without the draft's field) as it is
     assert [_ids(s) for s in weighed.slots] == [_ids(s) for s in cite(acl, read, k=10, fusion=Fusion(0.0, 0.0)).slots]
     assert [_ids(s) for s in weighed.slots] != [_ids(s) for s in cite(acl, read, k=10).slots]
+
+
+PARAGRAPH = r"""\documentclass{article}
+\title{Tagging and parsing English with discriminative models}
+\begin{document}
+\begin{abstract}
+We tag and parse English text with statistical models trained online.
+\end{abstract}
+\section{Introduction}
+Statistical part-of-speech taggers based on second-order Markov models are fast and accurate \cite{}.
+Our parser is trained with the averaged perceptron and large-margin online learning for dependency parsing \citep{}.
+
+Maximum entropy taggers \cite{ratnaparkhi96} and dependency networks \cite{toutanova03} tag with rich features.
+\end{document}
+"""
+PARAGRAPH_BIB = """@inproceedings{ratnaparkhi96, title = {A Maximum Entropy Model for Part-Of-Speech Tagging},
+  author = {Ratnaparkhi, Adwait}, year = {1996}}
+@inproceedings{toutanova03, title = {Feature-Rich Part-of-Speech Tagging with a Cyclic Dependency Network},
+  author = {Toutanova, Kristina and Klein, Dan and Manning, Christopher and Singer, Yoram}, year = {2003}}
+"""
+
+
+def _rank(ids: list[str], paper: str) -> int:
+    return ids.index(paper) if paper in ids else len(ids)
+
+
+def test_two_sentences_of_a_paragraph_get_each_their_own_answer(acl, tmp_path):
+    """Issue 41: a tagging sentence then a parsing sentence, side by side in one paragraph (the
+    default window of one neighbour), with references in the graph: the tagger (A00-1031, TnT)
+    comes before the parser (P05-1012) at the first slot, the parser before the tagger at the
+    second — without a model."""
+    (tmp_path / "paper.tex").write_text(PARAGRAPH, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(PARAGRAPH_BIB, encoding="utf-8")
+    found = cite(acl, read_draft(tmp_path / "paper.tex", bib=tmp_path / "refs.bib"), k=20)
+    assert {m.paper for m in found.references} == {"W96-0213", "N03-1033"}
+    tagging, parsing = (_ids(s) for s in found.slots)
+    assert _rank(tagging, "A00-1031") < _rank(tagging, "P05-1012"), tagging
+    assert _rank(parsing, "P05-1012") < _rank(parsing, "A00-1031"), parsing
+    assert tagging[:5] != parsing[:5]
+
+
+def test_two_slots_of_one_sentence_get_different_lists(acl):
+    """Each slot of "We report BLEU [CIT] and test significance with paired bootstrap
+    resampling [CIT]" asks for its own clause: different lists, the significance tests
+    (W04-3250) first at the second."""
+    found = cite(
+        acl, context_slot("We report BLEU [CIT] and test significance with paired bootstrap resampling [CIT]."), k=50
+    )
+    bleu, significance = (_ids(s) for s in found.slots)
+    assert bleu[:5] != significance[:5]
+    assert significance[0] == "W04-3250", significance
+
+
+def test_the_references_neighbourhood_is_gathered_once_per_draft(acl, draft_files, monkeypatch):
+    """Three slots, one ``recommend/neighbourhood`` statement: the references' neighbourhood is
+    the same for every slot of a draft; each slot still blocks only the references it cites."""
+    draft, bib = draft_files
+    read = read_draft(draft, bib=bib)
+    statements: list[str] = []
+    plain = acl.store.plain
+
+    def counted(name, /, **params):
+        statements.append(name)
+        return plain(name, **params)
+
+    monkeypatch.setattr(acl.store, "plain", counted)
+    found = cite(acl, read, k=10)
+    assert len(found.slots) == 3
+    assert statements.count("recommend/neighbourhood") == 1, statements
+    assert "N03-1017" not in _ids(found.slots[0])  # cited at slot 1: blocked there, though gathered once
+
+
+def test_why_says_a_paper_s_fate_at_each_slot_the_same_on_every_door(acl, server_env, draft_files):
+    """`cite --why` (issue 41): at each slot, a paper's rank there or the stage that dropped it —
+    koehn03 (N03-1017) is blocked where its sentence cites it and ranked where it does not;
+    MERT (P03-1021) is suggested at its slot and not at the others — the same on the command
+    line, over HTTP and through MCP."""
+    from fastapi.testclient import TestClient
+    from mcp import Client
+
+    from citegraph.service.http import create_app
+    from citegraph.service.mcp import create_server
+
+    draft, bib = draft_files
+    why = ["N03-1017", "P03-1021"]
+    flags = [f for pid in why for f in ("--why", pid)]
+    done = citegraph(
+        "cite", "--draft", str(draft), "--bib", str(bib), "-k", "5", *flags, "--format", "json", env=server_env
+    )
+    assert done.returncode == 0, done.stderr
+    read = json.loads(done.stdout)
+    with TestClient(create_app(acl, hosts=("testserver",))) as client:
+        sent = client.post("/cite", json={"draft": DRAFT, "bib": BIB, "k": 5, "why": why}).json()
+
+    async def session():
+        async with Client(create_server(acl, draft.parent / "indexes")) as client:
+            return await client.call_tool("cite", {"draft": DRAFT, "bib": BIB, "k": 5, "why": why})
+
+    tool = asyncio.run(session()).structured_content
+    fates = [slot["why"] for slot in read["slots"]]
+    assert fates == [slot["why"] for slot in sent["slots"]] == [slot["why"] for slot in tool["slots"]]
+    assert [[w["candidate"] for w in slot] for slot in fates] == [why] * 3
+    koehn, mert = zip(*fates, strict=True)
+    assert koehn[0]["stage"] == "blocked" and koehn[0]["why_not"] == (
+        "not a candidate — blocked: already cited (one of your references)"
+    )
+    assert all(k["candidate_found"] for k in koehn[1:])  # cited in another sentence: suggestible there
+    assert mert[0]["stage"] == "recommended" and mert[0]["why_not"] is None
+    assert _ids(read["slots"][0])[mert[0]["rank"] - 1] == "P03-1021"  # its rank is the slot's order
+    assert [m["stage"] for m in mert[1:]] != ["recommended", "recommended"]
+    for m in mert:
+        assert m["features"] if m["candidate_found"] else m["why_not"].startswith("not a candidate")
+    shown = citegraph("cite", "--draft", str(draft), "--bib", str(bib), "-k", "3", *flags, env=server_env).stdout
+    assert shown.count("N03-1017 Statistical Phrase-Based Translation: not a candidate — blocked") == 1

@@ -478,3 +478,55 @@ def test_a_biblatex_draft_with_an_included_chapter(tmp_path):
         ),
         (3, f"{tmp_path / 'chapters' / 'one.tex'}:2:15", "\\textcite", "Tuning is old [CIT].", (), (), (), (), ()),
     ]
+
+
+TWO_IN_ONE = r"""\begin{document}
+We report BLEU \cite{} and test significance with paired bootstrap resampling \cite{}.
+Statistical part-of-speech taggers based on second-order Markov models are fast and accurate \cite{}.
+Our parser is trained with the averaged perceptron and large-margin online learning for dependency parsing \citep{}.
+Lexicalised models \cite{} \cite{} and \cite{} outperform unlexicalised ones.
+\end{document}
+"""
+
+
+def test_each_slot_has_the_clause_that_belongs_to_it(tmp_path):
+    """Two slots of one sentence get each its own words; a slot of a sentence its sentence's;
+    citations side by side reach back to the words before them; a slot before any word takes
+    the words after it."""
+    (tmp_path / "d.tex").write_text(TWO_IN_ONE, encoding="utf-8")
+    slots = read_draft(tmp_path / "d.tex").slots
+    assert [s.clause for s in slots] == [
+        "We report BLEU",
+        "and test significance with paired bootstrap resampling",
+        "Statistical part-of-speech taggers based on second-order Markov models are fast and accurate",
+        "Our parser is trained with the averaged perceptron and large-margin online learning for dependency parsing",
+        "Lexicalised models",
+        "Lexicalised models",
+        "and",
+    ]
+    # both slots of the first sentence share their sentence, not their clause
+    assert slots[0].sentence == "We report BLEU [CIT] and test significance with paired bootstrap resampling [REF]."
+    assert slots[1].sentence == "We report BLEU [REF] and test significance with paired bootstrap resampling [CIT]."
+    opening = context_slot("[CIT] showed that tagging is fast [REF].").slots[0]
+    assert opening.clause == "showed that tagging is fast"
+    unmarked = context_slot("Tagging  with hidden Markov models.").slots[0]
+    assert unmarked.clause == "Tagging with hidden Markov models."
+
+
+def test_a_slots_query_weighs_its_clause_sentence_and_neighbours():
+    """The query repeats each part its weight's times (a weighted multi-part query in one
+    BM25 search), without the citation markers; weight 0 leaves a part out."""
+    from citegraph.recommend.cite import SlotQuery, model_text, query_text
+
+    first, second = context_slot("Tagging is fast [CIT] and parsing slow [CIT]. Both use Markov models.").slots
+    assert query_text(first, SlotQuery(2, 1, 1)) == (
+        "Tagging is fast Tagging is fast Tagging is fast and parsing slow . Both use Markov models."
+    )
+    assert query_text(second, SlotQuery(1, 0, 2)) == (
+        "and parsing slow Both use Markov models. Both use Markov models."
+    )
+    assert query_text(first, SlotQuery(0, 1, 0)) == query_text(second, SlotQuery(0, 1, 0))
+    assert query_text(first) != query_text(second)
+    # the model encodes each part it weighs once, its clause first
+    assert model_text(first) == "Tagging is fast Tagging is fast and parsing slow . Both use Markov models."
+    assert model_text(second, SlotQuery(3, 0, 1)) == "and parsing slow Both use Markov models."

@@ -24,7 +24,7 @@ from citegraph.options import from_options, option, options_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "csfcube"
 HELP = Path(__file__).parent / "fixtures" / "cli_help"  # --help of the commands before their options were derived
-BENCHMARKS = {"large-scale", "mdcr", "csfcube", "contextualise", "local", "recommend", "trec"}
+BENCHMARKS = {"large-scale", "mdcr", "csfcube", "contextualise", "local", "recommend", "cite", "trec"}
 
 
 def test_every_benchmark_is_registered_and_is_a_command():

@@ -247,7 +247,8 @@ def test_recommend_explain_works_and_paper_answer_the_same_on_every_door(acl, se
     ]
     assert answers[0] == answers[1] == answers[2]
     found = answers[0]
-    assert set(found) == {"seed", "recommendations", "matches", "negatives", "ignored_references"}
+    assert set(found) == {"seed", "recommendations", "matches", "negatives", "ignored_references", "why", "warnings"}
+    assert found["why"] == [] and found["warnings"] == []  # none asked about; as of 2012: 14,158 citations
     assert found["ignored_references"] == ["NOPE-1"] and [m["paper"] for m in found["negatives"]] == ["D10-1120"]
     assert [r["id"] for r in found["recommendations"]] == [
         r.id for r in acl.recommend("P12-1066", k=5, references=["NOPE-1"], view=_view(2012, ["D10-1120"]))
@@ -297,3 +298,97 @@ def _view(as_of: int, negatives: list[str]):
     from citegraph.recommend import View
 
     return View(as_of=as_of, negatives=tuple(negatives))
+
+
+# -- why (issue 41): what became of a paper, on every door, from explain's code path ----------------
+def test_why_names_each_paper_s_stage_the_same_on_every_door(acl, server_env, tmp_path):
+    """`recommend --why`, POST /recommend's ``why`` and the MCP tool's: each paper's rank, or the
+    stage that dropped it — a candidate below k, a reference the seed already cites, a paper
+    newer than the as-of date, a paper nothing found, a paper co-cited with the references but
+    past the graph side's top 100 co-cited — the same answer, explain's for each."""
+    from citegraph.recommend import View
+
+    http = TestClient(create_app(acl), base_url="http://127.0.0.1")
+    below = acl.recommend("P12-1066", k=8, view=View(as_of=2011))[7].id  # rank 8: below k = 5
+    asked_about = [below, "D11-1006", "N12-1052", "A00-1026", "P05-1077"]
+    asked = {"paper": "P12-1066", "as_of": "2011", "k": 5, "why": asked_about}
+    flags = ["--paper", "P12-1066", "--as-of", "2011", "-k", "5"]
+    answers = [
+        http.post("/recommend", json=asked).json(),
+        _mcp(acl, tmp_path, "recommend", asked),
+        _cli(server_env, "recommend", *flags, *(f for pid in asked_about for f in ("--why", pid))),
+    ]
+    assert answers[0] == answers[1] == answers[2]
+    why = answers[0]["why"]
+    assert [w["candidate"] for w in why] == asked_about
+    assert [w["stage"] for w in why] == ["below k", "blocked", "blocked", "not retrieved", "not enriched"]
+    assert why[0]["rank"] == 8 and why[0]["of"] > 8 and why[0]["features"] and why[0]["explanation"]
+    assert why[0]["why_not"] == f"rank 8 of {why[0]['of']}, below k = 5"
+    assert why[1]["why_not"] == "not a candidate — blocked: already cited (one of your references)"
+    assert why[2]["why_not"] == "not a candidate — blocked: newer (2012) than the as-of date (2011)"
+    assert why[3]["why_not"].startswith("not a candidate — not retrieved: not among the top 100 text matches")
+    assert why[4]["why_not"] == (
+        "not a candidate — not enriched: linked to your references in the graph (co-cited with them 1 time) "
+        "but not among the top 100 of its kind, nor among the text matches"
+    )
+    assert [w["title"] for w in why[1:]] == [
+        "Multi-Source Transfer of Delexicalized Dependency Parsers",
+        "Cross-lingual Word Clusters for Direct Transfer of Linguistic Structure",
+        "Extracting Molecular Binding Relationships from Biomedical Text",
+        "Randomized Algorithms and NLP: Using Locality Sensitive Hash Functions for High Speed Noun Clustering",
+    ]
+    assert answers[0]["recommendations"] == http.post("/recommend", json={**asked, "why": []}).json()["recommendations"]
+    unknown = http.post("/recommend", json={**asked, "why": ["NOPE-1"]})
+    assert (unknown.status_code, unknown.json()) == (404, {"detail": "why: no paper with id 'NOPE-1' in the graph"})
+    seed = {name: value for name, value in asked.items() if name != "why"}
+    for each in why:  # explain is recommend's why for one paper
+        explained = http.post("/explain", json={**seed, "candidate": each["candidate"]}).json()
+        assert {name: explained[name] for name in each} == each
+    shown = citegraph_ok("recommend", *flags, "--why", below, "--why", "N12-1052", env=server_env).stdout
+    assert f"{below} " in shown and ": rank 8 of " in shown and "· below k" in shown
+    assert "N12-1052 Cross-lingual Word Clusters for Direct Transfer of Linguistic Structure: not a candidate" in shown
+
+
+def test_a_thin_as_of_view_is_one_warning_line(acl, server_env):
+    """ACL-200's citing papers are of 2009-2015: as of 2008 the view holds no citation (a
+    warning, in the answer and on stderr), as of 2009 its 3,049 (none); cite warns alike."""
+    from citegraph.operations.recommending import THIN_VIEW
+
+    said = f"as of 2008 the graph holds 0 citations (fewer than {THIN_VIEW:,}): the graph signals have almost"
+    context = "Dependency parsing across languages [CIT]."
+    http = TestClient(create_app(acl), base_url="http://127.0.0.1")
+    warned_of = {}
+    for year, warned in (("2008", True), ("2009", False)):
+        done = citegraph_ok(
+            "recommend", "--paper", "P12-1066", "--as-of", year, "-k", "3", "--format", "json", env=server_env
+        )
+        warnings = warned_of[year] = json.loads(done.stdout)["warnings"]
+        assert [w.startswith(said) for w in warnings] == ([True] if warned else [])
+        assert [line for line in done.stderr.splitlines() if line.startswith("warning: ")] == [
+            f"warning: {w}" for w in warnings
+        ]
+        cited = http.post("/cite", json={"context": context, "as_of": year}).json()
+        assert [w for w in cited["warnings"] if w.startswith("as of")] == warnings
+    cited = citegraph_ok("cite", "--context", context, "--as-of", "2008", env=server_env).stderr
+    assert [line for line in cited.splitlines() if line.startswith("warning: as of")] == [
+        f"warning: {w}" for w in warned_of["2008"]
+    ]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["recommend", "--paper", "P12-1066", "--why", "NOPE-1"], "why: no paper with id 'NOPE-1' in the graph"),
+        (["cite", "--context", "Parsing [CIT].", "--why", "NOPE-1"], "why: no paper with id 'NOPE-1' in the graph"),
+        (
+            ["explain", "--paper", "P12-1066", "--candidate", "NOPE-1"],
+            "candidate: no paper with id 'NOPE-1' in the graph",
+        ),
+        (["recommend", "--paper", "P12-1066", "--why", ""], "Invalid value for '--why': String should have at least 1"),
+    ],
+)
+def test_an_unknown_why_is_one_line_and_exit_2(acl, server_env, args, message):
+    done = citegraph(*args, env=server_env)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(f"Error: {message}"), done.stderr
+    assert "Traceback" not in done.stderr

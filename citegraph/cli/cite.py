@@ -11,7 +11,7 @@ from ..errors import CitegraphError, UsageError
 from ..operations import cite_fusion, citing
 from .app import main
 from .flags import RequestOptions, record_format, with_retrievers
-from .output import print_matches, print_recommendations, print_records, recommendations_file
+from .output import print_matches, print_recommendations, print_records, print_warnings, print_why, recommendations_file
 
 #: The request's fields, but the draft and its bibliography: files (--draft, --bib) read here,
 #: LaTeX's \input followed, their format by their suffix.
@@ -61,8 +61,7 @@ def cite(ctx: click.Context, draft_file, bib_file, format_, retrievers, model, *
         reranker = _input(lambda: CiteModel(model, rec, config.data_folder("embeddings"))) if model else None
         answer = citing.cite(rec, request, reranker, read)
         print_matches(f"{answer.source}: references", answer.references)
-        for line in answer.warnings:
-            click.echo(f"warning: {line}", err=True)
+        print_warnings(answer.warnings)
         # json: one object per slot, with its line:column; a file: every suggestion once
         print_records(
             format_,
@@ -70,6 +69,11 @@ def cite(ctx: click.Context, draft_file, bib_file, format_, retrievers, model, *
             answer,
             recommendations_file(rec.store, _suggested_once(answer)),
         )
+        if format_ not in ("text", "json"):
+            for slot in answer.slots:
+                if slot.why:
+                    click.echo(f"slot {slot.slot} at {slot.where}:", err=True)
+                    print_why(slot.why, err=True)
 
 
 TUNE = RequestOptions(cite_fusion.TuneRequest)
@@ -128,6 +132,7 @@ def _print_slots(answer: citing.CiteResponse, as_of: str | None) -> None:
     for slot in answer.slots:
         where = slot.where + (f" {slot.command}" if slot.command else "")
         print_recommendations(f"slot {slot.slot} at {where}: {slot.sentence}", slot.suggestions)
+        print_why(slot.why)
 
 
 def _read_input(request: citing.CiteRequest, draft: Path | None, bib: Path | None):

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
     from rich.progress import Progress, TaskID
 
-    from ..operations.answers import MatchOut, RecommendationOut
+    from ..operations.answers import MatchOut, RecommendationOut, WhyOut
 
 
 def make_console():
@@ -135,6 +135,28 @@ def print_recommendations(title: str, found: Sequence[RecommendationOut]) -> Non
         console.print(f"{rank:>3}. [bold]{r.id}[/] ({r.year}) {escape(r.title or '')} · score {r.score:.3f}")
         for reason in r.explanation or ():
             console.print(f"       · {escape(reason)}")
+
+
+def print_why(answers: Sequence[WhyOut], err: bool = False) -> None:
+    """What became of each paper asked about (``--why``, ``explain``): its rank, score, stage,
+    reasons and features, or the stage that dropped it; on stderr (``err``) when stdout is a file
+    for a reference manager."""
+    for answer in answers:
+        name = f"{answer.candidate} {answer.title or ''}".rstrip()
+        if not answer.candidate_found:
+            click.echo(f"{name}: {answer.why_not}", err=err)
+            continue
+        click.echo(f"{name}: rank {answer.rank} of {answer.of} · score {answer.score:.3f} · {answer.stage}", err=err)
+        for reason in answer.explanation:
+            click.echo(f"  · {reason}", err=err)
+        features = ", ".join(f"{feature} {value:.3f}" for feature, value in answer.features.items())
+        click.echo(f"  features: {features}", err=err)
+
+
+def print_warnings(warnings: Sequence[str]) -> None:
+    """An answer's warnings, one line each, on stderr (stdout may be JSON or a file)."""
+    for line in warnings:
+        click.echo(f"warning: {line}", err=True)
 
 
 def print_matches(what: str, matches: Sequence[MatchOut]) -> None:

@@ -13,7 +13,15 @@ from ..operations import recommending
 from ..operations.recommending import Entries, ExplainRequest, RecommendRequest
 from .app import main
 from .flags import CommaList, RequestOptions, cite_model_option, learned_weights, record_format, with_retrievers
-from .output import print_matches, print_recommendations, print_records, print_table, recommendations_file
+from .output import (
+    print_matches,
+    print_recommendations,
+    print_records,
+    print_table,
+    print_warnings,
+    print_why,
+    recommendations_file,
+)
 
 #: recommend's and explain's seed: the request's fields, but the library's entries (--library
 #: FILE) and the papers not wanted (--negative FILE|ID, repeatable), which files may hold
@@ -70,14 +78,11 @@ def recommend(config: Config, library, unwanted, retrievers, model, format_, **f
         print_matches("not wanted", answer.negatives)
         print_matches(str(library), answer.matches)
         what = library or request.paper or request.title or "the abstract"
-        print_records(
+        _print_answer(
+            rec,
             format_,
-            lambda: print_recommendations(
-                f"recommended for {what}" + (f" as of {request.as_of}" if request.as_of else ""),
-                answer.recommendations,
-            ),
+            f"recommended for {what}" + (f" as of {request.as_of}" if request.as_of else ""),
             answer,
-            recommendations_file(rec.store, answer.recommendations),
         )
 
 
@@ -100,17 +105,21 @@ def explain(config: Config, library, unwanted, retrievers, model, format_, **fie
         answer = recommending.explain(rec, request, entries)
         print_matches("not wanted", answer.negatives)
         print_matches(str(library), answer.matches)
-    print_records(format_, lambda: _print_explanation(answer), answer, lambda _: "")
+    print_records(format_, lambda: print_why([answer]), answer, lambda _: "")
 
 
-def _print_explanation(answer: recommending.Explanation) -> None:
-    if not answer.candidate_found:
-        click.echo(f"{answer.candidate}: {answer.why_not}")
-        return
-    click.echo(f"{answer.candidate} {answer.title or ''}: rank {answer.rank} of {answer.of} · score {answer.score:.3f}")
-    for reason in answer.explanation:
-        click.echo(f"  · {reason}")
-    print_table("features", [{"feature": name, "value": value} for name, value in answer.features.items()])
+def _print_answer(rec, format_: str, title: str, answer: recommending.RecommendResponse) -> None:
+    """recommend's and watch's answer: its warnings on stderr, the recommendations by
+    ``--format``, and what became of each paper asked about (``--why``: on stderr beside a file)."""
+    print_warnings(answer.warnings)
+
+    def text() -> None:
+        print_recommendations(title, answer.recommendations)
+        print_why(answer.why)
+
+    print_records(format_, text, answer, recommendations_file(rec.store, answer.recommendations))
+    if format_ not in ("text", "json"):
+        print_why(answer.why, err=True)
 
 
 @main.command("recommend-train")
@@ -241,9 +250,4 @@ def watch(config: Config, library, unwanted, retrievers, model, format_, **field
     with Recommender.open(config, retrievers, model) as rec:
         answer = recommending.recommend(rec, request, read_entries(library, unwanted))
         print_matches(str(library), answer.matches)
-        print_records(
-            format_,
-            lambda: print_recommendations(f"new since {request.since} for {library}", answer.recommendations),
-            answer,
-            recommendations_file(rec.store, answer.recommendations),
-        )
+        _print_answer(rec, format_, f"new since {request.since} for {library}", answer)

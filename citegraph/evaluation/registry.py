@@ -34,6 +34,7 @@ CATALOGUE: dict[str, str] = {
     "contextualise": "citegraph.contextualise.benchmark:CONTEXTUALISE",
     "local": "citegraph.local.benchmark:LOCAL",
     "recommend": "citegraph.recommend.benchmark:RECOMMEND",
+    "cite": "citegraph.recommend.draft_benchmark:CITE",
     "trec": "citegraph.evaluation.trec:TREC",
 }
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from ..library.match import Match
 from ..recommend import Recommendation, Seed
+from ..recommend.candidates import Fate, Stage
 
 
 class MatchOut(BaseModel):
@@ -58,6 +59,42 @@ class RecommendationOut(BaseModel):
             signals=[SignalOut(name=s.name, value=s.value, text=s.text, via=list(s.via)) for s in found.signals]
             if explain
             else None,
+        )
+
+
+class WhyOut(BaseModel):
+    """What became of one paper asked about (``--why``, ``explain``): its rank among every
+    candidate, or the stage that dropped it."""
+
+    candidate: str
+    candidate_found: bool = Field(description="Whether the paper is a candidate for the seed at all")
+    stage: Stage = Field(
+        description="recommended (within k), below k, blocked (the seed, already cited, not wanted, newer than "
+        "the seed or the as-of date, outside the field or category, a stub), not enriched (linked to the "
+        "references in the graph but cut by the graph side's depth), not retrieved (found by nothing)"
+    )
+    title: str | None = None
+    rank: int | None = Field(default=None, description="Its rank among every candidate")
+    of: int | None = Field(default=None, description="How many candidates were ranked")
+    score: float | None = None
+    features: dict[str, float] = Field(default={}, description="The features its score weighs")
+    explanation: list[str] = Field(default=[], description="Its reasons, one a line")
+    why_not: str | None = Field(default=None, description="Why it is not recommended, in words (null: it is)")
+
+    @classmethod
+    def of_fate(cls, fate: Fate) -> WhyOut:
+        found = fate.rank is not None
+        return cls(
+            candidate=fate.id,
+            candidate_found=found,
+            stage=fate.stage,
+            title=fate.title,
+            rank=fate.rank,
+            of=fate.of,
+            score=fate.score,
+            features=fate.features,
+            explanation=[s.text for s in fate.signals],
+            why_not=None if fate.stage == "recommended" else fate.why if found else f"not a candidate — {fate.why}",
         )
 
 

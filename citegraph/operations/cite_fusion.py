@@ -135,7 +135,16 @@ def tune(
     """The grid's figures on the validation slice and the choice; ``progress`` hears the
     contexts done and the seconds spent, every 20 contexts."""
     from ..library.draft import context_slot
-    from ..recommend.cite import DRAFT_WEIGHT, MODEL_WEIGHT, Fusion, draft_matches, query_text, slot_candidates, suggest
+    from ..recommend.cite import (
+        DRAFT_WEIGHT,
+        MODEL_WEIGHT,
+        Fusion,
+        draft_matches,
+        model_text,
+        query_text,
+        slot_candidates,
+        suggest,
+    )
     from ..recommend.model_folder import FUSION_KEY
     from ..retrieval.dense.model_card import CARD, read_card, record_card
 
@@ -150,11 +159,11 @@ def tune(
         references = tuple(r for r in recommender.seed(context.citing).references if r not in context.cited)
         draft = replace(context_slot(context.text), title=context.title, abstract=context.abstract)
         about = draft_matches(recommender, draft, references)
-        text = query_text(draft.slots[0])
+        text, encoded = query_text(draft.slots[0]), model_text(draft.slots[0])
         as_of = context.year - 1 if context.year else None
         candidates = slot_candidates(recommender, text, references, set(), about, as_of)
         for fusion in grid:
-            ids = [s.id for s in suggest(candidates, recommender.weights, text, fusion, model, DEPTH)]
+            ids = [s.id for s in suggest(candidates, recommender.weights, encoded, fusion, model, DEPTH)]
             reciprocal[fusion].append(_reciprocal_rank(ids, context.cited))
         if progress and n % 20 == 0:
             progress(n, time.monotonic() - started)

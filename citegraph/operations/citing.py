@@ -18,8 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import CitegraphError
 from ..library.draft import MAX_CONTEXT_CHARS, MAX_SENT_SLOTS, MAX_SENT_TEXT
 from ..vocabulary import year_of
-from .answers import MatchOut, RecommendationOut
-from .fields import AS_OF_TEXT, WINDOW, Date, K, integer
+from .answers import MatchOut, RecommendationOut, WhyOut
+from .fields import AS_OF_TEXT, MAX_WHY, WHY_TEXT, WINDOW, Date, K, PaperId, integer
+from .recommending import as_of_warnings, known_papers
 
 if TYPE_CHECKING:  # the driver loads with the first recommender, not with --help
     from ..library.draft import Draft
@@ -63,6 +64,7 @@ class CiteRequest(BaseModel):
     explain: bool = Field(
         True, description="Give each suggestion's reasons and signals (first-stage rank, model score, graph paths)"
     )
+    why: list[PaperId] = Field([], max_length=MAX_WHY, description=f"{WHY_TEXT}, at each slot")
 
 
 class SuggestionOut(RecommendationOut):
@@ -80,6 +82,7 @@ class SlotOut(BaseModel):
     sentence: str = Field(description="The slot's sentence, the slot [CIT], other citations [REF]")
     unresolved: list[str] = Field(description="Keys at the slot the bibliography lacks")
     suggestions: list[SuggestionOut]
+    why: list[WhyOut] = Field([], description="What became of each paper asked about (why) at this slot")
 
 
 class CiteResponse(BaseModel):
@@ -107,8 +110,13 @@ def cite(
         draft = sent_draft(
             context=request.context, draft=request.draft, format=request.format, bib=request.bib, window=request.window
         )
-    found = cite_draft(recommender, draft, k=request.k, as_of=year_of(request.as_of), model=model)
+    known_papers(recommender.store, request.why, "why")
+    as_of = year_of(request.as_of)
+    found = cite_draft(recommender, draft, k=request.k, as_of=as_of, model=model, why=request.why)
     answer = CiteResponse.model_validate(found.as_dict())
+    for slot, cited in zip(answer.slots, found.slots, strict=True):
+        slot.why = [WhyOut.of_fate(fate) for fate in cited.why]
+    answer.warnings += as_of_warnings(recommender.store, as_of)
     if not request.explain:
         for slot in answer.slots:
             for suggestion in slot.suggestions:

@@ -73,6 +73,12 @@ Id = Annotated[str, Field(max_length=200)]
 PaperId = Annotated[
     str, Field(min_length=1, max_length=200, description="A paper id in the graph"), AfterValidator(canonical_id)
 ]
+#: Papers a request asks about (``--why``): each is looked at after the ranking, so a few.
+MAX_WHY = 20
+WHY_TEXT = (
+    "Papers to account for (ids in the graph): each one's rank among every candidate, or the stage "
+    "that dropped it (blocked, not enriched, not retrieved), with its features"
+)
 #: A day, month or year of the calendar (YYYY-MM-DD, YYYY-MM or YYYY).
 Date = Annotated[str, Field(json_schema_extra={"pattern": DATE}), AfterValidator(calendar_date)]
 AS_OF_TEXT = (

@@ -4,6 +4,7 @@ fired (what explanations show) and what the graph says of them (:class:`Facts`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,3 +68,26 @@ class Recommendation:
 
     def explanation(self) -> list[str]:
         return [s.text for s in self.signals]
+
+
+#: Where a paper asked about (``--why``) ended for a seed, in the recommender's order: ranked
+#: within the top k, ranked below it, left out by the seed's view or its own papers, linked to
+#: the references in the graph but cut by the graph side's depth, or found by nothing.
+Stage = Literal["recommended", "below k", "blocked", "not enriched", "not retrieved"]
+
+
+@dataclass(frozen=True, slots=True)
+class Fate:
+    """What became of one paper for a seed (:meth:`Recommender.fates`): its stage, in words
+    (``why``), and, for a candidate, its rank among every candidate, score, features and
+    signals."""
+
+    id: str
+    stage: Stage
+    why: str  # the stage in words: "rank 25 of 163, below k = 20", "blocked: already cited (…)"
+    title: str | None = None
+    rank: int | None = None
+    of: int | None = None  # candidates ranked
+    score: float | None = None
+    features: dict[str, float] = field(default_factory=dict)
+    signals: list[Signal] = field(default_factory=list)

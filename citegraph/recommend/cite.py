@@ -3,8 +3,11 @@
 One code path for ``citegraph cite``, ``POST /cite`` and the MCP tool ``cite``. For each slot
 of a :class:`~citegraph.library.draft.Draft`:
 
-* **the query** is the slot's text (its sentence and neighbours, the ``[CIT]``/``[REF]``
-  markers dropped); the draft's title and abstract are a *second field*, searched once per
+* **the query** is the slot's own text first (:func:`query_text`, :class:`SlotQuery`): its
+  clause (:attr:`Slot.clause`, the words between the citation before it, or the sentence's
+  start, and the slot), its sentence and its neighbours, each part repeated as often as its
+  weight, so two slots of one sentence, or of two sentences side by side, ask different
+  questions; the draft's title and abstract are a *second field*, searched once per
   draft by the same retrievers: a candidate of the slot that they also find gets the feature
   ``draft`` (the retrievers' best normalised score) with weight :data:`DRAFT_WEIGHT`. Appended
   to each slot's text instead, they made every slot of a two-topic draft (dependency parsing,
@@ -12,15 +15,23 @@ of a :class:`~citegraph.library.draft.Draft`:
 * **the draft's references** (its bibliography, matched to graph papers with the library
   matcher, :meth:`Recommender.match`) are the seed's references, exactly as ``recommend``'s:
   all of them seed the graph side of every slot ("cited by 2 of your references", co-cited
-  with them), but a reference is blocked (:attr:`Seed.blocked`) only at the slots whose
+  with them) — their neighbourhood is gathered once per draft (:meth:`Recommender.neighbourhood`)
+  — but a reference is blocked (:attr:`Seed.blocked`) only at the slots whose
   sentence already cites it (``\\cite{smith09,?}`` blocks smith09 there): cited in another
   sentence it stays :attr:`Seed.suggestible`, since the author may cite it again here.
   Entries that match no graph paper are listed, not fatal;
 * **the first stage** is the recommender's: its retrievers (``--with``, BM25 by default),
   the citing-sentence contexts and the graph around the references and the top text matches,
-  scored by its weights, as of a date when asked;
+  scored by its weights, as of a date when asked; the graph side counts **per slot**: a
+  candidate's features that are the same at every slot of the draft
+  (:data:`DRAFT_WIDE_FEATURES`: cited by, co-cited with, citing the references, the overlap,
+  its citation count) are scaled by how well it fits this slot's text, ``floor + (1 − floor)
+  · fit`` with ``fit`` its best normalised text or contexts score for the slot (0 when the
+  slot's text does not find it). Unscaled, they let a well-connected paper fill every slot of
+  a paragraph; scaled, it must earn its place at each;
 * **the model** (a sentence-transformers folder, :class:`CiteModel`), when given, re-ranks the
-  first stage's top :data:`RERANK_DEPTH`: the cosine between the slot's text and each
+  first stage's top :data:`RERANK_DEPTH`: the cosine between the slot's text (its clause,
+  sentence and neighbours once each: :func:`model_text`) and each
   candidate's title and abstract, min–max normalised over them as each retriever's score is,
   is the feature ``model`` with weight :data:`MODEL_WEIGHT`, added to the first stage's score.
   Only candidates are encoded, each once (the embedding cache of
@@ -36,6 +47,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -44,9 +56,9 @@ from ..library.draft import OTHER_MARKER, SENT_BIB, SLOT_MARKER, Draft, Slot
 from ..library.match import Match
 from ..retrieval.base import Document
 from ..retrieval.dense.model_location import missing_model_files
-from .candidates import Candidate, Candidates, Recommendation, Signal
+from .candidates import Candidate, Candidates, Fate, Recommendation, Signal
 from .model_folder import fusion_weights
-from .recommender import Recommender
+from .recommender import Neighbourhood, Recommender
 from .seed import Seed, View
 from .signals.text import TextMatches
 from .weights import Weights
@@ -60,6 +72,45 @@ MODEL_WEIGHT = 1.0
 DRAFT_WEIGHT = 0.5
 RERANK_DEPTH = 100  # first-stage candidates the model re-ranks (the rest keep their order below them)
 _MARKERS = re.compile(re.escape(SLOT_MARKER) + "|" + re.escape(OTHER_MARKER))
+# the features the same at every slot of a draft: a candidate's links to the draft's references
+# and its citation count (the graph side's prior); scaled per slot by the candidate's fit to it
+DRAFT_WIDE_FEATURES = ("cited_by_references", "cocitation", "coupling", "overlap", "citations")
+
+
+@dataclass(frozen=True)
+class SlotQuery:
+    """How a slot's query is made: how many times its clause, its sentence and its neighbours
+    are repeated in it, and the floor of the per-slot scale of :data:`DRAFT_WIDE_FEATURES`.
+
+    Repeating a part is a weighted multi-part query in one search: BM25 (both backends: bm25s
+    sums a query's term ids, Lucene's bag-of-words query boosts a term by its count) and the
+    citing-sentence scores sum over the query's terms, so a part repeated ``w`` times adds
+    ``w`` times its own BM25 score — the weighted sum of each part's score, the parts' scores
+    fused with these weights, at one search's cost. The clause is inside the sentence, so its
+    words weigh ``clause + sentence``.
+
+    The defaults were chosen on the training side only (ACL-200 ∪ ScisummNet's citing
+    sentences of citing papers up to the time split's cut, 2011, each asked as of the year
+    before its citing paper with that paper's other references as the bibliography — the
+    discipline of :mod:`citegraph.operations.cite_fusion`; never a test context): on 100
+    pseudo-drafts (a citing paper's one-citation sentences, one per paragraph; 406 slots)
+    MRR@50 0.242 for ``SlotQuery(0, 1, 1, 1.0)`` — the query of before, the sentence and its
+    neighbours alike, the graph side the same at every slot — and 0.277 for the defaults; on
+    800 single sentences 0.263 and 0.311. Clause 1 and sentence 1 scored as clause 2 and
+    sentence 2 (the same ratio inside the sentence); the latter halves the neighbours' say,
+    which the training sentences, rarely with neighbours, could not measure and whole drafts
+    favoured (``--window 0`` helped there). Floors 0 and 0.25 were within 0.002 MRR on every
+    sample; 0.25 keeps some of the graph's evidence for a paper the slot's words miss (the
+    figures: docs/cite.md)."""
+
+    clause: int = 2
+    sentence: int = 2
+    neighbours: int = 1
+    graph_floor: float = 0.25
+
+    def __post_init__(self) -> None:
+        if min(self.clause, self.sentence, self.neighbours) < 0 or not 0.0 <= self.graph_floor <= 1.0:
+            raise CitegraphError(f"{self}: the parts' weights are counts (0 or more), the floor between 0 and 1")
 
 
 @dataclass(frozen=True)
@@ -88,6 +139,7 @@ class Suggestion(Recommendation):
 class SlotSuggestions:
     slot: Slot
     suggestions: list[Suggestion]
+    why: list[Fate] = field(default_factory=list)  # what became of each paper asked about (--why)
 
     def as_dict(self) -> dict:
         """A slot as JSON answers it: where it is, its text, what it suggests and why."""
@@ -183,22 +235,40 @@ def cite(
     as_of: int | None = None,
     model: CiteModel | None = None,
     fusion: Fusion | None = None,
+    query: SlotQuery = SlotQuery(),
+    why: Sequence[str] = (),
 ) -> Cited:
-    """The top ``k`` suggestions for each slot of ``draft`` (see the module's docstring);
-    ``fusion``: the weights (default: the model's, else :class:`Fusion`'s defaults)."""
+    """The top ``k`` suggestions for each slot of ``draft`` (see the module's docstring), and
+    at each slot what became of the papers ``why`` asks about (:meth:`Recommender.fates`);
+    ``fusion``: the weights (default: the model's, else :class:`Fusion`'s defaults); ``query``:
+    how each slot's query is made. The references' neighbourhood is gathered once, for every slot."""
     fusion = fusion or (model.fusion if model else Fusion())
     matches = recommender.match(list(draft.references.values()))
     paper_of = {key: m.paper for key, m in zip(draft.references, matches, strict=True) if m.paper}
     references = tuple(dict.fromkeys(paper_of.values()))
-    about = draft_matches(recommender, draft, references)
-    slots = []
+    texts = []
     for slot in draft.slots:
-        text = query_text(slot)
-        if not text:
+        texts.append((query_text(slot, query), model_text(slot, query)))
+        if not texts[-1][0]:
             raise CitegraphError(f"{slot.where}: the slot's sentence has no words to search with")
+    # the references' neighbourhood (graph statements) is gathered while the draft's title and
+    # abstract are searched: the two overlap as a slot's text side and graph side do
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-neighbourhood") as graph_side:
+        gathering = graph_side.submit(
+            recommender.neighbourhood, _seed(recommender, texts[0][0], references, set(), as_of)
+        )
+        about = draft_matches(recommender, draft, references)
+        neighbourhood = gathering.result()
+    slots = []
+    for slot, (text, encoded) in zip(draft.slots, texts, strict=True):
         cited_here = {paper_of[key] for key in slot.cited_in_sentence if key in paper_of}
-        candidates = slot_candidates(recommender, text, references, cited_here, about, as_of)
-        slots.append(SlotSuggestions(slot, suggest(candidates, recommender.weights, text, fusion, model, k)))
+        candidates = slot_candidates(
+            recommender, text, references, cited_here, about, as_of, query=query, neighbourhood=neighbourhood
+        )
+        ranked = suggest(candidates, recommender.weights, encoded, fusion, model, max(k, len(candidates)) if why else k)
+        seed = _seed(recommender, text, references, cited_here, as_of) if why else None
+        fates = recommender.fates(seed, why, candidates, ranked, k, neighbourhood.links) if seed else []
+        slots.append(SlotSuggestions(slot, ranked[:k], fates))
     return Cited(draft, slots, matches, str(model.folder) if model else None, fusion)
 
 
@@ -209,12 +279,37 @@ def slot_candidates(
     cited_here: set[str],
     about: dict[str, tuple[Signal, float]],
     as_of: int | None,
+    *,
+    query: SlotQuery = SlotQuery(),
+    neighbourhood: Neighbourhood | None = None,
 ) -> dict[str, Candidate]:
     """A slot's first-stage candidates with the ``draft`` feature: every reference seeds the
-    graph side, those ``cited_here`` are blocked."""
+    graph side (through ``neighbourhood`` when the draft's was gathered), those ``cited_here``
+    are blocked, and each candidate's :data:`DRAFT_WIDE_FEATURES` are scaled by its fit to
+    ``text`` (the module's docstring)."""
+    seed = _seed(recommender, text, references, cited_here, as_of)
+    found = recommender.candidates(seed, neighbourhood)
+    return {cid: _with(_fitted(c, query.graph_floor), about.get(cid)) for cid, c in found.items()}
+
+
+def _seed(
+    recommender: Recommender, text: str, references: Sequence[str], cited_here: set[str], as_of: int | None
+) -> Seed:
     seed = recommender.ask(abstract=text, references=references, view=View(as_of=as_of)).seed
-    seed = replace(seed, suggestible=tuple(r for r in references if r not in cited_here))
-    return {cid: _with(c, about.get(cid)) for cid, c in recommender.candidates(seed).items()}
+    return replace(seed, suggestible=tuple(r for r in seed.references if r not in cited_here))
+
+
+def _fitted(candidate: Candidate, floor: float) -> Candidate:
+    """The candidate with its :data:`DRAFT_WIDE_FEATURES` scaled by ``floor + (1 − floor) ·
+    fit``, ``fit`` its best normalised score from the slot's text (each retriever's, the
+    contexts'), 0 when the text did not find it (a copy: the recommender's are shared)."""
+    if floor >= 1.0 or not any(name in candidate.features for name in DRAFT_WIDE_FEATURES):
+        return candidate
+    features = candidate.features
+    fit = max((v for name, v in features.items() if name.startswith("text:") or name == "contexts"), default=0.0)
+    scale = floor + (1.0 - floor) * min(max(fit, 0.0), 1.0)
+    scaled = {name: v * scale if name in DRAFT_WIDE_FEATURES else v for name, v in features.items()}
+    return Candidate(candidate.id, scaled, list(candidate.signals), candidate.facts)
 
 
 def suggest(
@@ -226,7 +321,8 @@ def suggest(
     k: int,
 ) -> list[Suggestion]:
     """The top ``k``: the first stage's order (its weights and the draft's), its top
-    :data:`RERANK_DEPTH` re-scored with the model's cosine of ``text``."""
+    :data:`RERANK_DEPTH` re-scored with the model's cosine of ``text`` (the slot's
+    :func:`model_text`)."""
     first_weights = Weights({**first_stage.values, "draft": fusion.draft})
     first = first_weights.rank(candidates, len(candidates))
     position = {hit.id: rank for rank, hit in enumerate(first, start=1)}
@@ -279,9 +375,20 @@ def sent_draft(
     return replace(read, references={e.where: e for e in entries})
 
 
-def query_text(slot: Slot) -> str:
-    """A slot's sentence and neighbours without the citation markers (not words of the text)."""
-    return " ".join(_MARKERS.sub(" ", slot.text).split())
+def model_text(slot: Slot, query: SlotQuery = SlotQuery()) -> str:
+    """What the model encodes for a slot: the parts its query weighs, each once, its clause
+    first — an encoder has no term weights for repetition to raise, only a longer input to
+    read (:class:`CiteModel` truncates the end)."""
+    return query_text(slot, SlotQuery(min(query.clause, 1), min(query.sentence, 1), min(query.neighbours, 1)))
+
+
+def query_text(slot: Slot, query: SlotQuery = SlotQuery()) -> str:
+    """A slot's query (:class:`SlotQuery`): its clause, its sentence and its neighbours, each
+    repeated its weight's times, without the citation markers (not words of the text)."""
+    parts = (
+        [slot.clause] * query.clause + [slot.sentence] * query.sentence + [*slot.before, *slot.after] * query.neighbours
+    )
+    return " ".join(_MARKERS.sub(" ", " ".join(parts)).split())
 
 
 def _model_signal(cid: str, cosines: dict[str, float]) -> tuple[Signal, float] | None:

@@ -45,7 +45,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -56,12 +56,12 @@ from ..library.match import Match, PaperIndex, matched_ids
 from ..retrieval.base import Retriever
 from ..retrieval.citing_sentences import CitingSentences, KeptSentences
 from ..retrieval.spec import Spec, parse_specs
-from ..vocabulary import canonical_id
-from .candidates import Candidate, Candidates, Recommendation
+from ..vocabulary import canonical_id, counted
+from .candidates import Candidate, Candidates, Facts, Fate, Recommendation, Stage
 from .seed import Asked, Seed, View, earliest
 from .signals.contexts import ContextMatches
-from .signals.facts import FactRows, allowed, describe, fetch_facts
-from .signals.neighbourhood import Links, Unwanted
+from .signals.facts import FactRows, allowed, blocked_by, describe, fetch_facts
+from .signals.neighbourhood import KINDS, Links, Unwanted
 from .signals.text import Enrichment, TextMatches
 from .weights import Weights
 
@@ -281,44 +281,150 @@ class Recommender:
         return [self._papers.match(e if isinstance(e, LibraryEntry) else entry_from_id(e)) for e in entries]
 
     def recommend_for(self, seed: Seed, k: int = 20) -> list[Recommendation]:
-        candidates = self.candidates(seed)
+        return self.ranked(self.candidates(seed), k)
+
+    def ranked(self, candidates: Mapping[str, Candidate], k: int) -> list[Recommendation]:
+        """The top ``k`` of a seed's candidates (:meth:`candidates`) by the weights, as recommended."""
         return [recommendation(candidates[hit.id], hit.score) for hit in self.weights.rank(candidates, k)]
 
-    def candidates(self, seed: Seed) -> Candidates:
+    def fates(
+        self,
+        seed: Seed,
+        ids: Sequence[str],
+        candidates: Mapping[str, Candidate],
+        ranked: Sequence[Recommendation],
+        k: int,
+        links: Links | None = None,
+    ) -> list[Fate]:
+        """What became of each of ``ids`` (papers of the graph) for ``seed``, whose
+        ``candidates`` are ``ranked`` in full (best first) and cut at ``k``: a candidate's rank,
+        score, features and signals; for another paper the stage that dropped it (:data:`Stage`).
+        Only what is asked is looked at, after the ranking: the facts of the papers that are no
+        candidate (one statement) and, when one of them is allowed, the references' ``links``
+        (gathered here when not given)."""
+        position = {found.id: (rank, found) for rank, found in enumerate(ranked, start=1)}
+        dropped = self._dropped(seed, [pid for pid in dict.fromkeys(ids) if pid not in position], links)
+        fates = []
+        for pid in ids:
+            if pid not in position:
+                fates.append(dropped[pid])
+                continue
+            rank, found = position[pid]
+            stage: Stage = "recommended" if rank <= k else "below k"
+            why = f"rank {rank} of {len(candidates)}" + ("" if rank <= k else f", below k = {k}")
+            features = dict(candidates[pid].features)
+            fates.append(
+                Fate(pid, stage, why, found.title, rank, len(candidates), found.score, features, found.signals)
+            )
+        return fates
+
+    def _dropped(self, seed: Seed, ids: Sequence[str], links: Links | None) -> dict[str, Fate]:
+        """Why each of ``ids``, no candidate of ``seed``, is none: blocked by the seed (itself,
+        its references it already cites, the papers not wanted) or by its view (the filter of
+        :meth:`_candidates`, :func:`blocked_by`; a paper outside the field or category has no
+        facts), else linked to the references but cut by the graph side's ``graph_depth``
+        ("not enriched"), else found by nothing ("not retrieved")."""
+        rows = fetch_facts(self.store, ids, seed) if ids else {}
+        fates: dict[str, Fate] = {}
+        allowed_ids = []
+        for pid in ids:
+            row = rows.get(pid)
+            title = row[1] if row else None
+            reason = _blocked_by_seed(seed, pid) or (blocked_by(seed, Facts(*row[1:6])) if row else _outside(seed.view))
+            if reason:
+                fates[pid] = Fate(pid, "blocked", f"blocked: {reason}", title)
+            else:
+                allowed_ids.append((pid, title))
+        if allowed_ids and links is None and seed.references:
+            links = Links.gather(self.store, seed, seed.references, self.fanout)
+        for pid, title in allowed_ids:
+            linked = [(kind, links.counts[kind].get(pid, 0)) for kind in KINDS] if links else []
+            said = [LINKED[kind].format(n=n, times=counted(n, "time")) for kind, n in linked if n]
+            fates[pid] = (
+                Fate(
+                    pid,
+                    "not enriched",
+                    f"not enriched: linked to {seed.mine} in the graph ({', '.join(said)}) but not among "
+                    f"the top {self.graph_depth} of its kind, nor among the text matches",
+                    title,
+                )
+                if said
+                else Fate(
+                    pid,
+                    "not retrieved",
+                    f"not retrieved: not among the top {self.text_depth} text matches of the seed's text or "
+                    f"its citing-sentence matches, nor the papers the top {self.enrich_depth} cite most, "
+                    f"and not linked to {seed.mine} in the graph",
+                    title,
+                )
+            )
+        return fates
+
+    def candidates(self, seed: Seed, neighbourhood: Neighbourhood | None = None) -> Candidates:
         """Every allowed candidate with its features and signals (cached per seed when the
-        recommender has a ``cache_size``; the result is shared: do not change it)."""
+        recommender has a ``cache_size``; the result is shared: do not change it). A
+        ``neighbourhood`` gathered before (:meth:`neighbourhood`) for the same references and
+        view is used instead of asking the graph again."""
         if not self.cache_size:
-            return self._candidates(seed)
+            return self._candidates(seed, neighbourhood)
         with self._lock:
             if seed in self._cache:
                 self._cache.move_to_end(seed)
                 return self._cache[seed]
-        found = self._candidates(seed)
+        found = self._candidates(seed, neighbourhood)
         with self._lock:
             self._cache[seed] = found
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return found
 
-    def _candidates(self, seed: Seed) -> Candidates:
+    def neighbourhood(self, seed: Seed) -> Neighbourhood:
+        """The references' neighbourhood of ``seed`` (the ``recommend/neighbourhood`` statement
+        for its references and for its negatives) with its graph candidates and their facts:
+        what every seed with the same references and view shares — a draft's slots, which
+        differ only in their text and in the references each blocks. Gathered with only the
+        negatives (and the seed) excluded, so that it serves a slot that blocks no reference;
+        a slot's blocked references are left out of its candidates (:meth:`candidates`)."""
+        open_seed = replace(seed, suggestible=seed.references)
+        links = Links.gather(self.store, open_seed, seed.references, self.fanout)
+        unwanted = Unwanted(Links.gather(self.store, open_seed, seed.view.negatives, self.fanout, cocitation=False))
+        graph_candidates, rows, asked = self._graph_candidates(links, open_seed)
+        return Neighbourhood(
+            seed.references, seed.view, links, unwanted, tuple(graph_candidates), rows, frozenset(asked)
+        )
+
+    def _candidates(self, seed: Seed, neighbourhood: Neighbourhood | None = None) -> Candidates:
         # The text retrievers score, and the graph enriches their top matches, on the
         # recommender's text thread while this thread asks the graph for the references'
-        # neighbourhood (one statement) and, while the text side still runs, for the facts
-        # of the graph's candidates and scores the citing sentences (read first, when a
-        # command's first seed needs them): the text side is the request's critical path.
+        # neighbourhood (one statement; none when it was gathered before) and, while the text
+        # side still runs, for the facts of the graph's candidates and scores the citing
+        # sentences (read first, when a command's first seed needs them): the text side is the
+        # request's critical path.
+        if neighbourhood is not None and (neighbourhood.references, neighbourhood.view) != (seed.references, seed.view):
+            raise ValueError("a neighbourhood gathered for other references or another view")
         texts = self._text_executor().submit(self._text_side, seed) if self.retrievers else None
         try:
-            links = Links.gather(self.store, seed, seed.references, self.fanout)
-            unwanted = Unwanted(Links.gather(self.store, seed, seed.view.negatives, self.fanout, cocitation=False))
-            graph_candidates, rows, asked = self._graph_candidates(links, seed)
+            if neighbourhood is None:
+                links = Links.gather(self.store, seed, seed.references, self.fanout)
+                unwanted = Unwanted(Links.gather(self.store, seed, seed.view.negatives, self.fanout, cocitation=False))
+                graph_candidates, rows, asked = self._graph_candidates(links, seed)
+            else:
+                links, unwanted = neighbourhood.links, neighbourhood.unwanted
+                graph_candidates, rows, asked = (
+                    list(neighbourhood.graph_candidates),
+                    dict(neighbourhood.rows),
+                    set(neighbourhood.asked),
+                )
             contexts = ContextMatches.gather(self.citing_sentences(), seed, self.text_depth)
         finally:
             text, enrichment = texts.result() if texts else (TextMatches([]), Enrichment({}))
         found = Candidates()
         text.add_to(found, seed)
         contexts.add_to(found, seed)
+        blocked = seed.blocked  # a shared neighbourhood's papers include the references this seed blocks
         for cid in graph_candidates:
-            found.at(cid)
+            if cid not in blocked:
+                found.at(cid)
         enrichment.add_candidates(found)
         for evidence in (links, enrichment, unwanted):
             evidence.add_to(found, seed)
@@ -367,6 +473,47 @@ class Recommender:
             if self._text_thread is None:
                 self._text_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-text")
             return self._text_thread
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """A seed's references' neighbourhood, gathered once (:meth:`Recommender.neighbourhood`)
+    for every seed with these references and this view."""
+
+    references: tuple[str, ...]
+    view: View
+    links: Links
+    unwanted: Unwanted
+    graph_candidates: tuple[str, ...]  # each kind's top graph_depth papers that are not stubs
+    rows: FactRows  # the facts of every paper asked (do not change: copied per seed)
+    asked: frozenset[str]
+
+
+def _blocked_by_seed(seed: Seed, pid: str) -> str | None:
+    """Why ``pid`` is never a candidate of ``seed`` (:attr:`Seed.excluded`), in words; None: it may be."""
+    if pid == seed.id:
+        return "the seed itself"
+    if pid in seed.view.negatives:
+        return "marked as not wanted"
+    if pid in seed.blocked:
+        return f"already cited (one of {seed.mine})"
+    return None
+
+
+def _outside(view: View) -> str:
+    """Why a paper of the graph has no facts in ``view``: its field or category is another."""
+    limits = [f"the field {view.field!r}"] * bool(view.field) + [f"the category {view.category!r}"] * bool(
+        view.category
+    )
+    return "outside " + " or ".join(limits)
+
+
+#: How each kind of link to the references reads in a "not enriched" paper's ``--why``.
+LINKED = {
+    "cited_by": "cited by {n} of them",
+    "coupling": "cites {n} of them",
+    "cocitation": "co-cited with them {times}",
+}
 
 
 def recommendation(candidate: Candidate, score: float) -> Recommendation:

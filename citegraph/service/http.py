@@ -6,10 +6,11 @@ saved exploration queries — and the graph explorer page that uses them.
 
 * ``POST /recommend`` — for a paper id, or a new paper's title and abstract (+ references
   already chosen, year, field, arXiv category), or a library (``papers``), with negatives,
-  as of a date or new since one, the top ``k`` with their explanations;
+  as of a date or new since one, the top ``k`` with their explanations, and (``why``) what
+  became of papers the caller expected: rank, or the stage that dropped them;
 * ``POST /explain`` — why one paper is (or is not) recommended for such a seed;
 * ``POST /cite`` — for a context (``[CIT]`` marks the slot) or a draft's text (LaTeX,
-  Markdown, text) with its BibTeX, each slot's top ``k`` with reasons;
+  Markdown, text) with its BibTeX, each slot's top ``k`` with reasons (and ``why``, per slot);
 * ``POST /works`` — a set's prior and derivative works;
 * ``GET /paper/{id}``, ``GET /neighbours/{id}`` (its ego network: citations both ways,
   co-cited papers, fields, arXiv categories and their ACM concepts), ``GET /search``;

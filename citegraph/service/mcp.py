@@ -69,7 +69,8 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
         operation_tool(
             "recommend",
             "Papers to cite for a paper, a new paper's title/abstract, or a set of papers, each with the "
-            'reasons (graph paths such as "cited by 3 of your papers: A, B, C").',
+            'reasons (graph paths such as "cited by 3 of your papers: A, B, C"); why: papers you expected, '
+            "each with its rank or the stage that dropped it.",
             recommending.RecommendRequest,
             recommending.RecommendResponse,
             lambda request: recommending.recommend(recommender, request),
@@ -85,7 +86,8 @@ def create_server(recommender: Recommender, indexes: Path, cite_model: CiteModel
             "cite",
             "Which paper to cite at each citation slot of a sentence ([CIT]) or a draft (empty or '?' "
             "\\cite keys, [@?], [CIT]): per slot, its place and the top k papers with the reasons; the "
-            "draft's references seed the graph side and are never suggested.",
+            "draft's references seed the graph side and are never suggested; why: papers you expected, "
+            "each slot saying its rank or the stage that dropped it there.",
             citing.CiteRequest,
             citing.CiteResponse,
             lambda request: citing.cite(recommender, request, cite_model),

@@ -114,6 +114,8 @@ READ_HERE = (
 # A citation inside a paragraph's text while it is split into sentences: 'CIT', a private-use
 # pair and its number, so the splitter sees '[C…' as the start of a sentence like '[CIT]'.
 TOKEN = re.compile("\\[CIT\ue000(\\d+)\ue001\\]")
+_CITATIONS = re.compile(re.escape(SLOT_MARKER) + "|" + re.escape(OTHER_MARKER))  # in a slot's sentence
+_WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +143,25 @@ class Slot:
 
     @property
     def text(self) -> str:
-        """The slot's query text: its sentence with its neighbours."""
+        """The slot's sentence with its neighbours."""
         return " ".join((*self.before, self.sentence, *self.after))
+
+    @property
+    def clause(self) -> str:
+        """The words of its sentence that belong to this slot: those between the citation before
+        it (or the sentence's start) and the slot — what a citation at the end of a clause is
+        for ("We report BLEU [CIT] and test significance with paired bootstrap resampling
+        [REF]" gives slot 1 "We report BLEU"). Across citations next to each other it reaches
+        back to the last words before them; a slot before any word (``[CIT] showed that …``)
+        takes the words after it, up to the next citation; a context without a marker is all
+        its sentence. Markers are left out."""
+        parts = _CITATIONS.split(self.sentence)
+        markers = _CITATIONS.findall(self.sentence)
+        if SLOT_MARKER not in markers:
+            return " ".join(self.sentence.split())
+        at = markers.index(SLOT_MARKER)  # parts[at] precedes the slot, parts[at + 1] follows it
+        before = next((parts[i] for i in range(at, -1, -1) if _WORD.search(parts[i])), "")
+        return " ".join((before or (parts[at + 1] if _WORD.search(parts[at + 1]) else "")).split())
 
 
 @dataclass(frozen=True, slots=True)

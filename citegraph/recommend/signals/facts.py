@@ -71,13 +71,22 @@ def describe(found: Candidates, seed: Seed, links: Links, rows: FactRows) -> Non
 def allowed(seed: Seed, facts: Facts) -> bool:
     """Not a stub, not newer than the seed, dated when seen as of a year, new for an alert
     (the field and category are checked by the statement)."""
+    return blocked_by(seed, facts) is None
+
+
+def blocked_by(seed: Seed, facts: Facts) -> str | None:
+    """Why a described paper may not be recommended for ``seed`` (None: it may): the filter
+    of :func:`allowed`, in words for ``--why``."""
     if facts.external:
-        return False
+        return "a stub (:External): the graph knows it only as cited, without its own record"
     if seed.year is not None and facts.year is not None and facts.year > seed.year:
-        return False
+        limit = "the as-of date" if seed.view.as_of == seed.year else "the seed"
+        return f"newer ({facts.year}) than {limit} ({seed.year})"
     if seed.view.as_of is not None and facts.year is None:  # undated: cannot tell
-        return False
-    return seed.view.since is None or bool(why_new(seed, facts))
+        return f"undated, in a view as of {seed.view.as_of}"
+    if seed.view.since is not None and not why_new(seed, facts):
+        return f"not new since {seed.view.since} (published in {facts.year})"
+    return None
 
 
 def why_new(seed: Seed, facts: Facts) -> list[str]:
