@@ -134,7 +134,7 @@ def test_the_benchmark_scores_every_slot_of_every_drawn_draft(segmentation, tmp_
     drawn = data["config"]["drawn"]["0"]
     assert "W06-1320" in drawn
     slots = data["config"]["slots"]["0"]
-    rows = [f"{v}, {m}" for v in ("bm25", "cite") for m in (ALONE, INSIDE)]
+    rows = [f"{v}, {m}" for v in ("bm25", "cite-sentence", "cite") for m in (ALONE, INSIDE)]
     per_query = data["per_query"]["seed 0"]
     for row in rows:
         assert len(per_query[row]["MRR"]) == slots
