@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -252,6 +254,45 @@ def test_a_model_reranks_and_explains_its_score(acl, server_env, model_folder, t
     assert done.returncode == 0, done.stderr
     assert f"ranking: first stage fused with the model {model_folder}" in done.stdout
     assert "· model cosine " in done.stdout
+
+
+def test_a_drafts_slots_are_encoded_in_one_run_and_answered_as_each_alone(
+    acl, model_folder, tmp_path, draft_files, monkeypatch
+):
+    """With a model, a draft's candidates not yet cached are encoded in one run for all its
+    slots (then the slots' texts in another), not slot by slot; each slot's answer is the one
+    it gets asked alone."""
+    draft, bib = draft_files
+    read = read_draft(draft, bib=bib)
+    model = CiteModel(model_folder, acl, tmp_path / "embeddings")
+    encoder, runs = model.pool.encoder, []
+    encode = encoder.encode
+    monkeypatch.setattr(encoder, "encode", lambda docs, *rest: runs.append(len(docs)) or encode(docs, *rest))
+    whole = cite(acl, read, k=10, model=model)
+    assert len(runs) == 2 and runs[0] == model.pool.cache.encoded > 10 and runs[1] == len(read.slots) == 3
+    alone = CiteModel(model_folder, acl, tmp_path / "alone")
+    for slot, answered in zip(read.slots, whole.slots, strict=True):
+        [one] = cite(acl, replace(read, slots=(slot,)), k=10, model=alone).slots
+        assert [s.id for s in one.suggestions] == [s.id for s in answered.suggestions]
+        assert [s.model for s in one.suggestions] == pytest.approx([s.model for s in answered.suggestions], abs=1e-5)
+
+
+def test_cite_encode_caches_every_paper_so_a_slot_encodes_only_its_text(acl, server_env, model_folder, draft_files):
+    """``cite encode`` puts every paper of the graph in the model's embedding cache (once: a
+    second run encodes none); ``cite --model`` then encodes no candidate."""
+    from citegraph.retrieval.corpus import documents
+
+    papers = sum(1 for _ in documents(acl.store))
+    first = citegraph("cite", "encode", "--model", str(model_folder), env=server_env)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith(f"{papers:,} papers for {model_folder}: ")
+    again = citegraph("cite", "encode", "--model", str(model_folder), env=server_env)
+    assert f": 0 encoded, {papers:,} already cached" in again.stdout
+    model = CiteModel(model_folder, acl, Path(server_env["CITEGRAPH_DATA_DIR"]) / "embeddings")
+    draft, bib = draft_files
+    answered = cite(acl, read_draft(draft, bib=bib), k=10, model=model)
+    assert all(s.model is not None for slot in answered.slots for s in slot.suggestions)
+    assert model.pool.cache.encoded == 0
 
 
 def test_the_fusion_weights_are_read_from_the_models_card(acl, model_folder, tmp_path, draft_files):

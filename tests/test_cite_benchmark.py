@@ -19,13 +19,13 @@ from citegraph.recommend.draft_benchmark import (
     DraftCitations,
     PseudoDraft,
     Sentence,
-    _scored,
     described,
+    scored,
     sentences_of,
     split_drafts,
 )
 
-from conftest import ACL200, ACL_INGESTED, SHARED
+from conftest import ACL200, ACL_INGESTED, SHARED, citegraph_ok
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "scisummnet"
 SCISUMMNET = SHARED / "samples" / "scisummnet" / "From-ScisummNet-2019"
@@ -60,9 +60,9 @@ def test_the_figures_of_a_tiny_case():
     the pairs with different answers, (1, 2) and (2, 3), one has identical lists: 1/2."""
     draft = PseudoDraft("P", 2010, (Sentence("x [CIT] y [CIT].", ("A", "B")), Sentence("z [CIT].", ("A",))))
     lists = {"P": [["A", "X", "Y"], ["X", "Y", "B", "C", "D", "E"], ["X", "Y", "B", "C", "D", "F"]]}
-    scored = _scored("row", [draft], lists)
-    assert scored["row"].mean == pytest.approx({"R@1": 1 / 3, "R@5": 2 / 3, "R@10": 2 / 3, "MRR": 4 / 9})
-    assert scored[f"row {SAME}"].mean == {SAME: 0.5}
+    figures = scored("row", [draft], lists)
+    assert figures["row"].mean == pytest.approx({"R@1": 1 / 3, "R@5": 2 / 3, "R@10": 2 / 3, "MRR": 4 / 9})
+    assert figures[f"row {SAME}"].mean == {SAME: 0.5}
     assert draft.slot_ids() == ["P:1", "P:2", "P:3"] and draft.as_of == 2009
 
 
@@ -170,3 +170,59 @@ def test_a_new_variant_plugs_in_and_is_asked_as_a_user_asks(segmentation, tmp_pa
     assert sum(a[3] for a in asked) == 2 * sum(len(d.answers) for d in drawn)  # alone and whole
     assert results.tables[0].rows[f"nothing, {INSIDE}"]["R@10"][0] == 0.0
     assert results.tables[0].rows[f"nothing, {INSIDE}"][SAME][0] == 0.0  # nothing suggested is no list
+
+
+def test_the_slot_query_is_tuned_on_training_drafts_through_cites_own_code_path(segmentation):
+    """``cite tune-query`` draws only training-side drafts (older than every test draft), and each
+    grid point's figures are those of ``cite`` itself asked with that query on the same drafts
+    whole: the floors re-scale one search per weighting and give what a search per point gives."""
+    from citegraph.operations.cite_query import QueryTuneRequest, tune_query
+    from citegraph.recommend import Recommender
+    from citegraph.recommend.cite import SlotQuery, cite
+    from citegraph.recommend.draft_benchmark import DEPTH
+
+    store, bm25 = segmentation
+    request = QueryTuneRequest(drafts=6, clause=[0, 2], sentence=[1, 2], neighbours=[1], floor=[0.0, 1.0])
+    recommender = Recommender(store, [bm25])
+    try:
+        answer = tune_query(recommender, request)
+        split = split_drafts(store, request.test_share)
+        training = {d.citing: d for d in split.training}
+        assert len(answer.training.citing) == answer.training.drafts == 6
+        assert set(answer.training.citing) <= set(training) and answer.training.test_from == split.test_from
+        drawn = [described(store, training[c]) for c in answer.training.citing]
+        assert answer.training.slots == sum(len(d.answers) for d in drawn)
+        assert len(answer.grid) == 8
+        for point in answer.grid:
+            if (point.clause, point.sentence) not in ((0, 1), (2, 2)):
+                continue
+            query = SlotQuery(point.clause, point.sentence, point.neighbours, point.floor)
+            lists = {
+                d.citing: [
+                    [s.id for s in slot.suggestions]
+                    for slot in cite(recommender, d.inside(4, 1), k=DEPTH, as_of=d.as_of, query=query).slots
+                ]
+                for d in drawn
+            }
+            figures = scored("asked", drawn, lists)
+            assert point.mrr == pytest.approx(figures["asked"].mean["MRR"], abs=1e-6), point
+            assert point.same_top5 == pytest.approx(figures[f"asked {SAME}"].mean.get(SAME, 0.0), abs=1e-6), point
+    finally:
+        recommender.close()
+    assert answer.chosen.mrr == max(p.mrr for p in answer.grid)
+    assert answer.default is not None and (answer.default.clause, answer.default.floor) == (2, 0.0)
+
+
+def test_tune_query_from_the_command_line_prints_its_grid_and_choice(segmentation, server_env):
+    """The command a user runs: one row per weighting, one column per floor, and the choice."""
+    done = citegraph_ok(
+        *("cite", "tune-query", "--drafts", "3", "--clause", "0,2", "--sentence", "1", "--neighbours", "1"),
+        *("--floor", "0,1", "--with", "bm25"),
+        env=server_env,
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("training drafts: 3 of the ") and "seed 0" in lines[0]
+    assert "| clause | sentence | neighbours | floor 0 | floor 1 |" in lines
+    rows = [line for line in lines if line.startswith(("| 0 | 1 | 1 |", "| 2 | 1 | 1 |"))]
+    assert len(rows) == 2 and all(row.count(" / ") == 4 for row in rows)
+    assert lines[-1].startswith("chosen: clause ")

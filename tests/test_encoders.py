@@ -22,7 +22,7 @@ from citegraph.retrieval.base import Document
 from citegraph.retrieval.dense import maxsim
 from citegraph.retrieval.dense.corpus_vectors import EmbeddingStore, cache_key, encode_corpus, store_dir
 from citegraph.retrieval.dense.encoder_specs import ENCODERS
-from citegraph.retrieval.dense.encoders import get_encoder
+from citegraph.retrieval.dense.encoders import get_encoder, length_batches
 from citegraph.retrieval.dense.model_location import MODELS_ENV
 from citegraph.retrieval.sentences import split_sentences
 
@@ -73,7 +73,7 @@ def _openmp_display(model: Path, **settings: str) -> str:
     through citegraph with the user's ``settings`` (none: neither wait variable set)."""
     code = (
         "import sys; from citegraph.retrieval.base import Document; "
-        "from citegraph.retrieval.dense.encoders import get_encoder; "
+        "from citegraph.retrieval.dense.encoders import get_encoder, length_batches; "
         "get_encoder('hf:' + sys.argv[1]).encode([Document('a', 'Citation graphs')])"
     )
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
@@ -138,6 +138,19 @@ def test_encoding_is_deterministic_and_independent_of_order_and_batching(tiny_be
         other = get_encoder(f"hf:{tiny_bert}", batch_size=batch_size).encode(DOCS)
         assert np.allclose(other, reference, atol=1e-5), batch_size
     assert np.allclose(tiny.encode(DOCS[2:3]), reference[2:3], atol=1e-5)  # alone: no padding at all
+
+
+def test_a_batch_holds_rows_at_least_half_as_long_as_its_first():
+    """Longest first, at most ``size`` a batch, a row under half the batch's first length
+    starting a new batch: one long abstract no longer pads a batch of short titles to its length."""
+    lengths = [20, 194, 19, 21, 173, 60, 18, 22]
+    batches = length_batches(lengths, 32)
+    assert batches == [[1, 4], [5], [7, 3, 0, 2, 6]]
+    assert length_batches(lengths, 2) == [[1, 4], [5], [7, 3], [0, 2], [6]]
+    assert sorted(r for b in batches for r in b) == list(range(len(lengths)))
+    padded = sum(len(b) * lengths[b[0]] for b in batches)
+    assert padded <= 2 * sum(lengths)  # was 8 x 194 in one batch of 32
+    assert length_batches([], 32) == []
 
 
 @pytest.mark.gpu
@@ -275,7 +288,7 @@ def test_packaged_minilm_loads_offline_and_ranks_a_paraphrase_first():
     code = """
 import numpy as np
 from citegraph.retrieval.base import Document
-from citegraph.retrieval.dense.encoders import get_encoder
+from citegraph.retrieval.dense.encoders import get_encoder, length_batches
 enc = get_encoder("minilm")
 v = enc.encode([Document("a", "A cat sits on the mat."), Document("b", "A kitten is sitting on a rug."),
                 Document("c", "Quarterly tax revenue fell sharply.")])

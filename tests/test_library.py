@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from citegraph.errors import CitegraphError, InputError
-from citegraph.library.entries import entry_from_id, read_library
+from citegraph.library.entries import LibraryEntry, entry_from_id, read_library
 from citegraph.library.export import WRITERS, exported
 from citegraph.library.match import TITLE_THRESHOLD, PaperIndex, measure_matcher
 from citegraph.recommend import DEFAULT_WEIGHTS, View
@@ -35,6 +35,24 @@ def test_the_demo_library_matches_by_doi_and_title_and_names_what_did_not(acl):
     assert how["tackstrom2012crosslingual"][0] == "N12-1052"
     assert how["vaswani2017attention"][0] is None and "within" in how["vaswani2017attention"][1]
     assert all(m.entry.where.startswith(f"{DEMO}:") for m in matches)
+
+
+def test_a_title_is_searched_once_per_index_each_entry_keeps_its_own_place():
+    """A draft's bibliography is matched again at every cite call (each completion in an
+    editor): the fuzzy title search is kept per index, the entry (where it is) is each call's."""
+    index = PaperIndex(
+        ["P1", "P2"], ["Dependency parsing with stacks", "Statistical machine translation"], [2010, 2011]
+    )
+    first, again = (
+        index.match(LibraryEntry(where, title="Dependency Parsing with Stacks.", year=2010))
+        for where in ("a.bib:1 (x)", "a.bib:9 (y)")
+    )
+    none = index.match(LibraryEntry("a.bib:20 (z)", title="Attention is all you need", year=2017))
+    assert (first.paper, again.paper, none.paper) == ("P1", "P1", None)
+    assert (first.entry.where, again.entry.where) == ("a.bib:1 (x)", "a.bib:9 (y)")
+    assert first.how == again.how and first.how.startswith("title") and "2016–2018" in none.how
+    assert first.title == "Dependency parsing with stacks"
+    assert index._title_search.cache_info().hits == 1  # the second entry's title was not searched again
 
 
 def test_entries_from_ris_csl_json_and_id_lists(tmp_path):

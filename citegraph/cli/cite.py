@@ -8,7 +8,7 @@ import click
 
 from ..config import Config
 from ..errors import CitegraphError, UsageError
-from ..operations import cite_fusion, citing
+from ..operations import cite_fusion, cite_query, citing
 from .app import main
 from .flags import RequestOptions, record_format, with_retrievers
 from .output import print_matches, print_recommendations, print_records, print_warnings, print_why, recommendations_file
@@ -125,6 +125,89 @@ def tune(config: Config, retrievers, **fields):
     )
     if answer.written:
         click.echo(f"written to {answer.written} (cite.fusion)")
+
+
+@cite.command("encode")
+@click.option(
+    "--model",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="The sentence-transformers model folder cite --model re-ranks with.",
+)
+@click.pass_obj
+def encode(config: Config, model: Path):
+    """Encode every paper of the graph for a model ahead of writing: `cite --model` (and the
+    service, the language server) then encodes only each slot's text. Papers already in the
+    embedding cache are read, not encoded again; run it again after an ingest."""
+    import time
+
+    from ..recommend import Recommender
+    from ..recommend.cite import CiteModel
+
+    started = time.monotonic()
+    with Recommender.open(config, ()) as rec:
+        reranker = _input(lambda: CiteModel(model, rec, config.data_folder("embeddings")))
+        papers, encoded = reranker.encode_graph(
+            lambda done, new: click.echo(
+                f"  {done:,} papers, {new:,} encoded, {time.monotonic() - started:.0f} s", err=True
+            )
+        )
+    click.echo(
+        f"{papers:,} papers for {model}: {encoded:,} encoded, {papers - encoded:,} already cached "
+        f"({time.monotonic() - started:.1f} s)"
+    )
+
+
+TUNE_QUERY = RequestOptions(cite_query.QueryTuneRequest)
+
+
+@cite.command("tune-query")
+@TUNE_QUERY
+@with_retrievers
+@click.pass_obj
+def tune_query(config: Config, retrievers, **fields):
+    """Tune how a slot's query is made (the weights of its clause, sentence and neighbours, and
+    the floor of the graph's draft-wide evidence) on whole drafts of this graph's training side:
+    the draft benchmark's (citegraph evaluate cite) older citing papers, never its test drafts.
+
+    Prints per-slot MRR@50 / R@10 inside the drafts and the share of identical top-5 lists for
+    each point, and the choice (cite's defaults are its choice on ACL-200 ∪ ScisummNet)."""
+    from ..recommend import Recommender
+
+    request = TUNE_QUERY.request(fields)
+    with Recommender.open(config, retrievers) as rec:
+        answer = _input(
+            lambda: cite_query.tune_query(rec, request, lambda n, s: click.echo(f"  {n} drafts, {s:.0f} s", err=True))
+        )
+    drawn = answer.training
+    click.echo(
+        f"training drafts: {drawn.drafts} of the {drawn.drawn_from} with {request.min_slots}+ slots "
+        f"({drawn.slots} slots; training side {drawn.training_side} citing papers before {drawn.test_from}; "
+        f"seed {drawn.seed})"
+    )
+    click.echo(
+        f"\nper slot inside the drafts, MRR@50 / R@10 / same top-5 (%; same top-5: a draft's slot pairs with "
+        f"different answers and identical top-5 lists); chosen by {answer.measure}; {answer.seconds:.0f} s"
+    )
+    floors = list(dict.fromkeys(p.floor for p in answer.grid))
+    cells = {(p.clause, p.sentence, p.neighbours, p.floor): p for p in answer.grid}
+    click.echo("| clause | sentence | neighbours | " + " | ".join(f"floor {f:g}" for f in floors) + " |")
+    click.echo("|---:|---:|---:|" + "---:|" * len(floors))
+    for weighting in dict.fromkeys((p.clause, p.sentence, p.neighbours) for p in answer.grid):
+        row = [cells[(*weighting, f)] for f in floors]
+        click.echo(
+            "| "
+            + " | ".join(map(str, weighting))
+            + " | "
+            + " | ".join(f"{100 * p.mrr:.2f} / {100 * p.recall_at_10:.1f} / {100 * p.same_top5:.2f}" for p in row)
+            + " |"
+        )
+    best, default = answer.chosen, answer.default
+    click.echo(
+        f"chosen: clause {best.clause}, sentence {best.sentence}, neighbours {best.neighbours}, floor {best.floor:g} "
+        f"(MRR {100 * best.mrr:.2f}, R@10 {100 * best.recall_at_10:.1f})"
+        + (f"; cite's defaults: MRR {100 * default.mrr:.2f}" if default else "")
+    )
 
 
 def _print_slots(answer: citing.CiteResponse, as_of: str | None) -> None:

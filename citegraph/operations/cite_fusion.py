@@ -135,11 +135,12 @@ def tune(
     """The grid's figures on the validation slice and the choice; ``progress`` hears the
     contexts done and the seconds spent, every 20 contexts."""
     from ..library.draft import context_slot
+    from ..library.entries import LibraryEntry
     from ..recommend.cite import (
         DRAFT_WEIGHT,
         MODEL_WEIGHT,
         Fusion,
-        draft_matches,
+        draft_side,
         model_text,
         query_text,
         slot_candidates,
@@ -156,12 +157,17 @@ def tune(
     grid = [Fusion(d, m) for d in request.draft for m in request.weights]
     reciprocal: dict[Fusion, list[float]] = {f: [] for f in grid}
     for n, context in enumerate(contexts, start=1):
-        references = tuple(r for r in recommender.seed(context.citing).references if r not in context.cited)
-        draft = replace(context_slot(context.text), title=context.title, abstract=context.abstract)
-        about = draft_matches(recommender, draft, references)
+        references = {
+            r: LibraryEntry(f"references of {context.citing}", id=r)
+            for r in recommender.seed(context.citing).references
+            if r not in context.cited
+        }
+        draft = replace(
+            context_slot(context.text), title=context.title, abstract=context.abstract, references=references
+        )
         text, encoded = query_text(draft.slots[0]), model_text(draft.slots[0])
         as_of = context.year - 1 if context.year else None
-        candidates = slot_candidates(recommender, text, references, set(), about, as_of)
+        candidates = slot_candidates(recommender, text, draft_side(recommender, draft, as_of, text), set(), as_of)
         for fusion in grid:
             ids = [s.id for s in suggest(candidates, recommender.weights, encoded, fusion, model, DEPTH)]
             reciprocal[fusion].append(_reciprocal_rank(ids, context.cited))

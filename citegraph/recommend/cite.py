@@ -46,7 +46,7 @@ no model, takes the defaults.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -54,7 +54,7 @@ from pathlib import Path
 from ..errors import CitegraphError, UsageError
 from ..library.draft import OTHER_MARKER, SENT_BIB, SLOT_MARKER, Draft, Slot
 from ..library.match import Match
-from ..retrieval.base import Document
+from ..retrieval.base import Document, Hit
 from ..retrieval.dense.model_location import missing_model_files
 from .candidates import Candidate, Candidates, Fate, Recommendation, Signal
 from .model_folder import fusion_weights
@@ -71,6 +71,7 @@ MODEL_WEIGHT = 1.0
 # citation is for: the draft's field weighs half a retriever's score of the slot's text.
 DRAFT_WEIGHT = 0.5
 RERANK_DEPTH = 100  # first-stage candidates the model re-ranks (the rest keep their order below them)
+ENCODE_BATCH = 1_000  # papers read from the graph and cached at a time by `cite encode`
 _MARKERS = re.compile(re.escape(SLOT_MARKER) + "|" + re.escape(OTHER_MARKER))
 # the features the same at every slot of a draft: a candidate's links to the draft's references
 # and its citation count (the graph side's prior); scaled per slot by the candidate's fit to it
@@ -89,24 +90,16 @@ class SlotQuery:
     fused with these weights, at one search's cost. The clause is inside the sentence, so its
     words weigh ``clause + sentence``.
 
-    The defaults were chosen on the training side only (ACL-200 ∪ ScisummNet's citing
-    sentences of citing papers up to the time split's cut, 2011, each asked as of the year
-    before its citing paper with that paper's other references as the bibliography — the
-    discipline of :mod:`citegraph.operations.cite_fusion`; never a test context): on 100
-    pseudo-drafts (a citing paper's one-citation sentences, one per paragraph; 406 slots)
-    MRR@50 0.242 for ``SlotQuery(0, 1, 1, 1.0)`` — the query of before, the sentence and its
-    neighbours alike, the graph side the same at every slot — and 0.277 for the defaults; on
-    800 single sentences 0.263 and 0.311. Clause 1 and sentence 1 scored as clause 2 and
-    sentence 2 (the same ratio inside the sentence); the latter halves the neighbours' say,
-    which the training sentences, rarely with neighbours, could not measure and whole drafts
-    favoured (``--window 0`` helped there). Floors 0 and 0.25 were within 0.002 MRR on every
-    sample; 0.25 keeps some of the graph's evidence for a paper the slot's words miss (the
-    figures: docs/cite.md)."""
+    The defaults are ``citegraph cite tune-query``'s choice (:mod:`citegraph.operations.cite_query`)
+    on ACL-200 ∪ ScisummNet's training side — whole drafts of citing papers older than every test
+    draft of ``evaluate cite``, never a test draft: the best per-slot MRR@50 inside drafts of 48
+    points (the grid and figures: docs/cite.md). A floor of 0 lets a draft-wide link count only
+    as far as the slot's own words find the paper; every higher floor scored lower."""
 
     clause: int = 2
     sentence: int = 2
     neighbours: int = 1
-    graph_floor: float = 0.25
+    graph_floor: float = 0.0
 
     def __post_init__(self) -> None:
         if min(self.clause, self.sentence, self.neighbours) < 0 or not 0.0 <= self.graph_floor <= 1.0:
@@ -218,13 +211,71 @@ class CiteModel:
         self.fusion = Fusion.of(folder)  # before loading anything: the files checked
         encoder = get_encoder(f"hf:{folder.resolve()}")
         self.folder = folder
+        self.store = recommender.store
         self.pool = PoolEncoder(
             encoder, VectorCache(cache_dir, encoder), lambda ids: documents_by_id(recommender.store, ids), "model"
         )
 
-    def cosines(self, text: str, ids: Sequence[str]) -> dict[str, float]:
-        [ranking] = self.pool.search([Document("slot", text)], len(ids), pools=[ids])
-        return {hit.id: hit.score for hit in ranking}
+    def encode_graph(self, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+        """Every paper of the graph put in the embedding cache ahead of the first slot
+        (``citegraph cite encode``), so that a slot encodes only its own text: each slot now has
+        candidates of its own, most of them new to the cache until the graph is encoded.
+        Returns (papers, papers encoded now; the rest were cached); ``progress`` hears the
+        papers done and encoded after each batch."""
+        from ..batches import batched
+        from ..retrieval.corpus import documents
+
+        papers = 0
+        for batch in batched(documents(self.store), ENCODE_BATCH):
+            self.pool.cache.vectors(batch)
+            papers += len(batch)
+            if progress:
+                progress(papers, self.pool.cache.encoded)
+        return papers, self.pool.cache.encoded
+
+    def cosines(self, texts: Sequence[str], pools: Sequence[Sequence[str]]) -> list[dict[str, float]]:
+        """Each text's cosine with each paper of its pool. The texts, and the pools' papers not
+        yet cached, are encoded in one run for a whole draft: longest first across its slots,
+        so batches pad less than slot by slot."""
+        if not texts:
+            return []
+        queries = [Document(f"slot {n}", text) for n, text in enumerate(texts)]
+        rankings = self.pool.search(queries, max(map(len, pools), default=0), pools=pools)
+        return [{hit.id: hit.score for hit in ranking} for ranking in rankings]
+
+
+@dataclass(frozen=True)
+class DraftSide:
+    """What every slot of a draft shares, gathered once: its references matched to the graph,
+    what the draft's title and abstract find (:func:`draft_matches`) and the references'
+    neighbourhood."""
+
+    matches: list[Match]
+    paper_of: dict[str, str]  # bibliography key → graph paper
+    references: tuple[str, ...]
+    about: dict[str, tuple[Signal, float]]
+    neighbourhood: Neighbourhood
+
+    def cited_in(self, slot: Slot) -> set[str]:
+        """The references the slot's sentence cites already (blocked at the slot)."""
+        return {self.paper_of[key] for key in slot.cited_in_sentence if key in self.paper_of}
+
+
+def draft_side(recommender: Recommender, draft: Draft, as_of: int | None, first_text: str) -> DraftSide:
+    """The draft's :class:`DraftSide`; ``first_text`` (a slot's query) seeds the neighbourhood's
+    statement, which depends only on the references and the view."""
+    matches = recommender.match(list(draft.references.values()))
+    paper_of = {key: m.paper for key, m in zip(draft.references, matches, strict=True) if m.paper}
+    references = tuple(dict.fromkeys(paper_of.values()))
+    # the references' neighbourhood (graph statements) is gathered while the draft's title and
+    # abstract are searched: the two overlap as a slot's text side and graph side do
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-neighbourhood") as graph_side:
+        gathering = graph_side.submit(
+            recommender.neighbourhood, _seed(recommender, first_text, references, set(), as_of)
+        )
+        about = draft_matches(recommender, draft, references)
+        neighbourhood = gathering.result()
+    return DraftSide(matches, paper_of, references, about, neighbourhood)
 
 
 def cite(
@@ -243,53 +294,43 @@ def cite(
     ``fusion``: the weights (default: the model's, else :class:`Fusion`'s defaults); ``query``:
     how each slot's query is made. The references' neighbourhood is gathered once, for every slot."""
     fusion = fusion or (model.fusion if model else Fusion())
-    matches = recommender.match(list(draft.references.values()))
-    paper_of = {key: m.paper for key, m in zip(draft.references, matches, strict=True) if m.paper}
-    references = tuple(dict.fromkeys(paper_of.values()))
     texts = []
     for slot in draft.slots:
         texts.append((query_text(slot, query), model_text(slot, query)))
         if not texts[-1][0]:
             raise CitegraphError(f"{slot.where}: the slot's sentence has no words to search with")
-    # the references' neighbourhood (graph statements) is gathered while the draft's title and
-    # abstract are searched: the two overlap as a slot's text side and graph side do
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-neighbourhood") as graph_side:
-        gathering = graph_side.submit(
-            recommender.neighbourhood, _seed(recommender, texts[0][0], references, set(), as_of)
-        )
-        about = draft_matches(recommender, draft, references)
-        neighbourhood = gathering.result()
+    side = draft_side(recommender, draft, as_of, texts[0][0])
+    asked = []  # each slot's candidates and their first-stage order, before the model
+    for slot, (text, _) in zip(draft.slots, texts, strict=True):
+        candidates = slot_candidates(recommender, text, side, side.cited_in(slot), as_of, query=query)
+        asked.append((candidates, first_stage(candidates, recommender.weights, fusion)))
+    pools = [[hit.id for hit in first[:RERANK_DEPTH]] for _, first in asked]
+    cosines = model.cosines([encoded for _, encoded in texts], pools) if model else [{} for _ in pools]
     slots = []
-    for slot, (text, encoded) in zip(draft.slots, texts, strict=True):
-        cited_here = {paper_of[key] for key in slot.cited_in_sentence if key in paper_of}
-        candidates = slot_candidates(
-            recommender, text, references, cited_here, about, as_of, query=query, neighbourhood=neighbourhood
-        )
-        ranked = suggest(candidates, recommender.weights, encoded, fusion, model, max(k, len(candidates)) if why else k)
-        seed = _seed(recommender, text, references, cited_here, as_of) if why else None
-        fates = recommender.fates(seed, why, candidates, ranked, k, neighbourhood.links) if seed else []
+    for slot, (text, _), (candidates, first), fit in zip(draft.slots, texts, asked, cosines, strict=True):
+        ranked = reranked(candidates, first, fit, recommender.weights, fusion, max(k, len(candidates)) if why else k)
+        seed = _seed(recommender, text, side.references, side.cited_in(slot), as_of) if why else None
+        fates = recommender.fates(seed, why, candidates, ranked, k, side.neighbourhood.links) if seed else []
         slots.append(SlotSuggestions(slot, ranked[:k], fates))
-    return Cited(draft, slots, matches, str(model.folder) if model else None, fusion)
+    return Cited(draft, slots, side.matches, str(model.folder) if model else None, fusion)
 
 
 def slot_candidates(
     recommender: Recommender,
     text: str,
-    references: Sequence[str],
+    side: DraftSide,
     cited_here: set[str],
-    about: dict[str, tuple[Signal, float]],
     as_of: int | None,
     *,
     query: SlotQuery = SlotQuery(),
-    neighbourhood: Neighbourhood | None = None,
 ) -> dict[str, Candidate]:
-    """A slot's first-stage candidates with the ``draft`` feature: every reference seeds the
-    graph side (through ``neighbourhood`` when the draft's was gathered), those ``cited_here``
-    are blocked, and each candidate's :data:`DRAFT_WIDE_FEATURES` are scaled by its fit to
-    ``text`` (the module's docstring)."""
-    seed = _seed(recommender, text, references, cited_here, as_of)
-    found = recommender.candidates(seed, neighbourhood)
-    return {cid: _with(_fitted(c, query.graph_floor), about.get(cid)) for cid, c in found.items()}
+    """A slot's first-stage candidates with the ``draft`` feature: every reference of the draft
+    seeds the graph side (through its gathered neighbourhood), those ``cited_here`` are blocked,
+    and each candidate's :data:`DRAFT_WIDE_FEATURES` are scaled by its fit to ``text``
+    (:func:`fitted`)."""
+    seed = _seed(recommender, text, side.references, cited_here, as_of)
+    found = recommender.candidates(seed, side.neighbourhood)
+    return {cid: _with(fitted(c, query.graph_floor), side.about.get(cid)) for cid, c in found.items()}
 
 
 def _seed(
@@ -299,7 +340,7 @@ def _seed(
     return replace(seed, suggestible=tuple(r for r in seed.references if r not in cited_here))
 
 
-def _fitted(candidate: Candidate, floor: float) -> Candidate:
+def fitted(candidate: Candidate, floor: float) -> Candidate:
     """The candidate with its :data:`DRAFT_WIDE_FEATURES` scaled by ``floor + (1 − floor) ·
     fit``, ``fit`` its best normalised score from the slot's text (each retriever's, the
     contexts'), 0 when the text did not find it (a copy: the recommender's are shared)."""
@@ -314,21 +355,37 @@ def _fitted(candidate: Candidate, floor: float) -> Candidate:
 
 def suggest(
     candidates: dict[str, Candidate],
-    first_stage: Weights,
+    weights: Weights,
     text: str,
     fusion: Fusion,
     model: CiteModel | None,
     k: int,
 ) -> list[Suggestion]:
-    """The top ``k``: the first stage's order (its weights and the draft's), its top
+    """One slot's top ``k``: the first stage's order (:func:`first_stage`), its top
     :data:`RERANK_DEPTH` re-scored with the model's cosine of ``text`` (the slot's
-    :func:`model_text`)."""
-    first_weights = Weights({**first_stage.values, "draft": fusion.draft})
-    first = first_weights.rank(candidates, len(candidates))
+    :func:`model_text`; :func:`reranked`)."""
+    first = first_stage(candidates, weights, fusion)
+    [cosines] = model.cosines([text], [[hit.id for hit in first[:RERANK_DEPTH]]]) if model and first else [{}]
+    return reranked(candidates, first, cosines, weights, fusion, k)
+
+
+def first_stage(candidates: dict[str, Candidate], weights: Weights, fusion: Fusion) -> list[Hit]:
+    """Every candidate in the first stage's order: the recommender's weights and the draft's."""
+    return Weights({**weights.values, "draft": fusion.draft}).rank(candidates, len(candidates))
+
+
+def reranked(
+    candidates: dict[str, Candidate],
+    first: list[Hit],
+    cosines: dict[str, float],
+    weights: Weights,
+    fusion: Fusion,
+    k: int,
+) -> list[Suggestion]:
+    """The top ``k`` once the model's ``cosines`` (of the first stage's top) are a feature."""
     position = {hit.id: rank for rank, hit in enumerate(first, start=1)}
-    cosines = model.cosines(text, [hit.id for hit in first[:RERANK_DEPTH]]) if model and first else {}
     scored = {cid: _with(c, _model_signal(cid, cosines)) for cid, c in candidates.items()}
-    ranked = Weights({**first_weights.values, "model": fusion.model}).rank(scored, k)
+    ranked = Weights({**weights.values, "draft": fusion.draft, "model": fusion.model}).rank(scored, k)
     return [_suggestion(scored[hit.id], hit.score, position[hit.id], cosines.get(hit.id)) for hit in ranked]
 
 

@@ -326,9 +326,7 @@ class DraftCitations:
                             d.citing: self._answer(variant, recommender, described_by[d.citing], mode) for d in chosen
                         }
                         seconds[f"{variant.name}, {mode}"] += time.monotonic() - started
-                        runs[seed] |= _scored(
-                            f"{variant.name}, {mode}", [described_by[d.citing] for d in chosen], lists
-                        )
+                        runs[seed] |= scored(f"{variant.name}, {mode}", [described_by[d.citing] for d in chosen], lists)
                     log(f"seed {seed}: {variant.name} done")
         finally:
             recommender.close()
@@ -369,7 +367,7 @@ class DraftCitations:
         return [ids for one in draft.alone(self.window) for ids in variant.answer(recommender, one, draft.as_of, DEPTH)]
 
 
-def _scored(row: str, drafts: Sequence[PseudoDraft], lists: dict[str, list[list[str]]]) -> dict[str, Evaluation]:
+def scored(row: str, drafts: Sequence[PseudoDraft], lists: dict[str, list[list[str]]]) -> dict[str, Evaluation]:
     """A row's per-slot measures (keyed ``row``) and per-draft identical top-5 share (``row`` +
     the measure's name)."""
     from ..evaluation.metrics import Evaluation, evaluate
