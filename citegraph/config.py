@@ -48,6 +48,13 @@ class Config:
     #: ArcadeDB (26.10) ignores the Bolt transaction timeout.
     read_timeout: float = 900.0
     write_timeout: float = 300.0
+    #: `citegraph grow`'s APIs (citegraph/grow/): base URLs, OpenAlex's polite-pool address and the
+    #: keys, from the environment (CITEGRAPH_OPENALEX_KEY, CITEGRAPH_S2_KEY) or the file, never a flag
+    openalex_url: str = "https://api.openalex.org"
+    s2_url: str = "https://api.semanticscholar.org/graph/v1"
+    openalex_mailto: str | None = None
+    openalex_key: str | None = field(default=None, repr=False)
+    s2_key: str | None = field(default=None, repr=False)
 
     @property
     def embedded(self) -> bool:

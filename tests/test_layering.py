@@ -32,8 +32,9 @@ FLOORS = [
     # the benchmark harness (pools, MDCR, metrics, reports); synthetic corpora; a user's reference
     # library, read as ingest reads BibTeX and matched to graph papers
     {"evaluation", "synth", "library"},
-    # citation-context recommendation and contextualisation, scored by the harness
-    {"local", "contextualise"},
+    # citation-context recommendation and contextualisation, scored by the harness; growing the graph
+    # from a library with OpenAlex and Semantic Scholar (the library's matcher, the ingest's readers)
+    {"local", "contextualise", "grow"},
     # the recommender (its signals, the contexts signal, held-out learning, its benchmark, the demo)
     {"recommend"},
     # each use case once for every door: its typed request and answer, and the function holding its logic

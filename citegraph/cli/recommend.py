@@ -194,8 +194,14 @@ def recommend_train(config: Config, out, papers, seed, seeds, contexts, retrieve
 @with_retrievers
 @learned_weights
 @cite_model_option
+@click.option(
+    "--grow",
+    is_flag=True,
+    help="Let the explorer grow the graph from a library with OpenAlex and Semantic Scholar "
+    "(POST /explore/grow; the service then asks those APIs, as `citegraph grow` does).",
+)
 @click.pass_obj
-def serve(config: Config, host, port, retrievers, model, cite_model):
+def serve(config: Config, host, port, retrievers, model, cite_model, grow):
     """HTTP service (/recommend, /cite, /paper, /neighbours, /search, /queries; docs at /docs) and the graph
     explorer at /."""
     try:
@@ -206,7 +212,14 @@ def serve(config: Config, host, port, retrievers, model, cite_model):
         ) from exc
 
     serve_(
-        config, host, port, tuple(retrievers), model, log=lambda line: click.echo(line, err=True), cite_model=cite_model
+        config,
+        host,
+        port,
+        tuple(retrievers),
+        model,
+        log=lambda line: click.echo(line, err=True),
+        cite_model=cite_model,
+        grow=grow,
     )
 
 

@@ -31,6 +31,9 @@ ABLATIONS: dict[str, str] = {  # name → its row in the ablation table (graph-*
     "graph-appnp": "graph fusion (APPNP)",
     "graph-gat": "graph fusion (GAT)",
 }
+#: The ablations that change only the taxonomy term: on papers without arXiv categories (ACL papers, a
+#: grown graph) the term is the one learned *unknown* vector for every paper, and these rows measure noise.
+TAXONOMY_ABLATIONS = ("-taxonomy", "euclidean", "spherical", "graph-appnp", "graph-gat")
 DEFAULT_ABLATIONS = ("-enrichment", "-taxonomy", "euclidean", "spherical", "graph-appnp")
 LM_MODES = ("finetune", "shared", "frozen")
 #: The rerankers a run trains: SymTax's cross-encoder with its ablations (:mod:`.symtax`), and a

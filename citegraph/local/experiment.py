@@ -21,7 +21,7 @@ import json
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,7 @@ from ..evaluation.metrics import Evaluation, over_seeds
 from ..evaluation.report import Table, write_results
 from ..retrieval.base import Ranking, Retriever
 from . import controls
+from .ablations import TAXONOMY_ABLATIONS
 from .biencoder import BiEncoder
 from .config import LocalConfig
 from .data import Context, read_contexts, write_contexts
@@ -207,11 +208,12 @@ class LocalRecommendation:
                 log(f"{row}: weight {trained[row]['profile_weight']} (chosen on the newest training contexts)")
         if symtax:
             categories = {c for p in corpus.candidates.values() for c in p.categories}
-            taxonomy = load_taxonomy(
-                self.store, sorted(categories | {c for q in [*train, *test] for c in q.categories})
-            )
+            categories |= {c for q in [*train, *test] for c in q.categories}
+            info["categories"] = len(categories)
+            taxonomy = load_taxonomy(self.store, sorted(categories))
             examples = [Example(c, tuple(e)) for c, e in zip(train, enriched[:n])]
-            variants = Variants(config, corpus, taxonomy, examples, log)
+            chosen = config if categories else without_taxonomy_ablations(config, log)
+            variants = Variants(chosen, corpus, taxonomy, examples, log)
             t = time.perf_counter()
             ablation_rows, fusion_rows = rerank(variants, test, prefetched[n:], enriched[n:])
             seconds["SymTax"] = time.perf_counter() - t
@@ -246,6 +248,18 @@ class LocalRecommendation:
                 test, controls.same_kind(prefetched, corpus.abstracts, with_abstract)
             ),
         }
+
+
+def without_taxonomy_ablations(config: LocalConfig, log: Log) -> LocalConfig:
+    """``config`` without the ablations that vary SymTax's taxonomy term, said in the log: no
+    paper of the run has an arXiv category (ACL papers, a grown graph), so the term is the one
+    learned *unknown* vector for every paper and those rows would measure noise."""
+    dropped = [a for a in config.ablations if a in TAXONOMY_ABLATIONS]
+    log(
+        "no paper has an arXiv category: SymTax's taxonomy term is the same for every paper, so its "
+        f"taxonomy ablations ({', '.join(dropped) or 'none asked'}) are not run"
+    )
+    return replace(config, ablations=tuple(a for a in config.ablations if a not in TAXONOMY_ABLATIONS))
 
 
 def settings(c: LocalConfig, data: Path) -> dict[str, Any]:

@@ -105,6 +105,7 @@ class Recommender:
         self._close_store = close_store
         self._papers: PaperIndex | None = None  # for matching library entries, loaded when first needed
         # the graph's citing sentences (.contexts), read when first needed; False: not wanted
+        self._contexts = contexts
         self._sentences: CitingSentences | Literal[False] | None = None if contexts else False
         self._kept_sentences = kept_sentences  # a copy of them on disk, while the graph does not change
 
@@ -279,6 +280,16 @@ class Recommender:
             if self._papers is None:
                 self._papers = PaperIndex.load(self.store)
         return [self._papers.match(e if isinstance(e, LibraryEntry) else entry_from_id(e)) for e in entries]
+
+    def forget_graph(self) -> None:
+        """Forget what was read of the graph and kept (the library matcher's papers, the citing
+        sentences, the seeds' candidates): the graph grew under a running service (``POST
+        /explore/grow``). The text indexes stay as built: papers added reach text search once
+        ``citegraph index`` rebuilds them."""
+        with self._lock:
+            self._papers = None
+            self._sentences = None if self._contexts else False
+            self._cache.clear()
 
     def recommend_for(self, seed: Seed, k: int = 20) -> list[Recommendation]:
         return self.ranked(self.candidates(seed), k)

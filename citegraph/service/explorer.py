@@ -8,7 +8,10 @@
   the ones found here (seed, reference, citing): year, first author, citations, similarity
   to the seeds, and the citations among them — the Litmaps-like map's coordinates;
 * ``POST /explore/export`` — the page's current list as BibTeX or RIS, through the same
-  writers as ``citegraph recommend --format``.
+  writers as ``citegraph recommend --format``;
+* ``POST /explore/grow`` — only when the service was started with ``citegraph serve --grow``:
+  the pasted or uploaded library grown into the graph with OpenAlex and Semantic Scholar, as
+  ``citegraph grow`` does (:mod:`citegraph.operations.growing`), before the page maps it.
 
 Each route calls its operation (:mod:`citegraph.operations.exploring`), whose models it takes
 and answers.
@@ -21,13 +24,17 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from ..operations import exploring
+from ..config import Config
+from ..operations import exploring, growing
 from ..recommend import Recommender
 
 
-def explorer_routes(recommender: Recommender, errors: dict[int | str, dict[str, Any]]) -> APIRouter:
+def explorer_routes(
+    recommender: Recommender, errors: dict[int | str, dict[str, Any]], grow: Config | None = None
+) -> APIRouter:
     """The routes over ``recommender`` (its store, its matcher); ``errors`` the service's error
-    responses (its handlers answer them)."""
+    responses (its handlers answer them); with ``grow`` (the service's configuration: its data
+    folder, the APIs' URLs and keys) the route that grows the graph."""
     router = APIRouter(prefix="/explore", tags=["explorer"], responses=errors)
     store = recommender.store
 
@@ -58,5 +65,19 @@ def explorer_routes(recommender: Recommender, errors: dict[int | str, dict[str, 
             media_type=media,
             headers={"content-disposition": f'attachment; filename="citegraph.{extension}"'},
         )
+
+    if grow is not None:
+        config = grow
+
+        @router.post(
+            "/grow",
+            response_model=growing.GrowAnswer,
+            summary="A pasted or uploaded library grown into the graph with OpenAlex and Semantic Scholar",
+        )
+        def grow_(request: growing.GrowLibrary) -> growing.GrowAnswer:
+            try:
+                return growing.grow_library(request, config, store)
+            finally:
+                recommender.forget_graph()  # what it kept of the graph before it grew
 
     return router

@@ -54,6 +54,7 @@ from pydantic import BaseModel, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from .. import __version__
+from ..config import Config
 from ..errors import CitegraphError, NotFoundError, ServerError
 from ..operations import citing, exploring, papers, recommending
 from ..operations.fields import PaperId, problem
@@ -89,10 +90,12 @@ def create_app(
     max_rows: int = 1000,
     hosts: tuple[str, ...] = LOOPBACK,
     cite_model: CiteModel | None = None,
+    grow: Config | None = None,
 ) -> FastAPI:
     """The service over ``recommender`` (and its store); ``max_rows`` caps a saved query's
     rows; ``hosts`` are the accepted ``Host`` header names ("*" for any); ``cite_model``
-    re-ranks ``/cite``'s suggestions."""
+    re-ranks ``/cite``'s suggestions; ``grow`` (the service's configuration) adds the explorer's
+    ``POST /explore/grow``, which asks OpenAlex and Semantic Scholar (``citegraph serve --grow``)."""
     store = recommender.store
     app = FastAPI(
         title="citegraph",
@@ -205,7 +208,7 @@ def create_app(
             return JSONResponse({"status": "unavailable", "detail": reason}, status_code=503)
         return {"status": "ok", "detail": None}
 
-    app.include_router(explorer_routes(recommender, {**_ERRORS, **_BODY}))
+    app.include_router(explorer_routes(recommender, {**_ERRORS, **_BODY}, grow))
 
     @app.get("/", include_in_schema=False)
     def explorer() -> FileResponse:

@@ -31,6 +31,7 @@ from ..operations import citing, contextualising, exploring, papers, recommendin
 from ..operations.fields import problem
 from ..recommend import Recommender
 from ..recommend.cite import CiteModel
+from .stdio import protocol_stdout
 
 if TYPE_CHECKING:
     from anyio import AsyncFile
@@ -166,26 +167,15 @@ class _Server(MCPServer):
 
 def serve_mcp(config, retrievers, model: Path | None = None, cite_model: Path | None = None) -> None:
     """Open the recommender on ``config``'s graph and answer MCP requests on stdin/stdout until closed."""
+    import io
+
     import anyio
 
-    protocol = _protocol_stdout()
+    protocol = io.TextIOWrapper(protocol_stdout(), encoding="utf-8", newline="\n")
     with Recommender.open(config, retrievers, model) as recommender:
         reranker = CiteModel(cite_model, recommender, config.data_folder("embeddings")) if cite_model else None
         server = create_server(recommender, Path(config.data_dir) / "indexes", reranker)
         anyio.run(_serve_stdio, server, protocol)
-
-
-def _protocol_stdout() -> TextIO:
-    """The JSON-RPC stream on a copy of file descriptor 1, and fd 1 itself pointed at stderr:
-    whatever else writes to fd 1 — a library's print, the first lines of a crashing JVM's
-    report (HotSpot writes them there whatever its options) — reaches stderr, never the client."""
-    import os
-    import sys
-
-    sys.stdout.flush()
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
-    os.dup2(2, 1)
-    return protocol
 
 
 async def _serve_stdio(server, protocol: TextIO) -> None:

@@ -33,9 +33,11 @@ def serve(
     cache_size: int = 256,
     log=print,
     cite_model: Path | None = None,
+    grow: bool = False,
 ) -> None:
     """Open the recommender on ``config``'s graph and serve until interrupted (^C or SIGTERM);
-    ``cite_model`` (a sentence-transformers folder) re-ranks ``/cite``'s suggestions."""
+    ``cite_model`` (a sentence-transformers folder) re-ranks ``/cite``'s suggestions; ``grow``
+    lets the explorer grow the graph from a library (``POST /explore/grow``)."""
     import signal
     import sys
 
@@ -51,7 +53,7 @@ def serve(
         _embedded_graph_kept(config, log),
     ):
         reranker = CiteModel(cite_model, recommender, config.data_folder("embeddings")) if cite_model else None
-        app = create_app(recommender, hosts=served_hosts(host), cite_model=reranker)
+        app = create_app(recommender, hosts=served_hosts(host), cite_model=reranker, grow=config if grow else None)
         log(f"citegraph on http://{host}:{port}/ — the graph explorer; API docs at http://{host}:{port}/docs")
         uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])
 

@@ -105,6 +105,26 @@ async function openLibrary(text, name) {
   }
 }
 
+// growing (`citegraph serve --grow`): the library's works, references and citing works fetched
+// from OpenAlex (POST /explore/grow, as `citegraph grow --cited-by` does), then mapped
+async function growLibrary(text, name) {
+  status(`growing the graph from ${name} with OpenAlex (this asks the APIs at their rates)…`);
+  try {
+    const grown = await api("/explore/grow", { text, name, cited_by: true });
+    const asked = Object.values(grown.requests).reduce((a, b) => a + b, 0);
+    status(`${grown.works} works written (${grown.nodes_created} new nodes, ${asked} requests, ${grown.cached} from the cache)`);
+  } catch (error) {
+    status(error.message, true);
+    return;
+  }
+  await openLibrary(text, name);
+}
+
+async function offersGrowing() {
+  const spec = await api("/openapi.json").catch(() => ({ paths: {} }));
+  $("grow-library").hidden = !("/explore/grow" in spec.paths);
+}
+
 async function openSeeds(ids, ask) {
   status(`mapping ${ids.length === 1 ? ids[0] : `${ids.length} papers`}…`);
   const as_of = asOf();
@@ -490,11 +510,13 @@ $("search-form").addEventListener("submit", (event) => {
 });
 $("library-form").addEventListener("submit", async (event) => {
   event.preventDefault();
+  const open = event.submitter?.id === "grow-library" ? growLibrary : openLibrary;
   const file = $("library-file").files[0];
-  if (file) await openLibrary(await file.text(), file.name);
-  else if ($("library-text").value.trim()) await openLibrary($("library-text").value, "pasted.txt");
+  if (file) await open(await file.text(), file.name);
+  else if ($("library-text").value.trim()) await open($("library-text").value, "pasted.txt");
   else status("paste ids or DOIs, or choose a .bib / .ris file", true);
 });
+offersGrowing();
 $("query-name").addEventListener("change", showQuery);
 $("query-form").addEventListener("submit", (event) => {
   event.preventDefault();

@@ -8,10 +8,13 @@ One paper per line::
      "fields": ["Computer Science"],       # MAG top-level fields
      "categories": ["cs.CL"],              # arXiv categories
      "authors": ["Ada Lovelace", {"id": "A7", "name": "Alan Turing"}],
-     "references": ["P0", {"id": "P2", "contexts": ["... [CIT] ..."], "sections": ["Intro"]}]}
+     "references": ["P0", {"id": "P2", "contexts": ["... [CIT] ..."], "sections": ["Intro"],
+                           "intents": ["methodology"], "influential": true}]}
 
 Everything but ``id`` may be absent or null. Authors given as plain names get a
-name-derived id; references given as plain ids carry no contexts.
+name-derived id; references given as plain ids carry no contexts. A reference's ``intents``
+and ``influential`` are Semantic Scholar's (what the citation is for, whether it weighs):
+`citegraph grow --contexts` writes the sentences it fetched in this format.
 """
 
 from __future__ import annotations
@@ -53,7 +56,17 @@ def _reference(value: Any, i: int) -> Reference:
         try:
             cited = text(value, "id", required=True)
             contexts = strings(value, "contexts")
-            return Reference(cited, contexts, strings(value, "sections"), len(contexts) or None)
+            influential = value.get("influential")
+            if influential is not None and not isinstance(influential, bool):
+                raise BadField("influential", f"expected true, false or null, got {influential!r}"[:200])
+            return Reference(
+                cited,
+                contexts,
+                strings(value, "sections"),
+                len(contexts) or None,
+                unique_strings(strings(value, "intents")),
+                influential,
+            )
         except BadField as bad:
             raise BadField(f"references[{i}].{bad.field}", bad.reason) from None
     raise BadField(f"references[{i}]", "expected a paper id or an object {id, contexts, sections}")

@@ -83,9 +83,12 @@ def read_draft(
     bib: str | Path | Iterable[str | Path] | None = None,
     window: int = 1,
     format: str | None = None,
+    text: str | None = None,
 ) -> Draft:
     """The slots of the draft at ``path``: its format by suffix unless ``format`` names it
-    (``latex``, ``markdown``, ``text``); ``bib`` replaces the bibliographies the draft names."""
+    (``latex``, ``markdown``, ``text``); ``bib`` replaces the bibliographies the draft names;
+    ``text``, when given, is the file's text as an editor holds it, unsaved (the files it names
+    are still read from the draft's folder)."""
     path = Path(path)
     kind = format or FORMATS.get(path.suffix.lower())
     if kind not in READERS:
@@ -93,7 +96,12 @@ def read_draft(
             f"{path}: unknown draft format {format or path.suffix!r}: name one of latex, markdown, text"
         )
     _check_window(window)
-    text = read_text(path)
+    if text is None:
+        text = read_text(path)
+    elif len(text) > MAX_DRAFT_BYTES:  # characters: at least as many bytes
+        raise CitegraphError(
+            f"{path}: {len(text):,} characters, over the {MAX_DRAFT_BYTES / 1e6:.0f} MB limit of a draft's file"
+        )
     reader = READERS[kind](path)
     reader.read(text)
     if bib is not None:
