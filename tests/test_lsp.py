@@ -264,6 +264,29 @@ async def test_diagnostics_follow_the_unsaved_text(client):
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_k_has_cites_bounds_and_a_bad_setting_is_one_warning(client):
+    """``k`` in the settings is how many items a completion gives, within ``cite -k``'s bounds;
+    a value out of them is one warning in the client's log and changes nothing."""
+    lsp, folder = client
+    (folder / "refs.bib").write_text(BIB, encoding="utf-8")
+    uri = _open(lsp, folder / "k.tex", LATEX, "latex")
+    at = _completion(uri, _end_of(LATEX, "error rate training"))
+
+    async def items() -> int:
+        found = await lsp.text_document_completion_async(at)
+        return len(found.items if isinstance(found, types.CompletionList) else found)
+
+    lsp.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"citegraph": {"k": 3}}))
+    assert await items() == 3
+    lsp.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"citegraph": {"k": 500}}))
+    message = await lsp.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+    assert message.type == types.MessageType.Warning and message.message.startswith("citegraph settings: k: ")
+    assert await items() == 3  # unchanged
+    lsp.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"citegraph": {"k": 10}}))
+    assert await items() == 10
+
+
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_cancelled_completion_is_answered_cancelled_and_the_next_one_served(client):
     lsp, folder = client
     (folder / "refs.bib").write_text(BIB, encoding="utf-8")

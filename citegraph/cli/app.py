@@ -88,6 +88,18 @@ def main(ctx, uri, user, database, data_dir, config_file):
 
 
 @contextmanager
+def needs_extra(command: str, extra: str):
+    """Around the import of a command's server (serve, mcp, lsp): a library of the pip ``extra``
+    missing is one line naming the extra, not an ImportError."""
+    try:
+        yield
+    except ImportError as exc:
+        raise CitegraphError(
+            f"citegraph {command} needs the [{extra}] extra ({exc.name} is not installed): pip install 'citegraph[{extra}]'"
+        ) from exc
+
+
+@contextmanager
 def open_graph(config: Config):
     from ..graph import embedded_server, open_store
 

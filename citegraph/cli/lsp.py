@@ -5,8 +5,7 @@ from __future__ import annotations
 import click
 
 from ..config import Config
-from ..errors import CitegraphError
-from .app import main
+from .app import main, needs_extra
 from .flags import cite_model_option, learned_weights, with_retrievers
 
 
@@ -19,11 +18,7 @@ def lsp(config: Config, retrievers, model, cite_model):
     """Language Server on stdio for LaTeX and Markdown drafts: completion of citation keys with the
     papers `citegraph cite` ranks for the slot being typed, hover on a cited key (why it fits),
     diagnostics (opt-in). Editor set-up: docs/editors.md."""
-    try:
+    with needs_extra("lsp", "lsp"):
         from ..service.language_server import serve_lsp
-    except ImportError as exc:
-        raise CitegraphError(
-            f"citegraph lsp needs the [lsp] extra ({exc.name} is not installed): pip install 'citegraph[lsp]'"
-        ) from exc
 
     serve_lsp(config, tuple(retrievers), model, cite_model)

@@ -8,10 +8,9 @@ from pathlib import Path
 import click
 
 from ..config import Config
-from ..errors import CitegraphError
 from ..operations import recommending
 from ..operations.recommending import Entries, ExplainRequest, RecommendRequest
-from .app import main
+from .app import main, needs_extra
 from .flags import CommaList, RequestOptions, cite_model_option, learned_weights, record_format, with_retrievers
 from .output import (
     print_matches,
@@ -204,12 +203,8 @@ def recommend_train(config: Config, out, papers, seed, seeds, contexts, retrieve
 def serve(config: Config, host, port, retrievers, model, cite_model, grow):
     """HTTP service (/recommend, /cite, /paper, /neighbours, /search, /queries; docs at /docs) and the graph
     explorer at /."""
-    try:
+    with needs_extra("serve", "serve"):
         from ..service.serving import serve as serve_
-    except ImportError as exc:
-        raise CitegraphError(
-            f"citegraph serve needs the [serve] extra ({exc.name} is not installed): pip install 'citegraph[serve]'"
-        ) from exc
 
     serve_(
         config,
@@ -231,12 +226,8 @@ def serve(config: Config, host, port, retrievers, model, cite_model, grow):
 def mcp(config: Config, retrievers, model, cite_model):
     """Model Context Protocol server on stdio, for AI agents: search, papers, neighbours,
     recommend (a paper, a text or a library; negatives; as of a date), explain, cite, works, contextualise."""
-    try:
+    with needs_extra("mcp", "mcp"):
         from ..service.mcp import serve_mcp
-    except ImportError as exc:
-        raise CitegraphError(
-            f"citegraph mcp needs the [mcp] extra ({exc.name} is not installed): pip install 'citegraph[mcp]'"
-        ) from exc
 
     serve_mcp(config, tuple(retrievers), model, cite_model)
 

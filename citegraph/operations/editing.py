@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import CitegraphError
 from .answers import WhyOut
 from .citing import CiteRequest, SlotOut, SuggestionOut, cite
+from .fields import K, integer
 from .papers import Paper, PaperRequest, paper
 
 if TYPE_CHECKING:
@@ -27,6 +28,16 @@ if TYPE_CHECKING:
     from ..recommend.cite import CiteModel
 
 _BIBTEX_KEY = re.compile(r"@\w+\{([^,\s]+),")  # the key of an entry the BibTeX exporter wrote
+
+
+class EditorSettings(BaseModel):
+    """The editor's settings of the language server (``initializationOptions``, or ``citegraph``
+    in the client's settings); ``k`` has ``cite``'s bounds."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    diagnostics: bool = Field(False, description="Publish a key the bibliography lacks and an empty \\cite{}")
+    k: Annotated[int, *integer(K)] = Field(10, description="Suggestions per completion")
 
 
 class KeyedSuggestion(BaseModel):

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from cattrs import ClassValidationError, transform_error
 from lsprotocol import types
+from pydantic import ValidationError
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcParseError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
@@ -49,7 +50,7 @@ from pygls.workspace import TextDocument
 from .. import __version__
 from ..errors import CitegraphError
 from ..library.draft import CITE_COMMANDS, FORMATS, read_draft
-from ..operations.editing import KeyFit, SlotAnswer, fit_of, slot_at, suggest_at
+from ..operations.editing import EditorSettings, KeyFit, SlotAnswer, fit_of, slot_at, suggest_at
 from .stdio import protocol_stdout
 
 if TYPE_CHECKING:
@@ -59,8 +60,6 @@ if TYPE_CHECKING:
     from ..recommend.cite import CiteModel
 
 ADD_ENTRY = "citegraph.addToBibliography"  # arguments: the bibliography's path, the BibTeX entry
-DEFAULT_K = 10
-MAX_K = 50
 # the citation the cursor is in, read on its line up to the cursor: a cite command's open key
 # list (its [..] options before it), or a Pandoc '@' (in brackets or in the text)
 _LATEX_OPEN = re.compile(r"\\(?P<command>[A-Za-z]+\*?)\s*(?:\[[^\]\n]*\]\s*){0,2}\{(?P<keys>[^{}\n]*)$")
@@ -142,8 +141,7 @@ class CitegraphServer(LanguageServer):
         super().__init__("citegraph", __version__, protocol_cls=_Protocol)
         self.ranking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegraph-lsp")
         self.opened: Future = self.ranking.submit(open_recommender)
-        self.k = DEFAULT_K
-        self.diagnostics = False
+        self.chosen = EditorSettings.model_validate({})
         self.said_unopened = False
 
     async def run(self, work, *args):
@@ -172,15 +170,18 @@ class CitegraphServer(LanguageServer):
         super().report_server_error(error, source)
 
     def settings(self, given: Any) -> None:
-        """``{"diagnostics": bool, "k": int}`` (or under ``citegraph``), from the client."""
+        """The client's settings (:class:`EditorSettings`, or under ``citegraph``) over the
+        current ones; a value out of its bounds is one warning in the client's log, and the
+        settings stay as they were."""
+        if isinstance(given, dict):
+            given = given.get("citegraph", given)
         if not isinstance(given, dict):
             return
-        given = given.get("citegraph", given)
-        if isinstance(given, dict):
-            if isinstance(given.get("diagnostics"), bool):
-                self.diagnostics = given["diagnostics"]
-            if isinstance(given.get("k"), int) and not isinstance(given.get("k"), bool):
-                self.k = min(max(given["k"], 1), MAX_K)
+        try:
+            self.chosen = EditorSettings.model_validate({**self.chosen.model_dump(), **given})
+        except ValidationError as exc:
+            said = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            self.window_log_message(types.LogMessageParams(types.MessageType.Warning, f"citegraph settings: {said}"))
 
 
 def create_server(open_recommender: Callable[[], tuple[Recommender, CiteModel | None]]) -> CitegraphServer:
@@ -206,7 +207,7 @@ def create_server(open_recommender: Callable[[], tuple[Recommender, CiteModel | 
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def closed(ls: CitegraphServer, params: types.DidCloseTextDocumentParams) -> None:
-        if ls.diagnostics:
+        if ls.chosen.diagnostics:
             ls.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[])
             )
@@ -218,7 +219,7 @@ def create_server(open_recommender: Callable[[], tuple[Recommender, CiteModel | 
         if found is None:
             return None
         citation, draft, line, column = found
-        answer: SlotAnswer | str | None = await ls.run(_suggest, draft, line, column, ls.k)
+        answer: SlotAnswer | str | None = await ls.run(_suggest, draft, line, column, ls.chosen.k)
         if not isinstance(answer, SlotAnswer):
             if answer:
                 ls.window_log_message(types.LogMessageParams(types.MessageType.Warning, answer))
@@ -241,7 +242,7 @@ def create_server(open_recommender: Callable[[], tuple[Recommender, CiteModel | 
         key = document.source[citation.key_start : citation.key_end]
         if not key or key == "?":
             return None
-        fit: KeyFit | str | None = await ls.run(_fit, draft, line, column, key, ls.k)
+        fit: KeyFit | str | None = await ls.run(_fit, draft, line, column, key, ls.chosen.k)
         if fit is None:
             return None
         where = types.Range(
@@ -374,7 +375,7 @@ def _hover_text(fit: KeyFit) -> str:
 
 def publish_diagnostics(ls: CitegraphServer, uri: str) -> None:
     """A key the bibliography lacks, an empty ``\\cite{}`` (when the client asked for them)."""
-    if not ls.diagnostics:
+    if not ls.chosen.diagnostics:
         return
     document = ls.workspace.get_text_document(uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics(document)))
