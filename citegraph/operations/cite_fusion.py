@@ -139,12 +139,14 @@ def tune(
     from ..recommend.cite import (
         DRAFT_WEIGHT,
         MODEL_WEIGHT,
+        RERANK_DEPTH,
         Fusion,
         draft_side,
+        first_stage,
         model_text,
         query_text,
+        reranked,
         slot_candidates,
-        suggest,
     )
     from ..recommend.model_folder import FUSION_KEY
     from ..retrieval.dense.model_card import CARD, read_card, record_card
@@ -168,9 +170,12 @@ def tune(
         text, encoded = query_text(draft.slots[0]), model_text(draft.slots[0])
         as_of = context.year - 1 if context.year else None
         candidates = slot_candidates(recommender, text, draft_side(recommender, draft, as_of, text), set(), as_of)
-        for fusion in grid:
-            ids = [s.id for s in suggest(candidates, recommender.weights, encoded, fusion, model, DEPTH)]
-            reciprocal[fusion].append(_reciprocal_rank(ids, context.cited))
+        for draft_weight in dict.fromkeys(request.draft):  # the first stage's order, and its top's cosines, once
+            first = first_stage(candidates, recommender.weights, Fusion(draft_weight, 0.0))
+            [cosines] = model.cosines([encoded], [[hit.id for hit in first[:RERANK_DEPTH]]])
+            for fusion in (f for f in grid if f.draft == draft_weight):
+                ranked = reranked(candidates, first, cosines, recommender.weights, fusion, DEPTH)
+                reciprocal[fusion].append(_reciprocal_rank([s.id for s in ranked], context.cited))
         if progress and n % 20 == 0:
             progress(n, time.monotonic() - started)
     points = {
